@@ -1,0 +1,44 @@
+// The one command-line entry point: `admin-conformance <subcommand> [options]`.
+// Each subcommand lives in its own module exporting `main(argv): Promise<number>` (the exit code).
+
+type Main = (argv: string[]) => Promise<number>
+
+const commands: Record<string, { summary: string; load: () => Promise<{ main: Main }> }> = {
+  run: { summary: 'run the conformance suites against a target (or the bundled mock)', load: () => import('./run.ts') },
+  mock: { summary: 'start the bundled reference mock', load: () => import('./mock.ts') },
+  'audit-log': { summary: 'classify the requests of an http.server.response log', load: () => import('./audit-log.ts') },
+  'plan-upgrade': { summary: 'plan a homeserver upgrade: rollback floor, changes, steps', load: () => import('./plan-upgrade.ts') },
+  deploy: { summary: 'start a real deployment with testcontainers and run the suites on it', load: () => import('./deploy.ts') },
+}
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((c) => c.length))
+  return [
+    'usage: admin-conformance <command> [options]',
+    '',
+    'commands:',
+    ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    "run 'admin-conformance <command> --help' for the options of a command",
+  ].join('\n')
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage() + '\n')
+    return name === undefined ? 2 : 0
+  }
+  if (name === '--version') {
+    const pkg = await import('../package.json', { with: { type: 'json' } })
+    process.stdout.write(pkg.default.version + '\n')
+    return 0
+  }
+  const command = commands[name]
+  if (!command) {
+    process.stderr.write(`admin-conformance: unknown command '${name}'\n\n${usage()}\n`)
+    return 2
+  }
+  const mod = await command.load()
+  return mod.main(rest)
+}
