@@ -1,0 +1,282 @@
+// The mock's HTTP server: body limits, CORS, routing with per-area 404/405 envelopes, the control API,
+// crash-proof dispatch, and one request-log line per request.
+import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { reasonPhrase, levelForStatus, formatTimestamp } from '../lib/requestlog.ts'
+import { Router } from './router.ts'
+import { Faults } from './faults.ts'
+import { RequestLog } from './log.ts'
+import { buildWorld } from './seed.ts'
+import { controlRoutes } from './control.ts'
+import { adminRoutes } from './admin/index.ts'
+import { homeserverRoutes } from './homeserver/index.ts'
+import type { Ctx, Reply, Area, Route } from './http.ts'
+import type { MockOptions } from './options.ts'
+import type { World } from './world.ts'
+
+export interface RunningMock {
+  url: string
+  port: number
+  options: MockOptions
+  faults: Faults
+  world(): World
+  /** rebuild the world from the (possibly changed) options */
+  reseed(over?: Partial<Pick<MockOptions, 'seed' | 'sessions' | 'reports'>>): void
+  close(): Promise<void>
+}
+
+export interface MockState {
+  options: MockOptions
+  world: World
+  faults: Faults
+  log: RequestLog
+  reseed(over?: Partial<Pick<MockOptions, 'seed' | 'sessions' | 'reports'>>): void
+}
+
+const MAX_QUERY = 16 * 1024
+
+export async function startMock(options: MockOptions): Promise<RunningMock> {
+  const faults = new Faults(options.faults)
+  const log = new RequestLog(options.logFile, options.logFormat)
+  const state: MockState = {
+    options,
+    world: buildWorld(options),
+    faults,
+    log,
+    reseed(over = {}) {
+      Object.assign(state.options, over)
+      state.world = buildWorld(state.options)
+    },
+  }
+  const router = new Router()
+  const routes: Route[] = [
+    { method: 'GET', pattern: '/health', area: 'other', handler: () => ({ status: 200, body: 'ok', contentType: 'text/plain; charset=utf-8' }) },
+    ...controlRoutes(state),
+    ...adminRoutes(options),
+    ...homeserverRoutes(options),
+  ]
+  router.add(routes)
+
+  const server = createServer({ maxHeaderSize: 32 * 1024 }, (req, res) => {
+    handle(state, router, req, res).catch((err: unknown) => {
+      // handle() never throws by design; this is the last line of defence against a crash.
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ errors: [{ title: 'Internal error in the mock' }] }))
+      }
+      log.event('ERROR', 'mock::server', 'ERR-0', String(err instanceof Error ? err.stack : err))
+    })
+  })
+  server.keepAliveTimeout = 65_000
+  server.on('clientError', (err, socket) => {
+    // Malformed request lines or oversized headers: answer instead of dropping the socket.
+    const code = (err as NodeJS.ErrnoException).code
+    const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+    if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
+    else socket.destroy()
+  })
+  await listen(server, options)
+  const port = (server.address() as AddressInfo).port
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    options,
+    faults,
+    world: () => state.world,
+    reseed: (over) => state.reseed(over),
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await log.close()
+    },
+  }
+}
+
+function listen(server: Server, options: MockOptions): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Error(`port ${options.port} on ${options.host} is already in use; pick another with --port (0 = any free port)`)
+          : err,
+      )
+    }
+    server.once('error', onError)
+    server.listen(options.port, options.host, () => {
+      server.off('error', onError)
+      resolve()
+    })
+  })
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  const declared = Number(req.headers['content-length'])
+  if (declared > limit) {
+    req.resume()
+    return Promise.resolve('too-large')
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let over = false
+    req.on('data', (chunk: Buffer) => {
+      if (over) return
+      size += chunk.length
+      if (size > limit) {
+        over = true
+        chunks.length = 0
+      } else chunks.push(chunk)
+    })
+    req.on('end', () => resolve(over ? 'too-large' : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+    req.on('error', () => resolve(over ? 'too-large' : Buffer.concat(chunks)))
+  })
+}
+
+function areaOf(path: string, options: MockOptions): Area {
+  if (path.startsWith('/api/')) return 'mas'
+  if (path.startsWith(options.hsPrefix + '/') || path.startsWith(options.clientPrefix + '/')) return 'hs'
+  if (path.startsWith('/_mock/')) return 'control'
+  return 'other'
+}
+
+function notFound(area: Area): Reply {
+  switch (area) {
+    case 'hs':
+      return { status: 404, body: { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' } }
+    case 'control':
+      return { status: 404, body: { error: 'unknown control endpoint' } }
+    default:
+      // The auth service answers unknown paths with its HTML error page.
+      return { status: 404, body: '<!DOCTYPE html><html><head><title>Page not found</title></head><body><h1>Page not found</h1></body></html>', contentType: 'text/html; charset=utf-8' }
+  }
+}
+
+function methodNotAllowed(area: Area, allowed: string[]): Reply {
+  const headers = { allow: allowed.join(', ') }
+  if (area === 'hs') return { status: 405, body: { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' }, headers }
+  return { status: 405, headers } // axum: empty body
+}
+
+function internalError(area: Area): Reply {
+  if (area === 'hs') return { status: 500, body: { errcode: 'M_UNKNOWN', error: 'Internal server error' } }
+  return { status: 500, body: { errors: [{ title: 'Internal server error' }] } }
+}
+
+function tooLarge(area: Area): Reply {
+  if (area === 'hs') return { status: 413, body: { errcode: 'M_TOO_LARGE', error: 'Request body too large' } }
+  return { status: 413, body: 'Failed to buffer the request body: length limit exceeded', contentType: 'text/plain; charset=utf-8' }
+}
+
+function clientAddress(req: IncomingMessage): string | undefined {
+  const a = req.socket.remoteAddress
+  if (!a) return undefined
+  // IPv4-mapped IPv6 is logged as IPv4, like the real service.
+  return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a
+}
+
+async function handle(state: MockState, router: Router, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = process.hrtime.bigint()
+  const method = req.method ?? 'GET'
+  const rawUrl = req.url ?? '/'
+  const q = rawUrl.indexOf('?')
+  const path = q === -1 ? rawUrl : rawUrl.slice(0, q)
+  const rawQuery = q === -1 ? '' : rawUrl.slice(q + 1)
+  const { options, faults, log } = state
+  const requestId = log.nextRequestId(method)
+  const area = areaOf(path, options)
+  const ctx: Ctx = {
+    method,
+    path,
+    rawQuery,
+    query: new URLSearchParams(rawQuery),
+    params: {},
+    headers: req.headers,
+    body: Buffer.alloc(0),
+    clientAddress: clientAddress(req),
+    requestId,
+    world: state.world,
+    faults,
+    options,
+    log: { queries: 0, fetched: 0 },
+    events: [],
+    now: () => new Date(),
+  }
+
+  let reply: Reply
+  let cpuNs = 0n
+  const body = await readBody(req, options.maxBody)
+  if (body === 'too-large') {
+    reply = tooLarge(area)
+  } else if (rawQuery.length > MAX_QUERY) {
+    reply = area === 'hs' ? { status: 414, body: { errcode: 'M_UNKNOWN', error: 'URI too long' } } : { status: 414, body: 'URI Too Long', contentType: 'text/plain; charset=utf-8' }
+  } else if (method === 'OPTIONS' && req.headers['access-control-request-method']) {
+    reply = { status: 204 } // CORS preflight (headers added below)
+  } else {
+    ctx.body = body
+    const m = router.match(method, path)
+    if (m.kind === 'none') reply = notFound(area)
+    else if (m.kind === 'method') reply = methodNotAllowed(m.area, m.allowed)
+    else {
+      ctx.params = m.params
+      const t0 = process.hrtime.bigint()
+      try {
+        reply = await m.handler(ctx)
+      } catch (err) {
+        ctx.events.push({ level: 'ERROR', target: 'mock::server', message: `handler failed: ${err instanceof Error ? err.message : String(err)}` })
+        reply = internalError(m.area)
+      }
+      cpuNs = process.hrtime.bigint() - t0
+    }
+  }
+  send(req, res, reply)
+  writeLog(state, ctx, reply, started, cpuNs, req)
+}
+
+function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+  const headers: Record<string, string | string[]> = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
+    'access-control-allow-headers': 'Authorization, Content-Type, X-Requested-With',
+    ...reply.headers,
+  }
+  let payload: string | undefined
+  if (reply.body !== undefined) {
+    if (typeof reply.body === 'string' && reply.contentType) {
+      payload = reply.body
+      headers['content-type'] = reply.contentType
+    } else {
+      payload = JSON.stringify(reply.body)
+      headers['content-type'] = reply.contentType ?? 'application/json'
+    }
+  }
+  headers['content-length'] = String(payload === undefined ? 0 : Buffer.byteLength(payload))
+  res.writeHead(reply.status, headers)
+  res.end(req.method === 'HEAD' ? undefined : payload)
+}
+
+function writeLog(state: MockState, ctx: Ctx, reply: Reply, started: bigint, cpuNs: bigint, req: IncomingMessage): void {
+  const { log, faults } = state
+  const now = new Date()
+  for (const e of ctx.events) log.event(e.level, e.target, ctx.requestId, e.message, now)
+  const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6
+  const cpuMs = Number(cpuNs) / 1e6
+  const ua = req.headers['user-agent']
+  const version = req.httpVersion
+  log.response({
+    timestamp: formatTimestamp(now),
+    level: faults.has('log-level-ignores-status') ? 'INFO' : levelForStatus(reply.status),
+    requestId: { method: ctx.requestId.slice(0, ctx.requestId.lastIndexOf('-')), counter: Number(ctx.requestId.slice(ctx.requestId.lastIndexOf('-') + 1)) },
+    method: ctx.method,
+    path: faults.has('log-query-in-request-line') && ctx.rawQuery ? `${ctx.path}?${ctx.rawQuery}` : ctx.path,
+    httpVersion: version,
+    status: reply.status,
+    reason: reasonPhrase(reply.status),
+    userAgent: typeof ua === 'string' ? ua : null,
+    stats: { polls: 1 + ctx.log.queries, cpuMs, dbMs: ctx.log.queries * 0.1, elapsedMs, queries: ctx.log.queries, fetched: ctx.log.fetched },
+    requester: faults.has('log-drops-requester') ? undefined : ctx.log.requester,
+    clientAddress: ctx.clientAddress,
+    graphqlOperationType: ctx.log.graphqlOperationType,
+    graphqlOperationName: ctx.log.graphqlOperationName,
+  })
+}

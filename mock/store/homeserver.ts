@@ -1,0 +1,2 @@
+// placeholder: the area B store
+export interface HomeserverStore {}

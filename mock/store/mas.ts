@@ -1,0 +1,2 @@
+// placeholder: the area A store
+export interface MasStore {}
