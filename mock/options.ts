@@ -7,7 +7,7 @@ export interface MockOptions {
   host: string
   port: number
   seed: number
-  /** sessions of each kind (compat, OAuth 2.0, personal) to seed */
+  /** sessions to seed in all, split evenly across compat, OAuth 2.0 and personal sessions */
   sessions: number
   /** event reports to seed */
   reports: number
@@ -58,7 +58,7 @@ export function mockOptions(over: Partial<MockOptions> = {}, env: NodeJS.Process
     host: '127.0.0.1',
     port: 8080,
     seed: 1,
-    sessions: 60,
+    sessions: 90,
     reports: 40,
     serverName: 'example.test',
     adminToken: env.MOCK_ADMIN_TOKEN || randomToken('mat_'),

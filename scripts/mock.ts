@@ -13,7 +13,7 @@ options:
   --host H                 address to listen on (default 127.0.0.1)
   --port N                 port (default 8080; 0 = any free port)
   --seed N                 seed of the generated world (default 1)
-  --sessions N             sessions of each kind to seed (default 60)
+  --sessions N             sessions to seed in all, split across compat, OAuth 2.0 and personal (default 90)
   --reports N              event reports to seed (default 40)
   --admin-token T          auth service admin token (env MOCK_ADMIN_TOKEN; default random, printed once)
   --user-token T           auth service token without urn:mas:admin (env MOCK_USER_TOKEN)
@@ -146,7 +146,7 @@ export async function main(argv: string[]): Promise<number> {
   else {
     // Generated tokens are printed once here, so a developer can use them; given ones are not echoed.
     const lines = [
-      `mock listening on ${mock.url} (seed ${options.seed}, ${options.sessions} sessions of each kind, ${options.reports} reports)`,
+      `mock listening on ${mock.url} (seed ${options.seed}, ${options.sessions} sessions, ${options.reports} reports)`,
       `  auth service admin API:   ${mock.url}/api/admin/v1   (spec: ${mock.url}/api/spec.json)`,
       `  homeserver admin API:     ${mock.url}${options.hsPrefix}/admin/v1`,
       `  admin token:              ${generated.admin ? options.adminToken : '(as given)'}`,
