@@ -10,6 +10,7 @@ import { buildWorld } from './seed.ts'
 import { controlRoutes } from './control.ts'
 import { adminRoutes } from './admin/index.ts'
 import { homeserverRoutes } from './homeserver/index.ts'
+import { buildOpenApi } from '../lib/openapi.ts'
 import type { Ctx, Reply, Area, Route } from './http.ts'
 import type { MockOptions } from './options.ts'
 import type { World } from './world.ts'
@@ -48,9 +49,18 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
       state.world = buildWorld(state.options)
     },
   }
+  let spec: Record<string, unknown> | undefined
+  let baseUrl = ''
   const router = new Router()
   const routes: Route[] = [
     { method: 'GET', pattern: '/health', area: 'other', handler: () => ({ status: 200, body: 'ok', contentType: 'text/plain; charset=utf-8' }) },
+    {
+      method: 'GET',
+      pattern: '/api/spec.json',
+      area: 'mas',
+      // Built once from the schemas; the server URL is this mock's base, as the real service does.
+      handler: () => ({ status: 200, body: (spec ??= buildOpenApi({ serverUrl: baseUrl, hsPrefix: options.hsPrefix, clientPrefix: options.clientPrefix })) }),
+    },
     ...controlRoutes(state),
     ...adminRoutes(options),
     ...homeserverRoutes(options),
@@ -78,6 +88,7 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
   await listen(server, options)
   const port = (server.address() as AddressInfo).port
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
+  baseUrl = `http://${host}:${port}`
   return {
     url: `http://${host}:${port}`,
     port,
