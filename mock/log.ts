@@ -9,6 +9,7 @@ export class RequestLog {
   private counter = 0
   private out: WriteStream | NodeJS.WriteStream | null
   private ownsStream: boolean
+  private corked = false
 
   constructor(
     target: string | null | undefined,
@@ -31,14 +32,28 @@ export class RequestLog {
     return `${METHOD_TAGS.has(method) ? method : '_OTHER'}-${++this.counter}`
   }
 
+  /** Lines written in one event-loop turn go out in one write: under load that saves a syscall per request. */
+  private write(line: string): void {
+    const out = this.out!
+    if (this.ownsStream && !this.corked) {
+      this.corked = true
+      ;(out as WriteStream).cork()
+      setImmediate(() => {
+        this.corked = false
+        ;(out as WriteStream).uncork()
+      })
+    }
+    out.write(line)
+  }
+
   event(level: 'INFO' | 'WARN' | 'ERROR', target: string, requestId: string, message: string, at = new Date()): void {
     if (!this.out) return
-    this.out.write(formatEventLine({ timestamp: formatTimestamp(at), level, target, requestId, message }) + '\n')
+    this.write(formatEventLine({ timestamp: formatTimestamp(at), level, target, requestId, message }) + '\n')
   }
 
   response(rec: Omit<ResponseLine, 'format'>): void {
     if (!this.out) return
-    this.out.write(formatResponseLine(rec, { format: this.format }) + '\n')
+    this.write(formatResponseLine(rec, { format: this.format }) + '\n')
   }
 
   close(): Promise<void> {

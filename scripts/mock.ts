@@ -132,7 +132,9 @@ export async function main(argv: string[]): Promise<number> {
   if (values.fault) over.faults = values.fault
   const generated = {
     admin: !values['admin-token'] && !process.env.MOCK_ADMIN_TOKEN,
+    user: !values['user-token'] && !process.env.MOCK_USER_TOKEN,
     hsAdmin: !values['hs-admin-token'] && !process.env.MOCK_HS_ADMIN_TOKEN,
+    hsUser: !values['hs-user-token'] && !process.env.MOCK_HS_USER_TOKEN,
   }
   const options = mockOptions(over)
   let mock
@@ -150,7 +152,9 @@ export async function main(argv: string[]): Promise<number> {
       `  auth service admin API:   ${mock.url}/api/admin/v1   (spec: ${mock.url}/api/spec.json)`,
       `  homeserver admin API:     ${mock.url}${options.hsPrefix}/admin/v1`,
       `  admin token:              ${generated.admin ? options.adminToken : '(as given)'}`,
+      `  user token (no admin):    ${generated.user ? options.userToken : '(as given)'}`,
       `  homeserver admin token:   ${generated.hsAdmin ? options.hsAdminToken : '(as given)'}`,
+      `  homeserver user token:    ${generated.hsUser ? options.hsUserToken : '(as given)'}`,
       options.faults.length ? `  faults injected:          ${options.faults.join(', ')}` : '',
       '  control API:              /_mock/info, /_mock/reset, /_mock/seed, /_mock/jobs, /_mock/faults',
       'stop with Ctrl-C',
