@@ -2,7 +2,7 @@
 // crash-proof dispatch, and one request-log line per request.
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { reasonPhrase, levelForStatus, formatTimestamp } from '../lib/requestlog.ts'
+import { reasonPhrase, levelForStatus, formatTimestamp, type HttpVersion } from '../lib/requestlog.ts'
 import { Router } from './router.ts'
 import { Faults } from './faults.ts'
 import { RequestLog } from './log.ts'
@@ -35,6 +35,7 @@ export interface MockState {
 }
 
 const MAX_QUERY = 16 * 1024
+const HTTP_VERSIONS = new Set(['0.9', '1.0', '1.1', '2.0', '3.0'])
 
 export async function startMock(options: MockOptions): Promise<RunningMock> {
   const faults = new Faults(options.faults)
@@ -273,7 +274,8 @@ function writeLog(state: MockState, ctx: Ctx, reply: Reply, started: bigint, cpu
   const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6
   const cpuMs = Number(cpuNs) / 1e6
   const ua = req.headers['user-agent']
-  const version = req.httpVersion
+  // node reports '1.1' / '1.0'; the real log writes HTTP/2.0 for h2 (node's '2.0' too)
+  const version: HttpVersion = HTTP_VERSIONS.has(req.httpVersion) ? (req.httpVersion as HttpVersion) : '_OTHER'
   log.response({
     timestamp: formatTimestamp(now),
     level: faults.has('log-level-ignores-status') ? 'INFO' : levelForStatus(reply.status),
