@@ -30,6 +30,20 @@ export type AdminEnvelopeIncludeCount = 'true' | 'false' | 'only'
  * Page size of page[first] and page[last]. No upper bound; the default is 10.
  */
 export type AdminEnvelopePageSize = number
+export type AuditResultActivity =
+  | 'browser-login'
+  | 'browser-login-failed'
+  | 'browser-logout'
+  | 'registration'
+  | 'upstream-login'
+  | 'client-login'
+  | 'client-logout'
+  | 'token-issuance'
+  | 'token-revocation'
+  | 'token-introspection'
+  | 'authorization-grant'
+  | 'account-self-service'
+  | 'other'
 /**
  * Query parameters of GET /compat-sessions as decoded values. All optional.
  */
@@ -239,53 +253,6 @@ export type PersonalSessionListQuery = {
  * Value of filter[status]: active (revoked_at is null) or revoked. Without the filter all sessions are listed.
  */
 export type PersonalSessionStatus = 'active' | 'revoked'
-export type ResponseLine = {
-  /**
-   * As printed: UTC RFC 3339 with Z, normally 6 fractional digits.
-   */
-  timestamp: string
-  /**
-   * INFO for 1xx-3xx, WARN for 4xx, ERROR for 5xx.
-   */
-  level: 'INFO' | 'WARN' | 'ERROR'
-  requestId: ResponseLineRequestId
-  /**
-   * The request method, or _OTHER for methods outside the standard set.
-   */
-  method: string
-  /**
-   * The request path without the query string.
-   */
-  path: string
-  httpVersion: '0.9' | '1.0' | '1.1' | '2.0' | '3.0' | '_OTHER'
-  status: number
-  /**
-   * The reason phrase printed after the status, e.g. 'See Other', or '<unknown status code>'.
-   */
-  reason: string
-  /**
-   * The User-Agent header, unquoted and unescaped; null when the request had none (printed as "-").
-   */
-  userAgent: string | null
-  stats: ResponseLineStats
-  requester?: ResponseLineRequester
-  /**
-   * The canonical client IP address.
-   */
-  clientAddress?: string
-  graphqlOperationType?: 'query' | 'mutation' | 'subscription'
-  graphqlOperationName?: string
-  traceId?: string
-  /**
-   * Fields the grammar does not know (a newer release may print more), verbatim.
-   */
-  extraFields?: {
-    [k: string]: string
-  }
-  format: ResponseLineLogFormat
-} & {
-  [k: string]: unknown
-}
 /**
  * Who the request is attributed to: the user (with the username when it was loaded), the OAuth 2.0 client (for token requests and client-credentials tokens), or the homeserver.
  */
@@ -379,6 +346,106 @@ export interface AdminError {
 }
 export interface AdminErrorEntry {
   title: string
+}
+export interface AuditResult {
+  /**
+   * All lines read; a final line without newline counts.
+   */
+  lines: number
+  /**
+   * http.server.response lines parsed.
+   */
+  requests: number
+  /**
+   * Other well-formed log events.
+   */
+  events: number
+  blank: number
+  malformedCount: number
+  /**
+   * The first malformed lines (at most --max-malformed), in input order.
+   */
+  malformed: AuditResultMalformed[]
+  malformedTruncated: boolean
+  formats: {
+    'v1.20': number
+    'pre-v1.20': number
+  }
+  activities: AuditResultActivityCounts
+  outcomes: AuditResultActivityOutcomes
+  /**
+   * GraphQL operation names of account self-service requests; (unnamed) when the line has none.
+   */
+  operations: {
+    [k: string]: number
+  }
+  /**
+   * Keyed by requester: user:<id>, oauth2-client:<id>, homeserver, (none) for v1.20 lines without requester, (unknown) for pre-v1.20 lines.
+   */
+  requesters: {
+    [k: string]: AuditResultRequesterSummary
+  }
+  /**
+   * Only with --requester: that requester's requests in input order.
+   */
+  timeline?: AuditResultTimelineEntry[]
+}
+export interface AuditResultMalformed {
+  /**
+   * 1-based line number.
+   */
+  line: number
+  /**
+   * <part> at column <n>: <message>
+   */
+  error: string
+  part: string
+  /**
+   * 1-based, in the original line (ANSI escapes included).
+   */
+  column: number
+}
+export interface AuditResultActivityCounts {
+  'browser-login': number
+  'browser-login-failed': number
+  'browser-logout': number
+  registration: number
+  'upstream-login': number
+  'client-login': number
+  'client-logout': number
+  'token-issuance': number
+  'token-revocation': number
+  'token-introspection': number
+  'authorization-grant': number
+  'account-self-service': number
+  other: number
+}
+export interface AuditResultActivityOutcomes {
+  [k: string]: AuditResultOutcome
+}
+export interface AuditResultOutcome {
+  ok: number
+  failed: number
+}
+export interface AuditResultRequesterSummary {
+  requester: string
+  username?: string
+  requests: number
+  activities: {
+    [k: string]: number
+  }
+}
+export interface AuditResultTimelineEntry {
+  line: number
+  timestamp: string
+  requestId: string
+  method: string
+  path: string
+  status: number
+  activity: AuditResultActivity
+  outcome: 'ok' | 'failed'
+  clientAddress?: string
+  operation?: string
 }
 /**
  * Response of GET /_synapse/admin/v1/background_updates/status.
@@ -875,6 +942,51 @@ export interface PolicyDataSingleLinks {
    */
   self: string
 }
+export interface ResponseLine {
+  /**
+   * As printed: UTC RFC 3339 with Z, normally 6 fractional digits.
+   */
+  timestamp: string
+  /**
+   * INFO for 1xx-3xx, WARN for 4xx, ERROR for 5xx.
+   */
+  level: 'INFO' | 'WARN' | 'ERROR'
+  requestId: ResponseLineRequestId
+  /**
+   * The request method, or _OTHER for methods outside the standard set.
+   */
+  method: string
+  /**
+   * The request path without the query string.
+   */
+  path: string
+  httpVersion: '0.9' | '1.0' | '1.1' | '2.0' | '3.0' | '_OTHER'
+  status: number
+  /**
+   * The reason phrase printed after the status, e.g. 'See Other', or '<unknown status code>'.
+   */
+  reason: string
+  /**
+   * The User-Agent header, unquoted and unescaped; null when the request had none (printed as "-").
+   */
+  userAgent: string | null
+  stats: ResponseLineStats
+  requester?: ResponseLineRequester
+  /**
+   * The canonical client IP address.
+   */
+  clientAddress?: string
+  graphqlOperationType?: 'query' | 'mutation' | 'subscription'
+  graphqlOperationName?: string
+  traceId?: string
+  /**
+   * Fields the grammar does not know (a newer release may print more), verbatim.
+   */
+  extraFields?: {
+    [k: string]: string
+  }
+  format: ResponseLineLogFormat
+}
 /**
  * The log context printed as <method>-<counter>; the counter is process-wide, so not contiguous per request.
  */
@@ -1087,6 +1199,15 @@ export interface SchemaTypes {
   'homeserver/event-report#Single': EventReportSingle
   'homeserver/server-version': ServerVersion
   'homeserver/server-version#ServerVersion': ServerVersion
+  'requestlog/audit-result': AuditResult
+  'requestlog/audit-result#Activity': AuditResultActivity
+  'requestlog/audit-result#ActivityCounts': AuditResultActivityCounts
+  'requestlog/audit-result#ActivityOutcomes': AuditResultActivityOutcomes
+  'requestlog/audit-result#AuditResult': AuditResult
+  'requestlog/audit-result#Malformed': AuditResultMalformed
+  'requestlog/audit-result#Outcome': AuditResultOutcome
+  'requestlog/audit-result#RequesterSummary': AuditResultRequesterSummary
+  'requestlog/audit-result#TimelineEntry': AuditResultTimelineEntry
   'requestlog/response-line': ResponseLine
   'requestlog/response-line#LogFormat': ResponseLineLogFormat
   'requestlog/response-line#RequestId': ResponseLineRequestId

@@ -1,0 +1,784 @@
+// Classification of `http.server.response` lines into the activities of the interface's area C
+// table, and a streaming auditor over a whole log (constant memory: it keeps counters, not lines).
+//
+// Classification (method, path → activity; status → outcome). Requester conditions ("with a
+// requester") are only checked on v1.20 lines: pre-v1.20 lines carry no fields at all.
+//
+// | activity              | request                                              | ok when                          |
+// |-----------------------|------------------------------------------------------|----------------------------------|
+// | browser-login         | POST /login                                          | 303 with a requester             |
+// | browser-login-failed  | POST /login answered 200 (the form re-rendered)      | never: the outcome is `failed`   |
+// | browser-logout        | POST /logout                                         | 303                              |
+// | registration          | GET /register/steps/<…>/finish                       | 303                              |
+// | upstream-login        | POST /upstream/link/<…>                              | 303 with a requester             |
+// | client-login          | POST <client-prefix>/client/<version>/login          | 200 with a requester             |
+// | client-logout         | POST <client-prefix>/client/<version>/logout[/all]   | 200                              |
+// | token-issuance        | POST /oauth2/token                                   | 200                              |
+// | token-revocation      | POST /oauth2/revoke                                  | 200                              |
+// | token-introspection   | POST /oauth2/introspect                              | 200                              |
+// | authorization-grant   | GET or POST /authorize                               | 303                              |
+// | account-self-service  | POST /graphql                                        | 200 (the operation was attempted)|
+// | other                 | anything else                                        | status below 400                 |
+//
+// Every other status of a listed request is `failed` (for example a 401 on /oauth2/token is a
+// failed token issuance). A GraphQL 200 only says the operation was attempted: failures are
+// reported in the response body, which the log does not show.
+
+import { isAscii } from 'node:buffer'
+import { closeSync, openSync, readSync } from 'node:fs'
+import { open } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
+import type { Readable } from 'node:stream'
+import { Worker, type MessagePort } from 'node:worker_threads'
+import { LineCursor, type LineView, type LogFormat, type ParsedLine, type ResponseLine } from './requestlog.ts'
+
+export const ACTIVITIES = [
+  'browser-login',
+  'browser-login-failed',
+  'browser-logout',
+  'registration',
+  'upstream-login',
+  'client-login',
+  'client-logout',
+  'token-issuance',
+  'token-revocation',
+  'token-introspection',
+  'authorization-grant',
+  'account-self-service',
+  'other',
+] as const
+export type ActivityName = (typeof ACTIVITIES)[number]
+export type Outcome = 'ok' | 'failed'
+
+export interface Classification {
+  activity: ActivityName
+  outcome: Outcome
+}
+
+export interface ClassifyOptions {
+  /** Prefix of the client-facing API (the interface's `_compat`), default `/_matrix`. */
+  clientPrefix?: string
+}
+
+export const DEFAULT_CLIENT_PREFIX = '/_matrix'
+
+function normalizePrefix(p: string): string {
+  let out = p.trim()
+  while (out.endsWith('/')) out = out.slice(0, -1)
+  if (out !== '' && !out.startsWith('/')) out = '/' + out
+  return out
+}
+
+// Activity indexes into ACTIVITIES; classification returns index * 2 + (ok ? 1 : 0) so the hot
+// loop of the auditor allocates nothing.
+const A_LOGIN = 0
+const A_LOGIN_FAILED = 1
+const A_LOGOUT = 2
+const A_REGISTRATION = 3
+const A_UPSTREAM = 4
+const A_CLIENT_LOGIN = 5
+const A_CLIENT_LOGOUT = 6
+const A_TOKEN = 7
+const A_REVOKE = 8
+const A_INTROSPECT = 9
+const A_AUTHORIZE = 10
+const A_SELF_SERVICE = 11
+const A_OTHER = 12
+
+function code(activity: number, ok: boolean): number {
+  return activity * 2 + (ok ? 1 : 0)
+}
+
+/** Is `path` `<prefix>/client/<one segment>/<tail>`? */
+function isClientPath(path: string, prefix: string, tail: string): boolean {
+  // The caller checked that path starts with `<prefix>/client/`.
+  const from = prefix.length + 8
+  const to = path.length - tail.length
+  if (to <= from || !path.endsWith(tail)) return false
+  const slash = path.indexOf('/', from)
+  return slash === to
+}
+
+export function classify(line: ResponseLine, opts?: ClassifyOptions): Classification {
+  // Without fields (pre-v1.20) there is no way to see the requester: do not hold it against the line.
+  const hasRequester = line.format !== 'v1.20' || line.requester !== undefined
+  const c = classifyCode(line.method, line.path, line.status, hasRequester, normalizePrefix(opts?.clientPrefix ?? DEFAULT_CLIENT_PREFIX))
+  return { activity: ACTIVITIES[c >> 1]!, outcome: (c & 1) === 1 ? 'ok' : 'failed' }
+}
+
+function classifyCode(method: string, path: string, status: number, hasRequester: boolean, prefix: string): number {
+  if (method === 'POST') {
+    switch (path) {
+      case '/login':
+        if (status === 200) return code(A_LOGIN_FAILED, false)
+        return code(A_LOGIN, status === 303 && hasRequester)
+      case '/logout':
+        return code(A_LOGOUT, status === 303)
+      case '/oauth2/token':
+        return code(A_TOKEN, status === 200)
+      case '/oauth2/revoke':
+        return code(A_REVOKE, status === 200)
+      case '/oauth2/introspect':
+        return code(A_INTROSPECT, status === 200)
+      case '/authorize':
+        return code(A_AUTHORIZE, status === 303)
+      case '/graphql':
+        return code(A_SELF_SERVICE, status === 200)
+    }
+    if (path.startsWith('/upstream/link/') && path.length > 15) {
+      return code(A_UPSTREAM, status === 303 && hasRequester)
+    }
+    if (path.startsWith(prefix) && path.startsWith('/client/', prefix.length)) {
+      if (isClientPath(path, prefix, '/login')) return code(A_CLIENT_LOGIN, status === 200 && hasRequester)
+      if (isClientPath(path, prefix, '/logout') || isClientPath(path, prefix, '/logout/all')) {
+        return code(A_CLIENT_LOGOUT, status === 200)
+      }
+    }
+  } else if (method === 'GET') {
+    if (path === '/authorize') return code(A_AUTHORIZE, status === 303)
+    if (path.startsWith('/register/steps/') && path.endsWith('/finish') && path.length > 23) {
+      return code(A_REGISTRATION, status === 303)
+    }
+  }
+  return code(A_OTHER, status < 400)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streaming audit
+
+export interface MalformedEntry {
+  /** 1-based line number in the input. */
+  line: number
+  /** Human-readable: `<part> at column <n>: <message>`. */
+  error: string
+  part: string
+  column: number
+}
+
+export interface TimelineEntry {
+  line: number
+  timestamp: string
+  requestId: string
+  method: string
+  path: string
+  status: number
+  activity: ActivityName
+  outcome: Outcome
+  clientAddress?: string
+  operation?: string
+}
+
+export interface RequesterSummary {
+  /** `user:<id>`, `oauth2-client:<id>`, `homeserver`; `(none)` for v1.20 lines without requester, `(unknown)` for pre-v1.20 lines (no fields at all). */
+  requester: string
+  username?: string
+  requests: number
+  activities: Partial<Record<ActivityName, number>>
+}
+
+export interface AuditResult {
+  /** All lines read (a final line without newline counts; the newline at the end of the file does not start one). */
+  lines: number
+  /** `http.server.response` lines parsed. */
+  requests: number
+  /** Other well-formed log events (error lines before responses, jobs, startup…). */
+  events: number
+  blank: number
+  malformedCount: number
+  /** The first `maxMalformed` malformed lines. */
+  malformed: MalformedEntry[]
+  malformedTruncated: boolean
+  formats: Record<LogFormat, number>
+  activities: Record<ActivityName, number>
+  outcomes: Record<ActivityName, { ok: number; failed: number }>
+  /** GraphQL operation names of account self-service requests; `(unnamed)` when the line has none. */
+  operations: Record<string, number>
+  /** Keyed by RequesterSummary.requester. */
+  requesters: Record<string, RequesterSummary>
+  /** Only when AuditOptions.requester is set and collectTimeline is not false. */
+  timeline?: TimelineEntry[]
+}
+
+export interface AuditOptions extends ClassifyOptions {
+  /** Select one requester for the timeline: `user:<id>`, `user:<id>(<name>)`, `oauth2-client:<id>`, `homeserver`, a bare id, `(none)` or `(unknown)`. */
+  requester?: string
+  /** Called for every timeline entry as it is read (lets a caller print it without keeping it). */
+  onTimeline?: (entry: TimelineEntry) => void
+  /** Keep the timeline in the result (default true when requester is set). */
+  collectTimeline?: boolean
+  /** How many malformed lines to keep in the result; all are counted. Default 1000. */
+  maxMalformed?: number
+  /** Called about every 64k lines; auditFile adds the file size as total and sums its workers. */
+  onProgress?: (p: { lines: number; bytes: number; total?: number }) => void
+}
+
+const NO_REQUESTER = '(none)'
+// Lines before v1.20 carry no fields, so their requester is unknown rather than absent.
+const UNKNOWN_REQUESTER = '(unknown)'
+const UNNAMED_OPERATION = '(unnamed)'
+// A line longer than this is reported as malformed and skipped rather than buffered without bound.
+const MAX_LINE_BYTES = 16 * 1024 * 1024
+const DECODE_BLOCK = 64 * 1024
+
+// Keyed by the requester as printed; user:<id>(<name>) and user:<id> are folded together at the
+// end (slicing the username off on every line would cost more than it saves).
+interface RequesterAcc {
+  requests: number
+  counts: Float64Array
+  /** Line number of the last request, to pick the last username seen. */
+  last: number
+}
+
+/** user:<id>(<name>) -> user:<id>; other forms are their own key. */
+function requesterKey(printed: string): string {
+  if (printed.charCodeAt(printed.length - 1) !== 41 /* ) */ || !printed.startsWith('user:')) return printed
+  const open = printed.indexOf('(')
+  return open === -1 ? printed : printed.slice(0, open)
+}
+
+/** The requester keys a selector matches: the key itself, or for a bare id both the user and the client. */
+function requesterSelector(sel: string): Set<string> {
+  const s = sel.trim()
+  if (s === NO_REQUESTER || s === '-') return new Set([NO_REQUESTER])
+  if (s === UNKNOWN_REQUESTER) return new Set([UNKNOWN_REQUESTER])
+  if (s === 'homeserver') return new Set(['homeserver'])
+  if (s.startsWith('user:')) {
+    const open = s.indexOf('(')
+    return new Set([open === -1 ? s : s.slice(0, open)])
+  }
+  if (s.startsWith('oauth2-client:')) return new Set([s])
+  // A bare id matches a user or a client with that id.
+  return new Set([`user:${s}`, `oauth2-client:${s}`])
+}
+
+/**
+ * The streaming core: feed it Buffers in order with push(), then call end(). Splits lines itself
+ * (decoding whole chunks at once is much faster than a readline interface).
+ */
+export class Auditor {
+  private readonly prefix: string
+  private readonly maxMalformed: number
+  private readonly match: Set<string> | undefined
+  private readonly cursor = new LineCursor()
+  private readonly onTimeline: ((e: TimelineEntry) => void) | undefined
+  private readonly onProgress: ((p: { lines: number; bytes: number }) => void) | undefined
+  private readonly timeline: TimelineEntry[] | undefined
+
+  private rest: Buffer | null = null
+  private skipping = false
+  private bytes = 0
+  private lineNo = 0
+  private nextProgress = 65536
+
+  private requests = 0
+  private events = 0
+  private blank = 0
+  private malformedCount = 0
+  private readonly malformed: MalformedEntry[] = []
+  private v120 = 0
+  private pre120 = 0
+  // Indexed by classification code (activity * 2 + ok).
+  private readonly counts = new Float64Array(ACTIVITIES.length * 2)
+  private readonly operations = new Map<string, number>()
+  private readonly requesters = new Map<string, RequesterAcc>()
+
+  constructor(opts: AuditOptions = {}) {
+    this.prefix = normalizePrefix(opts.clientPrefix ?? DEFAULT_CLIENT_PREFIX)
+    this.maxMalformed = opts.maxMalformed ?? DEFAULT_MAX_MALFORMED
+    this.match = opts.requester !== undefined ? requesterSelector(opts.requester) : undefined
+    this.onTimeline = opts.onTimeline
+    this.onProgress = opts.onProgress
+    if (this.match !== undefined && opts.collectTimeline !== false) this.timeline = []
+  }
+
+  push(chunk: Buffer): void {
+    this.bytes += chunk.length
+    let start = 0
+    if (this.rest !== null || this.skipping) {
+      const nl = chunk.indexOf(10)
+      if (nl === -1) {
+        this.carry(chunk)
+        return
+      }
+      if (this.skipping) {
+        this.skipping = false
+      } else {
+        const head = Buffer.concat([this.rest!, chunk.subarray(0, nl)])
+        this.rest = null
+        this.line(head.toString('utf8'))
+      }
+      start = nl + 1
+    }
+    const last = chunk.lastIndexOf(10)
+    // Decode a block of lines at a time and walk its lines (a newline never falls inside a UTF-8
+    // sequence). Pure ASCII, the usual case, decodes faster as latin1 with the same result. Blocks
+    // stay small enough for the young generation: big strings would each take fresh pages.
+    while (last >= start) {
+      let cut = last
+      if (last - start > DECODE_BLOCK) {
+        cut = chunk.lastIndexOf(10, start + DECODE_BLOCK)
+        if (cut < start) cut = chunk.indexOf(10, start + DECODE_BLOCK)
+      }
+      this.lines(chunk.toString(isAscii(chunk.subarray(start, cut)) ? 'latin1' : 'utf8', start, cut))
+      start = cut + 1
+    }
+    if (start < chunk.length) this.carry(chunk.subarray(start))
+    if (this.onProgress !== undefined && this.lineNo >= this.nextProgress) {
+      this.nextProgress = this.lineNo + 65536
+      this.onProgress({ lines: this.lineNo, bytes: this.bytes })
+    }
+  }
+
+  private carry(part: Buffer): void {
+    if (this.skipping) return
+    // Copy: the caller may reuse its buffer.
+    const joined = this.rest === null ? Buffer.from(part) : Buffer.concat([this.rest, part])
+    if (joined.length > MAX_LINE_BYTES) {
+      this.rest = null
+      this.skipping = true
+      this.lineNo++
+      this.addMalformed(this.lineNo, 'line', 1, `line longer than ${MAX_LINE_BYTES} bytes, skipped`)
+      return
+    }
+    this.rest = joined
+  }
+
+  private addMalformed(line: number, part: string, column: number, message: string): void {
+    this.malformedCount++
+    if (this.malformed.length < this.maxMalformed) {
+      this.malformed.push({ line, error: `${part} at column ${column}: ${message}`, part, column })
+    }
+  }
+
+  private line(text: string): void {
+    this.lines(text)
+  }
+
+  private lines(text: string): void {
+    const cursor = this.cursor
+    const v = cursor.view
+    cursor.reset(text)
+    for (let k = cursor.next(); k !== undefined; k = cursor.next()) this.count(k, v)
+  }
+
+  private count(kind: ParsedLine['kind'], v: LineView): void {
+    const lineNo = ++this.lineNo
+    switch (kind) {
+      case 'response':
+        this.response(v, lineNo)
+        break
+      case 'event':
+        this.events++
+        break
+      case 'blank':
+        this.blank++
+        break
+      case 'malformed':
+        this.addMalformed(lineNo, v.error!.part, v.error!.column, v.error!.message)
+        break
+    }
+  }
+
+  private response(v: LineView, lineNo: number): void {
+    this.requests++
+    const v120 = v.format === 'v1.20'
+    if (v120) this.v120++
+    else this.pre120++
+    const c = classifyCode(v.method, v.path, v.status, !v120 || v.requesterKind !== undefined, this.prefix)
+    this.counts[c]!++
+    const idx = c >> 1
+    let operation: string | undefined
+    if (idx === A_SELF_SERVICE) {
+      operation = v.graphqlOperationName ?? UNNAMED_OPERATION
+      this.operations.set(operation, (this.operations.get(operation) ?? 0) + 1)
+    }
+    const key = v.requester !== '' ? v.requester : v120 ? NO_REQUESTER : UNKNOWN_REQUESTER
+    let acc = this.requesters.get(key)
+    if (acc === undefined) {
+      acc = { requests: 0, counts: new Float64Array(ACTIVITIES.length), last: 0 }
+      this.requesters.set(key, acc)
+    }
+    acc.requests++
+    acc.counts[idx]!++
+    acc.last = lineNo
+
+    if (this.match !== undefined && this.match.has(requesterKey(key))) {
+      const l = this.cursor.record()
+      const e: TimelineEntry = {
+        line: lineNo,
+        timestamp: l.timestamp,
+        requestId: `${l.requestId.method}-${l.requestId.counter}`,
+        method: l.method,
+        path: l.path,
+        status: l.status,
+        activity: ACTIVITIES[idx]!,
+        outcome: (c & 1) === 1 ? 'ok' : 'failed',
+      }
+      if (l.clientAddress !== undefined) e.clientAddress = l.clientAddress
+      if (operation !== undefined) e.operation = operation
+      this.timeline?.push(e)
+      this.onTimeline?.(e)
+    }
+  }
+
+  /** Flushes a last line without newline and returns the totals. */
+  end(): AuditResult {
+    if (this.rest !== null) {
+      const text = this.rest.toString('utf8')
+      this.rest = null
+      this.line(text)
+    }
+    this.skipping = false
+    this.onProgress?.({ lines: this.lineNo, bytes: this.bytes })
+    const activities = {} as Record<ActivityName, number>
+    const outcomes = {} as Record<ActivityName, { ok: number; failed: number }>
+    ACTIVITIES.forEach((a, i) => {
+      const ok = this.counts[i * 2 + 1]!
+      const failed = this.counts[i * 2]!
+      activities[a] = ok + failed
+      outcomes[a] = { ok, failed }
+    })
+    const operations: Record<string, number> = {}
+    for (const [k, v] of [...this.operations].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) operations[k] = v
+    // Fold user:<id>(<name>) into user:<id>, keeping the username of the latest request.
+    const folded = new Map<string, { requests: number; counts: Float64Array; username?: string; nameLast: number }>()
+    for (const [printed, acc] of this.requesters) {
+      const key = requesterKey(printed)
+      let f = folded.get(key)
+      if (f === undefined) {
+        f = { requests: 0, counts: new Float64Array(ACTIVITIES.length), nameLast: -1 }
+        folded.set(key, f)
+      }
+      f.requests += acc.requests
+      for (let i = 0; i < ACTIVITIES.length; i++) f.counts[i]! += acc.counts[i]!
+      if (key.length !== printed.length && acc.last > f.nameLast) {
+        f.username = printed.slice(key.length + 1, -1)
+        f.nameLast = acc.last
+      }
+    }
+    const requesters: Record<string, RequesterSummary> = {}
+    for (const [key, f] of [...folded].sort((a, b) => b[1].requests - a[1].requests || (a[0] < b[0] ? -1 : 1))) {
+      const perActivity: Partial<Record<ActivityName, number>> = {}
+      ACTIVITIES.forEach((a, i) => {
+        if (f.counts[i]! > 0) perActivity[a] = f.counts[i]!
+      })
+      const s: RequesterSummary = { requester: key, requests: f.requests, activities: perActivity }
+      if (f.username !== undefined) s.username = f.username
+      requesters[key] = s
+    }
+    const out: AuditResult = {
+      lines: this.lineNo,
+      requests: this.requests,
+      events: this.events,
+      blank: this.blank,
+      malformedCount: this.malformedCount,
+      malformed: this.malformed,
+      malformedTruncated: this.malformedCount > this.malformed.length,
+      formats: { 'v1.20': this.v120, 'pre-v1.20': this.pre120 },
+      activities,
+      outcomes,
+      operations,
+      requesters,
+    }
+    if (this.timeline !== undefined) out.timeline = this.timeline
+    return out
+  }
+}
+
+/** Audits a whole stream (file, stdin, or any async iterable of Buffers/strings). */
+export async function auditStream(input: Readable | AsyncIterable<Buffer | string>, opts: AuditOptions = {}): Promise<AuditResult> {
+  const auditor = new Auditor(opts)
+  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+    auditor.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk)
+  }
+  return auditor.end()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files: read with large synchronous reads, and split big files across worker threads
+//
+// A regular file can be cut at line starts into byte ranges that are audited independently and
+// merged in order (line numbers are shifted by the lines of the ranges before). Timelines need the
+// global order as they are produced, so a --requester audit always runs in one thread. On the
+// two-core machine this was measured on, workers were slower than one thread while other work
+// ran (each worker first loads the TypeScript sources), so they are opt-in (--jobs).
+
+const READ_SIZE = 1 << 20
+const DEFAULT_MAX_MALFORMED = 1000
+export interface AuditFileOptions extends AuditOptions {
+  /**
+   * Worker threads (default 1: none). Each worker loads the TypeScript sources first, which costs
+   * a fraction of a second to seconds on a busy machine, so this only pays off for big files on
+   * idle cores. A --requester timeline always runs in one thread.
+   */
+  jobs?: number
+}
+
+/** Audits one regular file; with jobs > 1 (and no timeline asked for) in worker threads. */
+export async function auditFile(file: string, opts: AuditFileOptions = {}): Promise<AuditResult> {
+  const handle = await open(file, 'r')
+  let size: number
+  try {
+    const st = await handle.stat()
+    if (st.isDirectory()) throw Object.assign(new Error(`${file} is a directory`), { code: 'EISDIR' })
+    size = st.isFile() ? st.size : 0
+  } finally {
+    await handle.close()
+  }
+  let jobs = Math.min(opts.jobs ?? 1, Math.max(availableParallelism(), 1) * 2, 64)
+  if (opts.requester !== undefined || size === 0) jobs = 1
+  const report = opts.onProgress
+  if (jobs <= 1) {
+    return auditRange(file, 0, size, true, { ...opts, ...(report ? { onProgress: (p) => report({ ...p, total: size }) } : {}) })
+  }
+  try {
+    return await auditInWorkers(file, size, jobs, opts)
+  } catch (err) {
+    // Workers could not run here (for example no TypeScript loader for them): one thread then.
+    // A file that cannot be read fails again below, with its own error.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err
+    return auditRange(file, 0, size, true, { ...opts, ...(report ? { onProgress: (p) => report({ ...p, total: size }) } : {}) })
+  }
+}
+
+/**
+ * Audits the bytes [start, end) of a file (start is a line start) on this thread; with toEof the
+ * reading goes on to the end of the file (so a file that grows meanwhile is read like a stream).
+ */
+function auditRange(file: string, start: number, end: number, toEof: boolean, opts: AuditOptions): AuditResult {
+  const fd = openSync(file, 'r')
+  try {
+    const auditor = new Auditor(opts)
+    const buf = Buffer.allocUnsafe(READ_SIZE)
+    let pos = start
+    while (toEof || pos < end) {
+      const n = readSync(fd, buf, 0, toEof ? READ_SIZE : Math.min(READ_SIZE, end - pos), pos)
+      if (n === 0) break
+      pos += n
+      auditor.push(n === READ_SIZE ? buf : buf.subarray(0, n))
+    }
+    return auditor.end()
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Byte offsets that cut the file into about `parts` ranges, each starting at a line start. */
+async function lineBoundaries(file: string, size: number, parts: number): Promise<number[]> {
+  const handle = await open(file, 'r')
+  try {
+    const out = [0]
+    const probe = Buffer.allocUnsafe(64 * 1024)
+    for (let i = 1; i < parts; i++) {
+      const guess = Math.max(Math.floor((size * i) / parts), out[out.length - 1]!)
+      // The cut goes just after the first newline at or after guess - 1.
+      let cut = size
+      let from = Math.max(guess - 1, 0)
+      while (from < size) {
+        const { bytesRead } = await handle.read(probe, 0, probe.length, from)
+        if (bytesRead === 0) break
+        const nl = probe.subarray(0, bytesRead).indexOf(10)
+        if (nl !== -1) {
+          cut = from + nl + 1
+          break
+        }
+        from += bytesRead
+      }
+      if (cut > out[out.length - 1]! && cut < size) out.push(cut)
+    }
+    out.push(size)
+    return out
+  } finally {
+    await handle.close()
+  }
+}
+
+// The worker is started from a small CommonJS bootstrap: it imports this module, registering the
+// TypeScript loader first when the thread does not have it (the CLI registers tsx on its main
+// thread only).
+const WORKER_BOOTSTRAP = `
+const { workerData, parentPort } = require('node:worker_threads')
+;(async () => {
+  let mod
+  try {
+    mod = await import(workerData.moduleUrl)
+  } catch (err) {
+    if (!err || err.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err
+    const { register } = await import(workerData.tsxUrl)
+    register()
+    // A failed import stays cached under its URL: ask again under another one.
+    mod = await import(workerData.moduleUrl + '?worker')
+  }
+  mod.auditRangeInWorker(workerData, parentPort)
+})().catch((err) => parentPort.postMessage({ type: 'error', message: String((err && err.stack) || err) }))
+`
+
+interface WorkerJob {
+  moduleUrl: string
+  tsxUrl: string
+  file: string
+  start: number
+  end: number
+  toEof: boolean
+  opts: { clientPrefix?: string; maxMalformed?: number }
+}
+
+type Progress = { lines: number; bytes: number }
+type WorkerMessage = ({ type: 'progress' } & Progress) | { type: 'done'; result: AuditResult } | { type: 'error'; message: string }
+
+async function auditInWorkers(file: string, size: number, jobs: number, opts: AuditFileOptions): Promise<AuditResult> {
+  const report = opts.onProgress
+  const bounds = await lineBoundaries(file, size, jobs)
+  const n = bounds.length - 1
+  const lines = new Array<number>(n).fill(0)
+  const bytes = new Array<number>(n).fill(0)
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
+  const workers: Worker[] = []
+  let failed = false
+  try {
+    const parts = await Promise.all(
+      bounds.slice(0, -1).map((start, i) =>
+        runWorker(workers, file, start, bounds[i + 1]!, i === n - 1, opts, (p) => {
+          if (failed) return
+          lines[i] = p.lines
+          bytes[i] = p.bytes
+          report?.({ lines: sum(lines), bytes: sum(bytes), total: size })
+        }),
+      ),
+    )
+    return mergeAuditResults(parts, opts.maxMalformed ?? DEFAULT_MAX_MALFORMED)
+  } catch (err) {
+    failed = true
+    await Promise.all(workers.map((w) => w.terminate()))
+    throw err
+  }
+}
+
+const WORKER_OPTIONS = { eval: true } as const
+
+function runWorker(
+  workers: Worker[],
+  file: string,
+  start: number,
+  end: number,
+  toEof: boolean,
+  opts: AuditOptions,
+  onProgress: (p: Progress) => void,
+): Promise<AuditResult> {
+  const job: WorkerJob = {
+    moduleUrl: import.meta.url,
+    tsxUrl: import.meta.resolve('tsx/esm/api'),
+    file,
+    start,
+    end,
+    toEof,
+    opts: {
+      ...(opts.clientPrefix !== undefined ? { clientPrefix: opts.clientPrefix } : {}),
+      ...(opts.maxMalformed !== undefined ? { maxMalformed: opts.maxMalformed } : {}),
+    },
+  }
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_BOOTSTRAP, { ...WORKER_OPTIONS, workerData: job })
+    workers.push(worker)
+    let settled = false
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.type === 'progress') onProgress(m)
+      else if (m.type === 'done') {
+        settled = true
+        resolve(m.result)
+      } else {
+        settled = true
+        reject(new Error(m.message))
+      }
+    })
+    worker.on('error', (err) => {
+      settled = true
+      reject(err)
+    })
+    worker.on('exit', (code) => {
+      if (!settled) reject(new Error(`audit worker exited with code ${code}`))
+    })
+  })
+}
+
+/** Entry point of a worker thread (see WORKER_BOOTSTRAP). */
+export function auditRangeInWorker(job: WorkerJob, port: MessagePort): void {
+  try {
+    const result = auditRange(job.file, job.start, job.end, job.toEof, {
+      ...job.opts,
+      onProgress: ({ lines, bytes }) => port.postMessage({ type: 'progress', lines, bytes }),
+    })
+    port.postMessage({ type: 'done', result })
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    port.postMessage({ type: 'error', message: e.code !== undefined ? `${e.code}: ${e.message}` : String(e.stack ?? e) })
+  }
+}
+
+/** Merges the results of consecutive parts of one input, in order. */
+export function mergeAuditResults(parts: AuditResult[], maxMalformed = DEFAULT_MAX_MALFORMED): AuditResult {
+  const out: AuditResult = {
+    lines: 0,
+    requests: 0,
+    events: 0,
+    blank: 0,
+    malformedCount: 0,
+    malformed: [],
+    malformedTruncated: false,
+    formats: { 'v1.20': 0, 'pre-v1.20': 0 },
+    activities: Object.fromEntries(ACTIVITIES.map((a) => [a, 0])) as Record<ActivityName, number>,
+    outcomes: Object.fromEntries(ACTIVITIES.map((a) => [a, { ok: 0, failed: 0 }])) as Record<ActivityName, { ok: number; failed: number }>,
+    operations: {},
+    requesters: {},
+  }
+  const operations = new Map<string, number>()
+  const requesters = new Map<string, RequesterSummary>()
+  const timeline: TimelineEntry[] = []
+  let anyTimeline = false
+  for (const p of parts) {
+    const offset = out.lines
+    for (const m of p.malformed) {
+      if (out.malformed.length < maxMalformed) out.malformed.push({ ...m, line: m.line + offset })
+    }
+    if (p.timeline !== undefined) {
+      anyTimeline = true
+      for (const e of p.timeline) timeline.push({ ...e, line: e.line + offset })
+    }
+    out.lines += p.lines
+    out.requests += p.requests
+    out.events += p.events
+    out.blank += p.blank
+    out.malformedCount += p.malformedCount
+    out.formats['v1.20'] += p.formats['v1.20']
+    out.formats['pre-v1.20'] += p.formats['pre-v1.20']
+    for (const a of ACTIVITIES) {
+      out.activities[a] += p.activities[a]
+      out.outcomes[a].ok += p.outcomes[a].ok
+      out.outcomes[a].failed += p.outcomes[a].failed
+    }
+    for (const [k, n] of Object.entries(p.operations)) operations.set(k, (operations.get(k) ?? 0) + n)
+    for (const r of Object.values(p.requesters)) {
+      let acc = requesters.get(r.requester)
+      if (acc === undefined) {
+        acc = { requester: r.requester, requests: 0, activities: {} }
+        requesters.set(r.requester, acc)
+      }
+      acc.requests += r.requests
+      // The last username seen wins, as in one sequential pass.
+      if (r.username !== undefined) acc.username = r.username
+      for (const [a, n] of Object.entries(r.activities) as [ActivityName, number][]) acc.activities[a] = (acc.activities[a] ?? 0) + n
+    }
+  }
+  out.malformedTruncated = out.malformedCount > out.malformed.length
+  for (const [k, v] of [...operations].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) out.operations[k] = v
+  for (const r of [...requesters.values()].sort((a, b) => b.requests - a.requests || (a.requester < b.requester ? -1 : 1))) {
+    // Keep the activities in table order and the keys in the order a single pass gives.
+    const activities: Partial<Record<ActivityName, number>> = {}
+    for (const a of ACTIVITIES) if (r.activities[a] !== undefined) activities[a] = r.activities[a]
+    const s: RequesterSummary = { requester: r.requester, requests: r.requests, activities }
+    if (r.username !== undefined) s.username = r.username
+    out.requesters[r.requester] = s
+  }
+  if (anyTimeline) out.timeline = timeline
+  return out
+}

@@ -1,0 +1,120 @@
+// The bulk fast path (one regex for canonical request lines) must agree with the hand-written
+// scanner on every line: same kind, same extracted parts, same record. It may only decline lines
+// (they then go through the scanner), never accept one the scanner rejects or read it differently.
+import { readFileSync } from 'node:fs'
+import t from 'tap'
+import { LineCursor, formatResponseLine, newLineView, parseLine, scanLine, type LineView, type LogFormat } from '../../lib/requestlog.ts'
+import { generator, rng } from '../fixtures/requestlog/records.ts'
+
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/requestlog/${name}`, import.meta.url), 'utf8')
+
+function viaCursor(line: string): { kind: string; view: LineView; fast: boolean; record?: unknown } {
+  const c = new LineCursor()
+  c.reset(line)
+  const kind = c.next()!
+  const fast = c.lastWasFast
+  const view = { ...c.view }
+  const out: { kind: string; view: LineView; fast: boolean; record?: unknown } = { kind, view, fast }
+  if (kind === 'response') out.record = c.record()
+  if (c.next() !== undefined) throw new Error('one line expected')
+  return out
+}
+
+function viaScanner(line: string): { kind: string; view: LineView } {
+  const view = newLineView()
+  const kind = scanLine(line, view)
+  return { kind, view: { ...view } }
+}
+
+// The view fields that mean something for each kind.
+function relevant(kind: string, v: LineView): unknown {
+  if (kind === 'malformed') return { error: v.error }
+  if (kind !== 'response') return {}
+  return {
+    method: v.method,
+    path: v.path,
+    status: v.status,
+    format: v.format,
+    requester: v.requester,
+    requesterKind: v.requesterKind,
+    graphqlOperationName: v.graphqlOperationName,
+  }
+}
+
+function agree(line: string): { ok: boolean; fast: boolean; detail: string } {
+  const a = viaCursor(line)
+  const b = viaScanner(line)
+  const same =
+    a.kind === b.kind &&
+    JSON.stringify(relevant(a.kind, a.view)) === JSON.stringify(relevant(b.kind, b.view)) &&
+    (a.kind !== 'response' || JSON.stringify(a.record) === JSON.stringify((parseLine(line) as { line: unknown }).line))
+  return {
+    ok: same,
+    fast: a.fast,
+    detail: `${JSON.stringify(line)}\n cursor: ${a.kind} ${JSON.stringify(relevant(a.kind, a.view))}\n scanner: ${b.kind} ${JSON.stringify(relevant(b.kind, b.view))}`,
+  }
+}
+
+function corpus(): string[] {
+  const lines = [
+    ...fixture('reference-example.txt').split('\n'),
+    ...fixture('reference-constructed.txt').split('\n'),
+    ...fixture('audit-sample.txt').split('\n'),
+  ].filter((l) => l !== '')
+  const gen = generator(99)
+  for (let i = 0; i < 1500; i++) {
+    const format: LogFormat = i % 4 === 0 ? 'pre-v1.20' : 'v1.20'
+    const { format: _f, ...input } = gen(format)
+    lines.push(formatResponseLine(input, { format }))
+  }
+  return lines
+}
+
+t.test('the fast path takes canonical lines and agrees with the scanner', async (t) => {
+  let fast = 0
+  let failures = 0
+  const lines = corpus()
+  for (const line of lines) {
+    const r = agree(line)
+    if (r.fast) fast++
+    if (!r.ok && failures++ < 5) t.fail(r.detail)
+  }
+  t.equal(failures, 0, `all ${lines.length} lines agree`)
+  t.ok(fast > lines.length / 4, `the fast path is exercised (${fast} of ${lines.length} lines)`)
+  const example = viaCursor(fixture('reference-example.txt').split('\n')[0]!)
+  t.ok(example.fast, 'the reference example (IPv6 client, trace id) takes the fast path')
+})
+
+t.test('mutated lines: the fast path never accepts what the scanner rejects', async (t) => {
+  const r = rng(4242)
+  const specials = [' ', '"', '\\', '(', ')', '-', '.', '0', '9', 'a', 'Z', '\x1b', '=', ':', '[', ']', '\t', 'é', '\r', '\n', 'x', '1']
+  const base = corpus().filter((l) => viaCursor(l).fast)
+  t.ok(base.length > 100, 'enough canonical lines to mutate')
+  let failures = 0
+  let checked = 0
+  for (let i = 0; i < 20000; i++) {
+    const line = base[Math.floor(r() * base.length)]!
+    const at = Math.floor(r() * line.length)
+    const op = Math.floor(r() * 3)
+    const ch = specials[Math.floor(r() * specials.length)]!
+    const mutated = op === 0 ? line.slice(0, at) + ch + line.slice(at + 1) : op === 1 ? line.slice(0, at) + line.slice(at + 1) : line.slice(0, at) + ch + line.slice(at)
+    // A newline makes two lines; the cursor would then see both, so compare line by line.
+    for (const part of mutated.split('\n')) {
+      const res = agree(part)
+      checked++
+      if (!res.ok && failures++ < 5) t.fail(res.detail)
+    }
+  }
+  t.equal(failures, 0, `${checked} mutated lines agree`)
+})
+
+t.test('several lines in one block, with empty and CRLF lines', async (t) => {
+  const lines = fixture('audit-sample.txt').split('\n')
+  const text = [...lines, '', lines[0]! + '\r', lines[1]!].join('\n')
+  const c = new LineCursor()
+  c.reset(text)
+  const kinds: string[] = []
+  for (let k = c.next(); k !== undefined; k = c.next()) kinds.push(k)
+  const expected = [...lines, '', lines[0]! + '\r', lines[1]!].map((l) => scanLine(l, newLineView()))
+  t.same(kinds, expected)
+})
