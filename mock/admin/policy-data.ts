@@ -1,0 +1,61 @@
+// /api/admin/v1/policy-data: set (201; the data is deep-merged into the configuration's policy
+// data, and a merge failure is 400 with the three-title chain, nothing stored), latest (404 "No
+// policy data found"), get by id.
+//
+// The real service's get-by-id handler returns the latest record whatever the id (and 404 only when
+// there is none); the mock answers the record with that id, as the interface describes, and keeps
+// the real behaviour as the `policy-get-by-id-returns-latest` fault.
+import type { Ctx, Reply } from '../http.ts'
+import { mergePolicyData, nowMicros, type PolicyData } from '../store/mas.ts'
+import { authenticate } from './auth.ts'
+import { readJsonBody } from './body.ts'
+import { pathId } from './pagination.ts'
+import { policyAttributes, resource, routeError, single, titleWithId } from './resource.ts'
+
+const TYPE = 'policy-data'
+const SITE = 'mas_handlers::admin::v1::policy_data'
+
+export const policyResource = (p: PolicyData) => resource(TYPE, 'policy-data', p.id, policyAttributes(p))
+
+const SET = { name: 'SetPolicyDataRequest', fields: [['data', 'any']] } as const
+
+export function setPolicyData(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const body = readJsonBody(ctx, SET)
+  if (!body.ok) return body.reply
+  const store = ctx.world.mas
+  const data = body.value.data
+  // Validate before storing: the service's transaction is not committed when the policy rejects the data.
+  const merged = mergePolicyData(store.staticPolicyData, data)
+  if (!merged.ok) {
+    return routeError(ctx, `${SITE}::set:41`, 400, 'Failed to instanciate policy with the provided data', 'invalid policy data', merged.error)
+  }
+  ctx.log.queries += 1
+  const record = store.setPolicyData(data, nowMicros(ctx.now()))
+  return single(201, policyResource(record))
+}
+
+export function getLatestPolicyData(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  ctx.log.queries += 1
+  const records = ctx.world.mas.policyData
+  const latest = ctx.faults.has('policy-latest-oldest') ? records.first() : records.last()
+  if (!latest) return routeError(ctx, `${SITE}::get_latest:35`, 404, 'No policy data found')
+  ctx.log.fetched += 1
+  return single(200, policyResource(latest))
+}
+
+export function getPolicyData(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const id = pathId(ctx, ctx.params.id)
+  if (!id.ok) return id.reply
+  ctx.log.queries += 1
+  const records = ctx.world.mas.policyData
+  const record = ctx.faults.has('policy-get-by-id-returns-latest') ? records.last() : records.get(id.id)
+  if (!record) return routeError(ctx, `${SITE}::get:37`, 404, titleWithId(ctx, `Policy data with ID ${id.id} not found`, 'Policy data not found'))
+  ctx.log.fetched += 1
+  return single(200, policyResource(record))
+}

@@ -1,0 +1,28 @@
+// GET /api/admin/v1/site-config: the plain SiteConfig object (no `data` wrapper), admin token required.
+import type { Ctx, Reply } from '../http.ts'
+import { authenticate } from './auth.ts'
+
+export function getSiteConfig(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const registrationToken = false
+  return {
+    status: 200,
+    body: {
+      server_name: ctx.options.serverName,
+      password_login_enabled: true,
+      password_registration_enabled: true,
+      password_registration_email_required: true,
+      password_registration_token_required: registrationToken,
+      // deprecated mirror of password_registration_token_required
+      registration_token_required: registrationToken,
+      email_change_allowed: true,
+      displayname_change_allowed: true,
+      password_change_allowed: true,
+      account_recovery_allowed: true,
+      account_deactivation_allowed: true,
+      captcha_enabled: false,
+      minimum_password_complexity: 3,
+    },
+  }
+}

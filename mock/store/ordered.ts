@@ -1,0 +1,521 @@
+// A collection kept in ascending id order (ULIDs sort by creation time) with secondary indexes, so
+// that a page is a binary search plus a short scan whatever the filters:
+//
+// - bucket indexes map a key (a user id, a status, a scope token...) to the id-ordered list of the
+//   items with that key; the size of a bucket is its count, so a single-filter count is O(log n);
+// - range indexes keep the items ordered by a numeric value (last activity, token expiry), for
+//   "strictly before/after" filters on values that do not follow the id order;
+// - id bounds (cursors, and creation-time filters turned into ULID bounds) narrow every list by
+//   binary search.
+//
+// A query picks the smallest candidate list (the union of its buckets, or a value range, or the
+// whole collection) and checks every other condition on each item while scanning. Counting with one
+// condition is O(k log n); with several conditions it scans the smallest candidate list.
+// Writes keep every list sorted (binary search + splice: O(log n) search, O(n) memmove at worst).
+
+export interface Keyed {
+  readonly id: string
+}
+
+export interface BucketIndexSpec<T> {
+  /** the bucket key(s) of an item; null/undefined: in no bucket */
+  keys(item: T): string | readonly string[] | null | undefined
+}
+
+export interface RangeIndexSpec<T> {
+  /** the ranged value; null: not in the range index (never matches a range condition) */
+  value(item: T): number | null
+}
+
+export interface Bound {
+  id: string
+  inclusive: boolean
+}
+
+export interface Query<T, I extends string = string, R extends string = string> {
+  /** each entry: the item is in one of these buckets (ANY); entries are AND-ed */
+  in?: readonly { index: I; keys: readonly string[] }[]
+  /** strict value ranges (gt < value < lt); entries are AND-ed */
+  range?: readonly { index: R; gt?: number; lt?: number }[]
+  /** lower id bound */
+  after?: Bound
+  /** upper id bound */
+  before?: Bound
+  /** any other condition, checked on each scanned item */
+  where?: (item: T) => boolean
+}
+
+export interface PageResult<T> {
+  /** always in ascending id order */
+  items: T[]
+  /** more items exist beyond the page, in the direction of travel */
+  more: boolean
+  /** items looked at while scanning (the request log's `fetched`) */
+  scanned: number
+}
+
+interface Slice<T> {
+  arr: readonly T[]
+  lo: number
+  hi: number
+}
+
+interface Plan<T> {
+  slices: Slice<T>[]
+  size: number
+  /** the slices may hold the same item twice (union over a multi-valued index) */
+  mayRepeat: boolean
+  checks: ((item: T) => boolean)[]
+}
+
+type Keys = string | readonly string[] | null | undefined
+
+function keyList(k: Keys): readonly string[] {
+  if (k === null || k === undefined) return []
+  return typeof k === 'string' ? [k] : k
+}
+
+/** first position whose id is > bound (exclusive) or >= bound (inclusive) */
+function lowerPos<T extends Keyed>(arr: readonly T[], b: Bound | undefined): number {
+  if (!b) return 0
+  let lo = 0
+  let hi = arr.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const id = arr[mid]!.id
+    if (id < b.id || (!b.inclusive && id === b.id)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** first position whose id is >= bound (exclusive) or > bound (inclusive) */
+function upperPos<T extends Keyed>(arr: readonly T[], b: Bound | undefined): number {
+  if (!b) return arr.length
+  let lo = 0
+  let hi = arr.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const id = arr[mid]!.id
+    if (id < b.id || (b.inclusive && id === b.id)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+function inBounds(id: string, after: Bound | undefined, before: Bound | undefined): boolean {
+  if (after && (id < after.id || (!after.inclusive && id === after.id))) return false
+  if (before && (id > before.id || (!before.inclusive && id === before.id))) return false
+  return true
+}
+
+function insertSorted<T extends Keyed>(arr: T[], item: T): void {
+  const last = arr[arr.length - 1]
+  if (last === undefined || last.id < item.id) {
+    arr.push(item)
+    return
+  }
+  arr.splice(lowerPos(arr, { id: item.id, inclusive: true }), 0, item)
+}
+
+function removeSorted<T extends Keyed>(arr: T[], item: T): void {
+  const i = lowerPos(arr, { id: item.id, inclusive: true })
+  if (arr[i] === item) arr.splice(i, 1)
+}
+
+class BucketIndex<T extends Keyed> {
+  readonly buckets = new Map<string, T[]>()
+  constructor(readonly spec: BucketIndexSpec<T>) {}
+
+  add(item: T, keys: readonly string[]): void {
+    for (const k of keys) {
+      let b = this.buckets.get(k)
+      if (!b) this.buckets.set(k, (b = []))
+      insertSorted(b, item)
+    }
+  }
+
+  remove(item: T, keys: readonly string[]): void {
+    for (const k of keys) {
+      const b = this.buckets.get(k)
+      if (!b) continue
+      removeSorted(b, item)
+      if (b.length === 0) this.buckets.delete(k)
+    }
+  }
+
+  has(item: T, keys: readonly string[]): boolean {
+    const own = this.spec.keys(item)
+    if (own === null || own === undefined) return false
+    if (typeof own === 'string') return keys.includes(own)
+    for (const k of own) if (keys.includes(k)) return true
+    return false
+  }
+}
+
+class RangeIndex<T extends Keyed> {
+  /** ordered by (value, id) */
+  sorted: T[] = []
+  constructor(readonly spec: RangeIndexSpec<T>) {}
+
+  private cmp(a: T, b: T): number {
+    const va = this.spec.value(a)!
+    const vb = this.spec.value(b)!
+    return va !== vb ? va - vb : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+  }
+
+  private position(item: T): number {
+    let lo = 0
+    let hi = this.sorted.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.cmp(this.sorted[mid]!, item) < 0) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+
+  add(item: T): void {
+    if (this.spec.value(item) === null) return
+    this.sorted.splice(this.position(item), 0, item)
+  }
+
+  /** `value` is the value the item had when it was indexed */
+  remove(item: T, value: number | null): void {
+    if (value === null) return
+    // Locate by the old value: the item's current value may already have changed.
+    let lo = 0
+    let hi = this.sorted.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      const m = this.sorted[mid]!
+      const v = this.spec.value(m)!
+      if (v < value || (v === value && m.id < item.id)) lo = mid + 1
+      else hi = mid
+    }
+    if (this.sorted[lo] === item) this.sorted.splice(lo, 1)
+  }
+
+  rebuild(items: readonly T[]): void {
+    this.sorted = items.filter((i) => this.spec.value(i) !== null)
+    this.sorted.sort((a, b) => this.cmp(a, b))
+  }
+
+  /** [lo, hi) of the items with gt < value < lt */
+  span(gt: number | undefined, lt: number | undefined): [number, number] {
+    const v = (i: number) => this.spec.value(this.sorted[i]!)!
+    let lo = 0
+    let hi = this.sorted.length
+    if (gt !== undefined) {
+      let a = 0
+      let b = this.sorted.length
+      while (a < b) {
+        const mid = (a + b) >>> 1
+        if (v(mid) <= gt) a = mid + 1
+        else b = mid
+      }
+      lo = a
+    }
+    if (lt !== undefined) {
+      let a = lo
+      let b = this.sorted.length
+      while (a < b) {
+        const mid = (a + b) >>> 1
+        if (v(mid) < lt) a = mid + 1
+        else b = mid
+      }
+      hi = a
+    }
+    return [lo, Math.max(lo, hi)]
+  }
+}
+
+export class OrderedCollection<T extends Keyed, I extends string = string, R extends string = string> {
+  private items: T[] = []
+  /** bumped by update(): lets readers cache what they derive from an item */
+  private readonly versions = new WeakMap<T, number>()
+  private readonly indexes = new Map<I, BucketIndex<T>>()
+  private readonly ranges = new Map<R, RangeIndex<T>>()
+
+  constructor(specs: { indexes?: Record<I, BucketIndexSpec<T>>; ranges?: Record<R, RangeIndexSpec<T>> } = {}) {
+    for (const [name, spec] of Object.entries(specs.indexes ?? {}) as [I, BucketIndexSpec<T>][]) this.indexes.set(name, new BucketIndex(spec))
+    for (const [name, spec] of Object.entries(specs.ranges ?? {}) as [R, RangeIndexSpec<T>][]) this.ranges.set(name, new RangeIndex(spec))
+  }
+
+  get size(): number {
+    return this.items.length
+  }
+
+  /** Loads items given in strictly ascending id order (seeding): O(n) plus one sort per range index. */
+  load(items: T[]): void {
+    for (let i = 1; i < items.length; i++) {
+      if (!(items[i - 1]!.id < items[i]!.id)) throw new Error(`OrderedCollection.load: ids not strictly ascending at ${i}`)
+    }
+    if (this.items.length > 0 && items.length > 0 && !(this.items[this.items.length - 1]!.id < items[0]!.id)) {
+      throw new Error('OrderedCollection.load: items must come after the existing ones')
+    }
+    for (const item of items) {
+      this.items.push(item)
+      for (const ix of this.indexes.values()) {
+        // push keeps the buckets sorted because ids ascend
+        for (const k of keyList(ix.spec.keys(item))) {
+          let b = ix.buckets.get(k)
+          if (!b) ix.buckets.set(k, (b = []))
+          b.push(item)
+        }
+      }
+    }
+    // Arrays grown by push keep spare capacity (a one-item bucket holds 16 slots): copy them to
+    // their exact size, which matters with hundreds of thousands of small buckets.
+    for (const ix of this.indexes.values()) for (const [k, b] of ix.buckets) ix.buckets.set(k, b.slice())
+    this.items = this.items.slice()
+    for (const r of this.ranges.values()) r.rebuild(this.items)
+  }
+
+  get(id: string): T | undefined {
+    const i = lowerPos(this.items, { id, inclusive: true })
+    const item = this.items[i]
+    return item !== undefined && item.id === id ? item : undefined
+  }
+
+  /** the newest item (highest id) */
+  last(): T | undefined {
+    return this.items[this.items.length - 1]
+  }
+
+  first(): T | undefined {
+    return this.items[0]
+  }
+
+  insert(item: T): void {
+    if (this.get(item.id)) throw new Error(`OrderedCollection.insert: duplicate id ${item.id}`)
+    insertSorted(this.items, item)
+    for (const ix of this.indexes.values()) ix.add(item, keyList(ix.spec.keys(item)))
+    for (const r of this.ranges.values()) r.add(item)
+  }
+
+  /** Applies `mutate` to an item and moves it between buckets and ranges as its keys change. */
+  update(item: T, mutate: (item: T) => void): void {
+    const beforeKeys = [...this.indexes.values()].map((ix) => keyList(ix.spec.keys(item)).slice())
+    const beforeValues = [...this.ranges.values()].map((r) => r.spec.value(item))
+    mutate(item)
+    this.versions.set(item, (this.versions.get(item) ?? 0) + 1)
+    let n = 0
+    for (const ix of this.indexes.values()) {
+      const was = beforeKeys[n++]!
+      const now = keyList(ix.spec.keys(item))
+      const gone = was.filter((k) => !now.includes(k))
+      const added = now.filter((k) => !was.includes(k))
+      if (gone.length) ix.remove(item, gone)
+      if (added.length) ix.add(item, added)
+    }
+    n = 0
+    for (const r of this.ranges.values()) {
+      const was = beforeValues[n++]!
+      if (r.spec.value(item) !== was) {
+        r.remove(item, was)
+        r.add(item)
+      }
+    }
+  }
+
+  /** how many times update() changed the item (0 when never) */
+  version(item: T): number {
+    return this.versions.get(item) ?? 0
+  }
+
+  /** number of items in one bucket: O(1) */
+  bucketSize(index: I, key: string): number {
+    return this.indexes.get(index)?.buckets.get(key)?.length ?? 0
+  }
+
+  /** the newest item of a bucket */
+  bucketLast(index: I, key: string): T | undefined {
+    const b = this.indexes.get(index)?.buckets.get(key)
+    return b?.[b.length - 1]
+  }
+
+  /** all items (ascending ids); do not mutate */
+  all(): readonly T[] {
+    return this.items
+  }
+
+  /**
+   * Picks the cheapest list to scan. A bucket union costs its size. A value range costs its size
+   * for counting (its value order is fine there), but for a page it must first be put in id order,
+   * so it is weighed by m·log m and chosen only when much smaller than the other lists.
+   */
+  private plan(q: Query<T, I, R>, purpose: 'page' | 'count'): Plan<T> {
+    const { after, before } = q
+    const candidates: { make: () => Plan<T>; cost: number }[] = []
+    const conditions: { check: (item: T) => boolean; candidate: number }[] = []
+
+    for (const c of q.in ?? []) {
+      const ix = this.indexes.get(c.index)
+      if (!ix) throw new Error(`unknown index ${c.index}`)
+      const keys = [...new Set(c.keys)]
+      const slices: Slice<T>[] = []
+      let size = 0
+      for (const k of keys) {
+        const arr = ix.buckets.get(k)
+        if (!arr) continue
+        const lo = lowerPos(arr, after)
+        const hi = Math.max(lo, upperPos(arr, before))
+        if (hi > lo) slices.push({ arr, lo, hi })
+        size += hi - lo
+      }
+      const multi = keys.length > 1
+      const idx = candidates.length
+      candidates.push({ cost: size, make: () => ({ slices, size, mayRepeat: multi, checks: [] }) })
+      conditions.push({ check: (item) => ix.has(item, keys), candidate: idx })
+    }
+
+    for (const c of q.range ?? []) {
+      const r = this.ranges.get(c.index)
+      if (!r) throw new Error(`unknown range ${c.index}`)
+      const [lo, hi] = r.span(c.gt, c.lt)
+      const m = hi - lo
+      const bounded = after !== undefined || before !== undefined
+      const idx = candidates.length
+      candidates.push(
+        purpose === 'count'
+          ? {
+              cost: m,
+              make: () => ({
+                slices: [{ arr: r.sorted, lo, hi }],
+                size: m,
+                mayRepeat: false,
+                checks: bounded ? [(i: T) => inBounds(i.id, after, before)] : [],
+              }),
+            }
+          : {
+              cost: m * (1 + Math.log2(m + 1)),
+              make: () => {
+                const picked = r.sorted.slice(lo, hi).filter((i) => inBounds(i.id, after, before))
+                picked.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+                return { slices: [{ arr: picked, lo: 0, hi: picked.length }], size: picked.length, mayRepeat: false, checks: [] }
+              },
+            },
+      )
+      const { gt, lt } = c
+      conditions.push({
+        check: (item) => {
+          const v = r.spec.value(item)
+          return v !== null && (gt === undefined || v > gt) && (lt === undefined || v < lt)
+        },
+        candidate: idx,
+      })
+    }
+
+    const lo = lowerPos(this.items, after)
+    const hi = Math.max(lo, upperPos(this.items, before))
+    let best = -1
+    let bestCost = hi - lo
+    for (let i = 0; i < candidates.length; i++) {
+      const cost = candidates[i]!.cost
+      if (cost < bestCost || (best === -1 && cost === bestCost)) {
+        best = i
+        bestCost = cost
+      }
+    }
+    const plan: Plan<T> =
+      best === -1 ? { slices: [{ arr: this.items, lo, hi }], size: hi - lo, mayRepeat: false, checks: [] } : candidates[best]!.make()
+    for (const c of conditions) if (c.candidate !== best) plan.checks.push(c.check)
+    if (q.where) plan.checks.push(q.where)
+    return plan
+  }
+
+  /** One page: `limit` items from the start (forward) or the end (backward) of the matching set. */
+  page(q: Query<T, I, R>, direction: 'forward' | 'backward', limit: number): PageResult<T> {
+    const plan = this.plan(q, 'page')
+    const out: T[] = []
+    let scanned = 0
+    let more = false
+    const { slices, checks } = plan
+    const ok = (item: T) => {
+      scanned++
+      for (const c of checks) if (!c(item)) return false
+      return true
+    }
+    if (slices.length === 1) {
+      const { arr, lo, hi } = slices[0]!
+      if (direction === 'forward') {
+        for (let i = lo; i < hi; i++) {
+          const item = arr[i]!
+          if (!ok(item)) continue
+          if (out.length === limit) {
+            more = true
+            break
+          }
+          out.push(item)
+        }
+      } else {
+        for (let i = hi - 1; i >= lo; i--) {
+          const item = arr[i]!
+          if (!ok(item)) continue
+          if (out.length === limit) {
+            more = true
+            break
+          }
+          out.push(item)
+        }
+        out.reverse()
+      }
+      return { items: out, more, scanned }
+    }
+    // k-way merge over the buckets of a union (k is small: the listed values of one filter).
+    const pos = slices.map((s) => (direction === 'forward' ? s.lo : s.hi - 1))
+    let lastId: string | undefined
+    for (;;) {
+      let pick = -1
+      for (let s = 0; s < slices.length; s++) {
+        const p = pos[s]!
+        const sl = slices[s]!
+        if (direction === 'forward' ? p >= sl.hi : p < sl.lo) continue
+        if (pick === -1) {
+          pick = s
+          continue
+        }
+        const a = sl.arr[p]!.id
+        const b = slices[pick]!.arr[pos[pick]!]!.id
+        if (direction === 'forward' ? a < b : a > b) pick = s
+      }
+      if (pick === -1) break
+      const item = slices[pick]!.arr[pos[pick]!]!
+      pos[pick] = pos[pick]! + (direction === 'forward' ? 1 : -1)
+      if (plan.mayRepeat && item.id === lastId) continue
+      lastId = item.id
+      if (!ok(item)) continue
+      if (out.length === limit) {
+        more = true
+        break
+      }
+      out.push(item)
+    }
+    if (direction === 'backward') out.reverse()
+    return { items: out, more, scanned }
+  }
+
+  /** Number of matching items: O(k log n) with one condition, a scan of the smallest list otherwise. */
+  count(q: Query<T, I, R>): { count: number; scanned: number } {
+    const plan = this.plan(q, 'count')
+    if (plan.checks.length === 0 && !plan.mayRepeat) return { count: plan.size, scanned: 0 }
+    if (plan.mayRepeat) {
+      // a union over a multi-valued index may list an item twice: count in id order, once each
+      const all = this.page(q, 'forward', Number.MAX_SAFE_INTEGER)
+      return { count: all.items.length, scanned: all.scanned }
+    }
+    let count = 0
+    let scanned = 0
+    const { checks } = plan
+    for (const { arr, lo, hi } of plan.slices) {
+      outer: for (let i = lo; i < hi; i++) {
+        scanned++
+        const item = arr[i]!
+        for (const c of checks) if (!c(item)) continue outer
+        count++
+      }
+    }
+    return { count, scanned }
+  }
+}
