@@ -135,6 +135,7 @@ export async function main(argv: string[]): Promise<number> {
     user: !values['user-token'] && !process.env.MOCK_USER_TOKEN,
     hsAdmin: !values['hs-admin-token'] && !process.env.MOCK_HS_ADMIN_TOKEN,
     hsUser: !values['hs-user-token'] && !process.env.MOCK_HS_USER_TOKEN,
+    clientSecret: !values['admin-client-secret'] && !process.env.MOCK_ADMIN_CLIENT_SECRET,
   }
   const options = mockOptions(over)
   let mock
@@ -155,6 +156,7 @@ export async function main(argv: string[]): Promise<number> {
       `  user token (no admin):    ${generated.user ? options.userToken : '(as given)'}`,
       `  homeserver admin token:   ${generated.hsAdmin ? options.hsAdminToken : '(as given)'}`,
       `  homeserver user token:    ${generated.hsUser ? options.hsUserToken : '(as given)'}`,
+      `  admin client:             ${options.adminClientId} secret ${generated.clientSecret ? options.adminClientSecret : '(as given)'}  (client_credentials, scope urn:mas:admin)`,
       options.faults.length ? `  faults injected:          ${options.faults.join(', ')}` : '',
       '  control API:              /_mock/info, /_mock/reset, /_mock/seed, /_mock/jobs, /_mock/faults',
       'stop with Ctrl-C',
