@@ -10,6 +10,7 @@ import { buildWorld } from './seed.ts'
 import { controlRoutes } from './control.ts'
 import { adminRoutes } from './admin/index.ts'
 import { homeserverRoutes } from './homeserver/index.ts'
+import { browserRoutes } from './browser.ts'
 import { buildOpenApi } from '../lib/openapi.ts'
 import type { Ctx, Reply, Area, Route } from './http.ts'
 import type { MockOptions } from './options.ts'
@@ -65,6 +66,7 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
     ...controlRoutes(state),
     ...adminRoutes(options),
     ...homeserverRoutes(options),
+    ...browserRoutes(options),
   ]
   router.add(routes)
 
