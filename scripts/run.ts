@@ -730,7 +730,10 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
       }
     }
     const mocks: MockHandle[] = []
-    if (opts.masUrl || opts.hsUrl) {
+    const logOnly = !!target.logFile && opts.areas !== undefined && opts.areas.every((a) => a === 'log')
+    if (logOnly && !opts.masUrl && !opts.hsUrl) {
+      // A log file alone: check that log as it is; starting the bundled mock would check the wrong log.
+    } else if (opts.masUrl || opts.hsUrl) {
       if (opts.masUrl) target.mas = { url: opts.masUrl, adminToken: opts.masToken, userToken: opts.masUserToken }
       if (opts.hsUrl) target.hs = { url: opts.hsUrl, adminToken: opts.hsToken, userToken: opts.hsUserToken, prefix: opts.hsPrefix, clientPrefix: opts.clientPrefix }
     } else {
