@@ -33,6 +33,8 @@ options:
   --fault NAME             inject a named server bug (repeatable); --list-faults shows them
   --list-faults            print the known faults and exit
   --quiet                  print only the base URL
+  --silent                 print nothing on stdout (the request log still goes to stderr or --log-file);
+                           for containers, where stdout and stderr end up in one log
   -h, --help               this help
 `
 
@@ -66,6 +68,7 @@ export async function main(argv: string[]): Promise<number> {
         fault: { type: 'string', multiple: true },
         'list-faults': { type: 'boolean' },
         quiet: { type: 'boolean' },
+        silent: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -145,7 +148,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`admin-conformance mock: ${(e as Error).message}\n`)
     return 1
   }
-  if (values.quiet) process.stdout.write(mock.url + '\n')
+  if (values.silent) {
+    // nothing: a container's stdout and stderr are one stream, and that stream is the request log
+  } else if (values.quiet) process.stdout.write(mock.url + '\n')
   else {
     // Generated tokens are printed once here, so a developer can use them; given ones are not echoed.
     const lines = [

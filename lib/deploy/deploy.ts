@@ -149,7 +149,7 @@ export function serviceSpecs(plan: DeployPlan, files: GeneratedFiles, images: { 
     // The mock serves both roles; it gets the generated configs too (unused) and its wiring by environment.
     // No seeded event reports: as on a fresh homeserver, the only reports are the fixtures', in rooms
     // that the fixture users have joined.
-    const listen = (port: number) => ['mock', '--host', plan.host, '--port', String(port), '--reports', '0', '--quiet']
+    const listen = (port: number) => ['mock', '--host', plan.host, '--port', String(port), '--reports', '0', '--silent']
     return {
       postgres,
       mas: {
