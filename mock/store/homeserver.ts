@@ -15,6 +15,7 @@
 // Reports whose room the server has no stats for (the real listing inner-joins room_stats_state) are
 // kept apart: not listed, not counted, not readable, but deletable, as on the real server.
 import { createHash } from 'node:crypto'
+import type { EventReportListItem } from '../../lib/types.gen.ts'
 
 export interface HsUser {
   userId: string
@@ -78,19 +79,8 @@ export interface EventReport {
   sender: string | null
 }
 
-/** A list item: exactly the ten keys of the real listing. */
-export interface EventReportItem {
-  id: number
-  received_ts: number
-  room_id: string
-  event_id: string
-  user_id: string
-  score: number | null
-  reason: string | null
-  sender: string | null
-  canonical_alias: string | null
-  name: string | null
-}
+/** A list item: exactly the ten keys of the real listing (the type generated from its schema). */
+export type EventReportItem = EventReportListItem
 
 export type SubstringMode = 'substring' | 'exact'
 
