@@ -1,30 +1,75 @@
 // Writes one `http.server.response` line per request (and the event lines before it), formatted by the
 // same module that parses them (lib/requestlog.ts), so the mock's format cannot drift from the grammar.
-import { createWriteStream, type WriteStream } from 'node:fs'
+import { closeSync, openSync, writeSync } from 'node:fs'
 import { formatEventLine, formatResponseLine, formatTimestamp, levelForStatus, type LogFormat, type ResponseLine } from '../lib/requestlog.ts'
 
 const METHOD_TAGS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'CONNECT', 'TRACE'])
+/** flush at once past this many pending characters, whatever the turn */
+const FLUSH_AT = 256 * 1024
+
+/**
+ * Lines written in one event-loop turn go out in one write (under load that saves a syscall and a
+ * thread-pool round trip per request). A file is written synchronously at the end of the turn, so a
+ * line is on disk before the next turn starts and nothing is lost on exit; stderr keeps its stream.
+ */
+class LineSink {
+  private pending = ''
+  private scheduled = false
+  private readonly flushSoon = () => {
+    this.scheduled = false
+    this.flush()
+  }
+
+  constructor(
+    private fd: number | null,
+    private readonly stream: NodeJS.WritableStream | null,
+  ) {}
+
+  write(text: string): void {
+    this.pending += text
+    if (this.pending.length >= FLUSH_AT) this.flush()
+    else if (!this.scheduled) {
+      this.scheduled = true
+      setImmediate(this.flushSoon)
+    }
+  }
+
+  flush(): void {
+    const text = this.pending
+    if (text === '') return
+    this.pending = ''
+    if (this.stream) this.stream.write(text)
+    else if (this.fd !== null) writeAll(this.fd, text)
+  }
+
+  close(): void {
+    this.flush()
+    if (this.fd !== null) closeSync(this.fd)
+    this.fd = null
+  }
+}
+
+function writeAll(fd: number, text: string): void {
+  let buf = Buffer.from(text, 'utf8')
+  while (buf.length > 0) {
+    const n = writeSync(fd, buf)
+    buf = buf.subarray(n)
+  }
+}
 
 export class RequestLog {
   private counter = 0
-  private out: WriteStream | NodeJS.WriteStream | null
-  private ownsStream: boolean
-  private corked = false
+  private sink: LineSink | null
+  private readonly onExit = () => this.sink?.flush()
 
   constructor(
     target: string | null | undefined,
     readonly format: LogFormat,
   ) {
-    if (target === null) {
-      this.out = null
-      this.ownsStream = false
-    } else if (target === undefined || target === '-') {
-      this.out = process.stderr
-      this.ownsStream = false
-    } else {
-      this.out = createWriteStream(target, { flags: 'a' })
-      this.ownsStream = true
-    }
+    if (target === null) this.sink = null
+    else if (target === undefined || target === '-') this.sink = new LineSink(null, process.stderr)
+    else this.sink = new LineSink(openSync(target, 'a'), null)
+    if (this.sink) process.once('exit', this.onExit)
   }
 
   /** the request id: method tag (or `_OTHER`) and a process-wide counter */
@@ -32,28 +77,14 @@ export class RequestLog {
     return `${METHOD_TAGS.has(method) ? method : '_OTHER'}-${++this.counter}`
   }
 
-  /** Lines written in one event-loop turn go out in one write: under load that saves a syscall per request. */
-  private write(line: string): void {
-    const out = this.out!
-    if (this.ownsStream && !this.corked) {
-      this.corked = true
-      ;(out as WriteStream).cork()
-      setImmediate(() => {
-        this.corked = false
-        ;(out as WriteStream).uncork()
-      })
-    }
-    out.write(line)
-  }
-
   event(level: 'INFO' | 'WARN' | 'ERROR', target: string, requestId: string, message: string, at = new Date()): void {
-    if (!this.out) return
+    if (!this.sink) return
     // One line per event: a multi-line message (a stack) is folded, never refused.
-    this.write(formatEventLine({ timestamp: formatTimestamp(at), level, target, requestId, message: message.replace(/\s*[\r\n]+\s*/g, ' | ') }) + '\n')
+    this.sink.write(formatEventLine({ timestamp: formatTimestamp(at), level, target, requestId, message: message.replace(/\s*[\r\n]+\s*/g, ' | ') }) + '\n')
   }
 
   response(rec: Omit<ResponseLine, 'format'>): void {
-    if (!this.out) return
+    if (!this.sink) return
     // The formatter refuses what the real service cannot print; the log faults print it anyway by
     // editing the formatted line (the level word, the query string) rather than bypassing the grammar.
     const level = levelForStatus(rec.status)
@@ -61,13 +92,14 @@ export class RequestLog {
     if (rec.level !== level) line = line.slice(0, 28) + rec.level.padStart(5) + line.slice(33)
     const q = rec.path.indexOf('?')
     if (q !== -1) line = line.replace(`"${rec.method} ${rec.path.slice(0, q)} HTTP/`, `"${rec.method} ${rec.path} HTTP/`)
-    this.write(line + '\n')
+    this.sink.write(line + '\n')
   }
 
   close(): Promise<void> {
-    const out = this.out
-    this.out = null
-    if (!out || !this.ownsStream) return Promise.resolve()
-    return new Promise((resolve) => (out as WriteStream).end(resolve))
+    const sink = this.sink
+    this.sink = null
+    process.off('exit', this.onExit)
+    sink?.close()
+    return Promise.resolve()
   }
 }

@@ -71,7 +71,13 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
   router.add(routes)
 
   const server = createServer({ maxHeaderSize: 32 * 1024 }, (req, res) => {
-    handle(state, router, req, res).catch((err: unknown) => {
+    let pending: void | Promise<void>
+    try {
+      pending = handle(state, router, req, res)
+    } catch (err) {
+      pending = Promise.reject(err)
+    }
+    pending?.catch((err: unknown) => {
       // handle() never throws by design; this is the last line of defence against a crash.
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' })
@@ -189,7 +195,18 @@ function clientAddress(req: IncomingMessage): string | undefined {
   return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a
 }
 
-async function handle(state: MockState, router: Router, req: IncomingMessage, res: ServerResponse): Promise<void> {
+const EMPTY = Buffer.alloc(0)
+const newDate = () => new Date()
+
+/** HTTP/1.1 framing: a request has a body only with a content-length above 0 or a transfer-encoding. */
+function hasBody(req: IncomingMessage): boolean {
+  const h = req.headers
+  return h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0')
+}
+
+// Kept synchronous where it can be: a bodiless request with a synchronous handler is answered in the
+// turn it arrived, without a promise or a listener (the common case under load).
+function handle(state: MockState, router: Router, req: IncomingMessage, res: ServerResponse): void | Promise<void> {
   const started = process.hrtime.bigint()
   const method = req.method ?? 'GET'
   const rawUrl = req.url ?? '/'
@@ -198,7 +215,6 @@ async function handle(state: MockState, router: Router, req: IncomingMessage, re
   const rawQuery = q === -1 ? '' : rawUrl.slice(q + 1)
   const { options, faults, log } = state
   const requestId = log.nextRequestId(method)
-  const area = areaOf(path, options)
   const ctx: Ctx = {
     method,
     path,
@@ -206,7 +222,7 @@ async function handle(state: MockState, router: Router, req: IncomingMessage, re
     query: new URLSearchParams(rawQuery),
     params: {},
     headers: req.headers,
-    body: Buffer.alloc(0),
+    body: EMPTY,
     clientAddress: clientAddress(req),
     requestId,
     world: state.world,
@@ -214,12 +230,16 @@ async function handle(state: MockState, router: Router, req: IncomingMessage, re
     options,
     log: { queries: 0, fetched: 0 },
     events: [],
-    now: () => new Date(),
+    now: newDate,
   }
+  if (!hasBody(req)) return dispatch(state, router, req, res, ctx, started, EMPTY)
+  return readBody(req, options.maxBody).then((body) => dispatch(state, router, req, res, ctx, started, body))
+}
 
+function dispatch(state: MockState, router: Router, req: IncomingMessage, res: ServerResponse, ctx: Ctx, started: bigint, body: Buffer | 'too-large'): void | Promise<void> {
+  const { method, path, rawQuery } = ctx
+  const area = areaOf(path, state.options)
   let reply: Reply
-  let cpuNs = 0n
-  const body = await readBody(req, options.maxBody)
   if (body === 'too-large') {
     reply = tooLarge(area)
   } else if (rawQuery.length > MAX_QUERY) {
@@ -234,37 +254,67 @@ async function handle(state: MockState, router: Router, req: IncomingMessage, re
     else {
       ctx.params = m.params
       const t0 = process.hrtime.bigint()
+      let out: Reply | Promise<Reply>
       try {
-        reply = await m.handler(ctx)
+        out = m.handler(ctx)
       } catch (err) {
-        ctx.events.push({ level: 'ERROR', target: 'mock::server', message: `handler failed: ${err instanceof Error ? err.message : String(err)}` })
-        reply = internalError(m.area)
+        out = handlerFailed(ctx, m.area, err)
       }
-      cpuNs = process.hrtime.bigint() - t0
+      if (out instanceof Promise) {
+        const routeArea = m.area
+        return out.then(
+          (r) => finish(state, req, res, ctx, r, started, process.hrtime.bigint() - t0),
+          (err: unknown) => finish(state, req, res, ctx, handlerFailed(ctx, routeArea, err), started, process.hrtime.bigint() - t0),
+        )
+      }
+      return finish(state, req, res, ctx, out, started, process.hrtime.bigint() - t0)
     }
   }
+  return finish(state, req, res, ctx, reply, started, 0n)
+}
+
+function handlerFailed(ctx: Ctx, area: Area, err: unknown): Reply {
+  ctx.events.push({ level: 'ERROR', target: 'mock::server', message: `handler failed: ${err instanceof Error ? err.message : String(err)}` })
+  return internalError(area)
+}
+
+function finish(state: MockState, req: IncomingMessage, res: ServerResponse, ctx: Ctx, reply: Reply, started: bigint, cpuNs: bigint): void {
   send(req, res, reply)
   writeLog(state, ctx, reply, started, cpuNs, req)
 }
 
+// CORS is on for frontend work; these three go on every answer.
+const CORS: readonly string[] = [
+  'access-control-allow-origin',
+  '*',
+  'access-control-allow-methods',
+  'GET, POST, PUT, DELETE, OPTIONS',
+  'access-control-allow-headers',
+  'Authorization, Content-Type, X-Requested-With',
+]
+
 function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
-  const headers: Record<string, string | string[]> = {
-    'access-control-allow-origin': '*',
-    'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
-    'access-control-allow-headers': 'Authorization, Content-Type, X-Requested-With',
-    ...reply.headers,
+  // A flat [name, value, ...] list: node takes it as is, without building a header object.
+  const headers: string[] = CORS.slice()
+  if (reply.headers) {
+    for (const [k, v] of Object.entries(reply.headers)) {
+      if (Array.isArray(v)) for (const one of v) headers.push(k, one)
+      else headers.push(k, v)
+    }
   }
   let payload: string | undefined
   if (reply.body !== undefined) {
     if (typeof reply.body === 'string' && reply.contentType) {
       payload = reply.body
-      headers['content-type'] = reply.contentType
+      headers.push('content-type', reply.contentType)
     } else {
       payload = JSON.stringify(reply.body)
-      headers['content-type'] = reply.contentType ?? 'application/json'
+      headers.push('content-type', reply.contentType ?? 'application/json')
     }
   }
-  headers['content-length'] = String(payload === undefined ? 0 : Buffer.byteLength(payload))
+  // A string body goes out with the head in one write, encoded by the socket itself: cheaper than
+  // encoding it into a Buffer first (a fresh ArrayBuffer for anything over 4 KiB).
+  headers.push('content-length', String(payload === undefined ? 0 : Buffer.byteLength(payload)))
   res.writeHead(reply.status, headers)
   res.end(req.method === 'HEAD' ? undefined : payload)
 }

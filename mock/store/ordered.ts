@@ -432,17 +432,14 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
     let scanned = 0
     let more = false
     const { slices, checks } = plan
-    const ok = (item: T) => {
-      scanned++
-      for (const c of checks) if (!c(item)) return false
-      return true
-    }
+    const nChecks = checks.length
     if (slices.length === 1) {
       const { arr, lo, hi } = slices[0]!
       if (direction === 'forward') {
         for (let i = lo; i < hi; i++) {
           const item = arr[i]!
-          if (!ok(item)) continue
+scanned++
+          if (nChecks !== 0 && !passes(checks, item)) continue
           if (out.length === limit) {
             more = true
             break
@@ -452,7 +449,8 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
       } else {
         for (let i = hi - 1; i >= lo; i--) {
           const item = arr[i]!
-          if (!ok(item)) continue
+scanned++
+          if (nChecks !== 0 && !passes(checks, item)) continue
           if (out.length === limit) {
             more = true
             break
@@ -485,7 +483,8 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
       pos[pick] = pos[pick]! + (direction === 'forward' ? 1 : -1)
       if (plan.mayRepeat && item.id === lastId) continue
       lastId = item.id
-      if (!ok(item)) continue
+      scanned++
+      if (nChecks !== 0 && !passes(checks, item)) continue
       if (out.length === limit) {
         more = true
         break
@@ -518,4 +517,9 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
     }
     return { count, scanned }
   }
+}
+
+function passes<T>(checks: ((item: T) => boolean)[], item: T): boolean {
+  for (let i = 0; i < checks.length; i++) if (!checks[i]!(item)) return false
+  return true
 }
