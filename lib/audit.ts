@@ -30,6 +30,9 @@ import { open } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import type { Readable } from 'node:stream'
 import { Worker, type MessagePort } from 'node:worker_threads'
+import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { LineCursor, type LineView, type LogFormat, type ParsedLine, type ResponseLine } from './requestlog.ts'
 
 export const ACTIVITIES = [
@@ -252,6 +255,87 @@ function requesterSelector(sel: string): Set<string> {
 }
 
 /**
+ * Per-requester counters keyed by the requester as printed: an open-addressing table with its own
+ * hash over a sample of the characters (each line brings a fresh string), and the counters of all
+ * requesters in flat typed arrays, so that a line touches a few cache lines rather than objects.
+ */
+class RequesterTable {
+  private slots = new Int32Array(1024).fill(-1)
+  private hashes = new Int32Array(1024)
+  private mask = 1023
+  readonly keys: string[] = []
+  /** requests per requester */
+  requests = new Float64Array(256)
+  /** line number of the latest request per requester */
+  last = new Float64Array(256)
+  /** counts per requester and activity: [requester * ACTIVITIES.length + activity] */
+  counts = new Float64Array(256 * ACTIVITIES.length)
+
+  /** The index of the key `text.slice(start, end)`, added when new; hashed and compared in place. */
+  index(text: string, start: number, end: number): number {
+    const h = hashOf(text, start, end)
+    const mask = this.mask
+    const slots = this.slots
+    const n = end - start
+    let i = (h ^ (h >>> 15)) & mask
+    for (;;) {
+      const r = slots[i]!
+      if (r === -1) break
+      if (this.hashes[i] === h) {
+        const k = this.keys[r]!
+        if (k.length === n && text.startsWith(k, start)) return r
+      }
+      i = (i + 1) & mask
+    }
+    const r = this.keys.length
+    // A flat copy: the key may be a slice of a whole block of text.
+    this.keys.push((' ' + text.slice(start, end)).slice(1))
+    slots[i] = r
+    this.hashes[i] = h
+    if (r >= this.requests.length) this.growCounters()
+    if (this.keys.length * 2 > mask) this.growSlots()
+    return r
+  }
+
+  private growCounters(): void {
+    const n = this.requests.length * 2
+    const grow = (a: Float64Array, size: number) => {
+      const b = new Float64Array(size)
+      b.set(a)
+      return b
+    }
+    this.requests = grow(this.requests, n)
+    this.last = grow(this.last, n)
+    this.counts = grow(this.counts, n * ACTIVITIES.length)
+  }
+
+  private growSlots(): void {
+    const cap = this.slots.length * 2
+    const slots = new Int32Array(cap).fill(-1)
+    const hashes = new Int32Array(cap)
+    const mask = cap - 1
+    for (let r = 0; r < this.keys.length; r++) {
+      const k = this.keys[r]!
+      const h = hashOf(k, 0, k.length)
+      let i = (h ^ (h >>> 15)) & mask
+      while (slots[i] !== -1) i = (i + 1) & mask
+      slots[i] = r
+      hashes[i] = h
+    }
+    this.slots = slots
+    this.hashes = hashes
+    this.mask = mask
+  }
+}
+
+// Sampled from the end: the ids and names, not the shared `user:`/`oauth2-client:` prefix.
+function hashOf(text: string, start: number, end: number): number {
+  let h = end - start
+  for (let i = end - 1, stop = Math.max(end - 24, start); i >= stop; i -= 3) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0
+  return h
+}
+
+/**
  * The streaming core: feed it Buffers in order with push(), then call end(). Splits lines itself
  * (decoding whole chunks at once is much faster than a readline interface).
  */
@@ -280,7 +364,7 @@ export class Auditor {
   // Indexed by classification code (activity * 2 + ok).
   private readonly counts = new Float64Array(ACTIVITIES.length * 2)
   private readonly operations = new Map<string, number>()
-  private readonly requesters = new Map<string, RequesterAcc>()
+  private readonly requesters = new RequesterTable()
 
   constructor(opts: AuditOptions = {}) {
     this.prefix = normalizePrefix(opts.clientPrefix ?? DEFAULT_CLIENT_PREFIX)
@@ -392,17 +476,18 @@ export class Auditor {
       operation = v.graphqlOperationName ?? UNNAMED_OPERATION
       this.operations.set(operation, (this.operations.get(operation) ?? 0) + 1)
     }
-    const key = v.requester !== '' ? v.requester : v120 ? NO_REQUESTER : UNKNOWN_REQUESTER
-    let acc = this.requesters.get(key)
-    if (acc === undefined) {
-      acc = { requests: 0, counts: new Float64Array(ACTIVITIES.length), last: 0 }
-      this.requesters.set(key, acc)
-    }
-    acc.requests++
-    acc.counts[idx]!++
-    acc.last = lineNo
+    const t = this.requesters
+    const r =
+      v.requesterStart >= 0
+        ? t.index(v.requesterText, v.requesterStart, v.requesterEnd)
+        : v120
+          ? t.index(NO_REQUESTER, 0, NO_REQUESTER.length)
+          : t.index(UNKNOWN_REQUESTER, 0, UNKNOWN_REQUESTER.length)
+    t.requests[r]!++
+    t.counts[r * ACTIVITIES.length + idx]!++
+    t.last[r] = lineNo
 
-    if (this.match !== undefined && this.match.has(requesterKey(key))) {
+    if (this.match !== undefined && this.match.has(requesterKey(t.keys[r]!))) {
       const l = this.cursor.record()
       const e: TimelineEntry = {
         line: lineNo,
@@ -442,7 +527,10 @@ export class Auditor {
     for (const [k, v] of [...this.operations].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) operations[k] = v
     // Fold user:<id>(<name>) into user:<id>, keeping the username of the latest request.
     const folded = new Map<string, { requests: number; counts: Float64Array; username?: string; nameLast: number }>()
-    for (const [printed, acc] of this.requesters) {
+    const t = this.requesters
+    for (let r = 0; r < t.keys.length; r++) {
+      const printed = t.keys[r]!
+      const acc = { requests: t.requests[r]!, counts: t.counts.subarray(r * ACTIVITIES.length, (r + 1) * ACTIVITIES.length), last: t.last[r]! }
       const key = requesterKey(printed)
       let f = folded.get(key)
       if (f === undefined) {
@@ -499,19 +587,28 @@ export async function auditStream(input: Readable | AsyncIterable<Buffer | strin
 //
 // A regular file can be cut at line starts into byte ranges that are audited independently and
 // merged in order (line numbers are shifted by the lines of the ranges before). Timelines need the
-// global order as they are produced, so a --requester audit always runs in one thread. On the
-// two-core machine this was measured on, workers were slower than one thread while other work
-// ran (each worker first loads the TypeScript sources), so they are opt-in (--jobs).
+// global order as they are produced, so a --requester audit always runs in one thread.
+//
+// Workers run plain JavaScript: this module and the grammar are bundled once per process with
+// esbuild (the compiler tsx itself runs on), which takes tens of milliseconds, where registering
+// the TypeScript loader in each worker took up to seconds. So big files use every core by default.
 
 const READ_SIZE = 1 << 20
 const DEFAULT_MAX_MALFORMED = 1000
+/** Files below this size are audited in one thread: a worker's start-up would not pay off. */
+export const PARALLEL_MIN_BYTES = 32 * 1024 * 1024
+const MAX_AUTO_JOBS = 4
 export interface AuditFileOptions extends AuditOptions {
   /**
-   * Worker threads (default 1: none). Each worker loads the TypeScript sources first, which costs
-   * a fraction of a second to seconds on a busy machine, so this only pays off for big files on
-   * idle cores. A --requester timeline always runs in one thread.
+   * Worker threads. Default: one per core (at most 4) for a regular file of 32 MiB or more, none
+   * below. A --requester timeline always runs in one thread.
    */
   jobs?: number
+}
+
+/** The number of threads auditFile uses for a file of `size` bytes. */
+export function defaultJobs(size: number): number {
+  return size >= PARALLEL_MIN_BYTES ? Math.min(Math.max(availableParallelism(), 1), MAX_AUTO_JOBS) : 1
 }
 
 /** Audits one regular file; with jobs > 1 (and no timeline asked for) in worker threads. */
@@ -525,7 +622,7 @@ export async function auditFile(file: string, opts: AuditFileOptions = {}): Prom
   } finally {
     await handle.close()
   }
-  let jobs = Math.min(opts.jobs ?? 1, Math.max(availableParallelism(), 1) * 2, 64)
+  let jobs = Math.min(opts.jobs ?? defaultJobs(size), Math.max(availableParallelism(), 1) * 2, 64)
   if (opts.requester !== undefined || size === 0) jobs = 1
   const report = opts.onProgress
   if (jobs <= 1) {
@@ -593,9 +690,9 @@ async function lineBoundaries(file: string, size: number, parts: number): Promis
   }
 }
 
-// The worker is started from a small CommonJS bootstrap: it imports this module, registering the
-// TypeScript loader first when the thread does not have it (the CLI registers tsx on its main
-// thread only).
+// Without the bundle (esbuild missing), a worker starts from a small CommonJS bootstrap: it imports
+// this module, registering the TypeScript loader first when the thread does not have it (the CLI
+// registers tsx on its main thread only).
 const WORKER_BOOTSTRAP = `
 const { workerData, parentPort } = require('node:worker_threads')
 ;(async () => {
@@ -612,6 +709,40 @@ const { workerData, parentPort } = require('node:worker_threads')
   mod.auditRangeInWorker(workerData, parentPort)
 })().catch((err) => parentPort.postMessage({ type: 'error', message: String((err && err.stack) || err) }))
 `
+
+let workerBundle: string | null | undefined
+
+/** How worker threads load the auditor here: a bundle built in memory, or the TypeScript loader. */
+export function workerMode(): 'bundle' | 'loader' {
+  return bundledWorker() === null ? 'loader' : 'bundle'
+}
+
+/** This module as one CommonJS script that audits workerData's range; null when esbuild is missing. */
+function bundledWorker(): string | null {
+  if (workerBundle !== undefined) return workerBundle
+  try {
+    const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild')
+    const dir = dirname(fileURLToPath(import.meta.url))
+    const out = esbuild.buildSync({
+      stdin: {
+        contents: "import { workerData, parentPort } from 'node:worker_threads'\nimport { auditRangeInWorker } from './audit.ts'\nauditRangeInWorker(workerData, parentPort)\n",
+        resolveDir: dir,
+        sourcefile: 'audit-worker.ts',
+        loader: 'ts',
+      },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      write: false,
+      logLevel: 'silent',
+    })
+    workerBundle = out.outputFiles[0]!.text
+  } catch {
+    workerBundle = null
+  }
+  return workerBundle
+}
 
 interface WorkerJob {
   moduleUrl: string
@@ -678,7 +809,7 @@ function runWorker(
     },
   }
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_BOOTSTRAP, { ...WORKER_OPTIONS, workerData: job })
+    const worker = new Worker(bundledWorker() ?? WORKER_BOOTSTRAP, { ...WORKER_OPTIONS, workerData: job })
     workers.push(worker)
     let settled = false
     worker.on('message', (m: WorkerMessage) => {

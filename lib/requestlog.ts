@@ -1054,8 +1054,14 @@ export interface LineView {
   path: string
   status: number
   format: LogFormat
-  /** The requester as printed (`user:<id>(<name>)`, `user:<id>`, `oauth2-client:<id>`, `homeserver`), or '' when absent. */
-  requester: string
+  /**
+   * Where the requester as printed (`user:<id>(<name>)`, `user:<id>`, `oauth2-client:<id>`,
+   * `homeserver`) is: `requesterText.slice(requesterStart, requesterEnd)`; both -1 when absent.
+   * Positions rather than a string, so that a bulk reader can hash and compare it in place.
+   */
+  requesterText: string
+  requesterStart: number
+  requesterEnd: number
   requesterKind: Requester['kind'] | undefined
   graphqlOperationName: string | undefined
   error: ParseError | undefined
@@ -1067,7 +1073,9 @@ export function newLineView(): LineView {
     path: '',
     status: 0,
     format: 'v1.20',
-    requester: '',
+    requesterText: '',
+    requesterStart: -1,
+    requesterEnd: -1,
     requesterKind: undefined,
     graphqlOperationName: undefined,
     error: undefined,
@@ -1087,11 +1095,14 @@ export function scanLine(input: string, view: LineView): ParsedLine['kind'] {
     view.path = s.slice(pStart, pEnd)
     view.status = status
     view.format = v120 ? 'v1.20' : 'pre-v1.20'
+    view.requesterText = s
     if (fReq >= 0) {
-      view.requester = s.slice(fReq, fReqEnd)
+      view.requesterStart = fReq
+      view.requesterEnd = fReqEnd
       view.requesterKind = s.charCodeAt(fReq) === 117 ? 'user' : s.charCodeAt(fReq) === 111 ? 'oauth2-client' : 'homeserver'
     } else {
-      view.requester = ''
+      view.requesterStart = -1
+      view.requesterEnd = -1
       view.requesterKind = undefined
     }
     view.graphqlOperationName = fGn >= 0 ? s.slice(fGn, fGnEnd) : undefined
@@ -1139,8 +1150,8 @@ const FAST_RE = new RegExp(
     String.raw`(?:[!#-~]+ )+"[ !#-\[\]-~]*" \[` +
     // 8: "d" when the stats are the v1.20 form
     String.raw`polls: ${FAST_N}, cpu: ${FAST_MS}, (?:(d)b: ${FAST_MS}, elapsed: ${FAST_MS}, queries: ${FAST_N}, fetched: ${FAST_N}|elapsed: ${FAST_MS})\]` +
-    // 9: the requester as printed
-    String.raw`(?: requester=(user:[^\x00-\x20"\x7f()]+(?:\([^\x00-\x20"\x7f()]+\))?|oauth2-client:${TOK}+|homeserver))?` +
+    // 9: the requester's first letter (u, o, h); the requester itself is found in place (fastFill)
+    String.raw`(?: requester=(?=([uoh]))(?:user:[^\x00-\x20"\x7f()]+(?:\([^\x00-\x20"\x7f()]+\))?|oauth2-client:${TOK}+|homeserver))?` +
     // 10: an IPv6-looking address (checked with node:net)
     String.raw`(?: client\.address=(?:${FAST_IP4}|([0-9a-fA-F:.]*:[0-9a-fA-F:.]*)))?` +
     String.raw`(?: graphql\.operation\.type=(?:query|mutation|subscription))?` +
@@ -1151,7 +1162,7 @@ const FAST_RE = new RegExp(
 )
 
 /** Fills `view` from a fast-path match at `pos`; false when a check the regex cannot express fails. */
-function fastFill(text: string, pos: number, m: RegExpExecArray, view: LineView): boolean {
+function fastFill(text: string, pos: number, end: number, m: RegExpExecArray, view: LineView): boolean {
   // 'YYYY-MM-DDTHH:MM:SS.ffffffZ' is 27 characters: I(NFO) or W(ARN) at 29, R (of ERROR) at 29.
   const lvl = text.charCodeAt(pos + 29)
   const d = m[5]!.charCodeAt(0)
@@ -1162,12 +1173,20 @@ function fastFill(text: string, pos: number, m: RegExpExecArray, view: LineView)
   view.status = (d - 48) * 100 + (m[6]!.charCodeAt(0) - 48) * 10 + (m[7]!.charCodeAt(0) - 48)
   view.format = m[8] === undefined ? 'pre-v1.20' : 'v1.20'
   const r = m[9]
+  view.requesterText = text
   if (r !== undefined) {
-    view.requester = r
+    // The last ' requester=' of the line is the field: the fields after it hold no spaces, and
+    // the User-Agent before it is quoted.
+    const start = text.lastIndexOf(' requester=', end) + 11
+    let stop = text.indexOf(' ', start)
+    if (stop === -1 || stop > end) stop = end
+    view.requesterStart = start
+    view.requesterEnd = stop
     const c = r.charCodeAt(0)
     view.requesterKind = c === 117 /* u */ ? 'user' : c === 111 /* o */ ? 'oauth2-client' : 'homeserver'
   } else {
-    view.requester = ''
+    view.requesterStart = -1
+    view.requesterEnd = -1
     view.requesterKind = undefined
   }
   view.graphqlOperationName = m[11]
@@ -1203,7 +1222,7 @@ export class LineCursor {
     const m = FAST_RE.exec(text)
     // '$' in multiline mode also matches before CR, U+2028 and U+2029: only a real line end counts.
     let end: number
-    if (m !== null && ((end = FAST_RE.lastIndex) === text.length || text.charCodeAt(end) === 10) && fastFill(text, pos, m, this.view)) {
+    if (m !== null && ((end = FAST_RE.lastIndex) === text.length || text.charCodeAt(end) === 10) && fastFill(text, pos, end, m, this.view)) {
       this.lineStart = pos
       this.lineEnd = end
       this.pos = this.lineEnd + 1

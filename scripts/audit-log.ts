@@ -32,9 +32,9 @@ options:
   --client-prefix P      prefix of the client API for client login/logout (default ${DEFAULT_CLIENT_PREFIX})
   --max-malformed N      list at most N malformed lines (default 100; all are counted)
   --top N                requesters shown in the human summary (default 20; --json has all)
-  --jobs N               split a big FILE across N worker threads (default 1: none); each
-                         worker first loads the sources, so it only pays off on idle cores.
-                         Ignored for stdin and with --requester
+  --jobs N               split FILE across N worker threads (default: one per core, at most
+                         4, for files of 32 MiB or more; one thread below). Ignored for stdin
+                         and with --requester
   --no-progress          no progress line on stderr (it is shown only when stderr is a terminal)
   -h, --help             this help
 

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { Auditor, auditFile, auditStream, mergeAuditResults, type AuditResult } from '../../lib/audit.ts'
+import { Auditor, auditFile, auditStream, mergeAuditResults, workerMode, type AuditResult } from '../../lib/audit.ts'
 import { validate } from '../../lib/schemas.ts'
 import { main, type AuditIo } from '../../scripts/audit-log.ts'
 
@@ -263,6 +263,7 @@ t.test('a file split across worker threads gives the same result as one pass', a
   t.equal(single.lines, 40 * 32)
   t.equal(single.malformedCount, 80)
   t.same(single.malformed.slice(0, 4).map((m) => m.line), [21, 25, 53, 57])
+  t.equal(workerMode(), 'bundle', 'workers run the bundled auditor, without a TypeScript loader of their own')
   for (const jobs of [2, 3]) {
     t.same(await auditFile(file, { jobs, maxMalformed: 50 }), single, `${jobs} workers`)
   }
