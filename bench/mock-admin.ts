@@ -321,6 +321,8 @@ export async function runAdminBench(opts: { sessions?: number; loadSessions?: nu
     lines.push(row("bare node:http, the page's bytes", b, `(${bytes.length} bytes)`))
     lines.push(row('mock', m, `(${m.errors} non-200)`))
     lines.push(`    ratio ${ratio.toFixed(2)}× — target ≥ ${THROUGHPUT_RATIO_TARGET}×: ${verdict(ratio >= THROUGHPUT_RATIO_TARGET)}; p99 ${m.p99.toFixed(2)} ms — target ≤ ${P99_TARGET_MS} ms: ${verdict(m.p99 <= P99_TARGET_MS && m.errors === 0)}`)
+    // The p99 target is absolute; the bare server's p99 in the same run shows the machine's floor.
+    if (b.p99 > P99_TARGET_MS) lines.push(`    (the bare server's own p99 is ${b.p99.toFixed(2)} ms in this run: the machine is too busy for a p99 of ${P99_TARGET_MS} ms)`)
   } finally {
     await Promise.all(children.map(stop))
     rmSync(dir, { recursive: true, force: true })
