@@ -8,31 +8,29 @@
 //   belong to you" (owner differs from the caller's), then the old token stops working.
 import type { Ctx, Reply } from '../http.ts'
 import { deviceOfScope, nowMicros, parseScope, type PersonalSession } from '../store/mas.ts'
-import type { Query } from '../store/ordered.ts'
 import { authenticate, ownerOf } from './auth.ts'
 import { readJsonBody } from './body.ts'
-import { checkClient, checkScopes, checkUser, datePair, DATE_FIELD, parseFilters, scopeConditions, statusKey, ULID_FIELD, valueRange } from './filters.ts'
+import { checkClient, checkUser } from './filters.ts'
 import { scheduleDeviceSync } from './jobs.ts'
-import { listResponse, parsePagination, pathId } from './pagination.ts'
-import type { DateValue } from './query.ts'
+import { list, listFilters } from './listing.ts'
+import { pathId } from './pagination.ts'
 import { API, fmtTime, personalAttributes, resource, routeError, single, titleWithId } from './resource.ts'
+import { getById } from './session-handlers.ts'
 
 const TYPE = 'personal-session'
 const PATH = `${API}/personal-sessions`
 const SITE = 'mas_handlers::admin::v1::personal_sessions'
 
-type Index = 'ownerUser' | 'ownerClient' | 'actor' | 'scope' | 'status' | 'expires'
-
-const FILTERS = {
-  'filter[owner_user]': ULID_FIELD,
-  'filter[owner_client]': ULID_FIELD,
-  'filter[actor_user]': ULID_FIELD,
-  'filter[scope]': { kind: 'string[]' },
-  'filter[status]': { kind: 'enum', values: ['active', 'revoked'] },
-  'filter[expires_before]': DATE_FIELD,
-  'filter[expires_after]': DATE_FIELD,
-  'filter[expires]': { kind: 'bool' },
-} as const
+const FILTERS = listFilters<'ownerUser' | 'ownerClient' | 'actor' | 'scope' | 'status' | 'expires', 'expiresAt'>([
+  { key: 'filter[owner_user]', kind: 'ulid', index: 'ownerUser', exists: checkUser },
+  { key: 'filter[owner_client]', kind: 'ulid', index: 'ownerClient', exists: checkClient },
+  { key: 'filter[actor_user]', kind: 'ulid', index: 'actor', exists: checkUser },
+  { key: 'filter[scope]', kind: 'scope', index: 'scope' },
+  { key: 'filter[status]', kind: 'status', index: 'status', values: ['active', 'revoked'] },
+  { key: 'filter[expires_before]', kind: 'range', range: 'expiresAt', bound: 'before' },
+  { key: 'filter[expires_after]', kind: 'range', range: 'expiresAt', bound: 'after' },
+  { key: 'filter[expires]', kind: 'bool', index: 'expires' },
+])
 
 export function personalResource(ctx: Ctx, s: PersonalSession, accessToken?: string) {
   // The token value exists only in the answers to create and regenerate; the fault leaks a key into every answer.
@@ -41,73 +39,7 @@ export function personalResource(ctx: Ctx, s: PersonalSession, accessToken?: str
 }
 
 export function listPersonalSessions(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
-  const site = `${SITE}::list:163`
-  const f = parseFilters(ctx, site, FILTERS)
-  if (!f.ok) return f.reply
-  const v = f.values as {
-    'filter[owner_user]'?: string
-    'filter[owner_client]'?: string
-    'filter[actor_user]'?: string
-    'filter[scope]'?: string[]
-    'filter[status]'?: 'active' | 'revoked'
-    'filter[expires_before]'?: DateValue
-    'filter[expires_after]'?: DateValue
-    'filter[expires]'?: boolean
-  }
-  const ownerUser = v['filter[owner_user]']
-  const ownerClient = v['filter[owner_client]']
-  const actor = v['filter[actor_user]']
-  const scopes = v['filter[scope]'] ?? []
-  const status = v['filter[status]']
-  const eb = v['filter[expires_before]']
-  const ea = v['filter[expires_after]']
-  const expires = v['filter[expires]']
-  const pairs: string[] = []
-  if (ownerUser !== undefined) pairs.push(`filter[owner_user]=${ownerUser}`)
-  if (ownerClient !== undefined) pairs.push(`filter[owner_client]=${ownerClient}`)
-  if (actor !== undefined) pairs.push(`filter[actor_user]=${actor}`)
-  for (const s of scopes) pairs.push(`filter[scope]=${s}`)
-  if (status !== undefined) pairs.push(`filter[status]=${status}`)
-  if (eb) pairs.push(datePair('filter[expires_before]', eb))
-  if (ea) pairs.push(datePair('filter[expires_after]', ea))
-  if (expires !== undefined) pairs.push(`filter[expires]=${expires}`)
-
-  const conditions: { index: Index; keys: string[] }[] = []
-  if (ownerUser !== undefined) {
-    const miss = checkUser(ctx, site, ownerUser)
-    if (miss) return miss
-    conditions.push({ index: 'ownerUser', keys: [ownerUser] })
-  }
-  if (ownerClient !== undefined) {
-    const miss = checkClient(ctx, site, ownerClient)
-    if (miss) return miss
-    conditions.push({ index: 'ownerClient', keys: [ownerClient] })
-  }
-  if (actor !== undefined) {
-    const miss = checkUser(ctx, site, actor)
-    if (miss) return miss
-    conditions.push({ index: 'actor', keys: [actor] })
-  }
-  const badScope = checkScopes(ctx, site, scopes)
-  if (badScope) return badScope
-  conditions.push(...scopeConditions(ctx, 'scope' as const, scopes))
-  if (status !== undefined) conditions.push({ index: 'status', keys: [statusKey(ctx, status, ['active', 'revoked'])] })
-  if (expires !== undefined) conditions.push({ index: 'expires', keys: [String(expires)] })
-  const q: Query<PersonalSession, Index, 'expiresAt'> = { in: conditions }
-  const range = valueRange('expiresAt' as const, ea, eb)
-  if (range) q.range = [range]
-  return listResponse(ctx, {
-    path: PATH,
-    filterPairs: pairs,
-    page: p.page,
-    collection: ctx.world.mas.personal,
-    query: q,
-    toResource: (s) => personalResource(ctx, s),
-  })
+  return list(ctx, { site: `${SITE}::list:163`, path: PATH, filters: FILTERS, collection: ctx.world.mas.personal, toResource: (s) => personalResource(ctx, s) })
 }
 
 const CREATE = {
@@ -143,15 +75,14 @@ export function createPersonalSession(ctx: Ctx): Reply {
 }
 
 export function getPersonalSession(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id.reply
-  ctx.log.queries += 2
-  const s = ctx.world.mas.personal.get(id.id)
-  if (!s) return routeError(ctx, `${SITE}::get:37`, 404, 'Personal session not found')
-  ctx.log.fetched += 1
-  return single(200, personalResource(ctx, s))
+  return getById(ctx, {
+    site: `${SITE}::get:37`,
+    queries: 2,
+    noun: 'Personal session',
+    idInTitle: false, // the service's title leaves the id out
+    collection: ctx.world.mas.personal,
+    toResource: (s) => personalResource(ctx, s),
+  })
 }
 
 export function revokePersonalSession(ctx: Ctx): Reply {

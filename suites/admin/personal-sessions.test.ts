@@ -1,10 +1,11 @@
 // Personal sessions (area A): listing, pagination, filters, lookups, errors; with writes: create, use the
 // token, revoke, revoke again, regenerate. Everything created here is revoked when the file ends.
 import {
-  familyCheck, filterCheck, dateFilterCheck, listingChecks, unknownFilterCheck, badFilterCheck, filterLinksCheck,
-  mas, allItems, mostCommon, skip, memo, cleanup, client, target, shown,
+  familyCheck, filterCheck, dateFilterCheck, listingChecks, unknownFilterCheck, badFilterCheck,
+  mas, allItems, skip, memo, cleanup, client, target, shown,
   expectOk, expectMasError, MAS_API, UNKNOWN_ULID, type FamilySpec, type MasItem, type Test,
 } from '../../lib/suite.ts'
+import { activeFilterLinksCheck, idFilterCheck, scopeTokenFilterCheck, statusFilterChecks } from './session-checks.ts'
 
 const spec: FamilySpec = {
   family: 'personal-sessions',
@@ -16,54 +17,14 @@ const spec: FamilySpec = {
 }
 const f = spec.family
 const base = `${MAS_API}/${f}`
-const scopes = (i: MasItem): string[] => String(i.attributes.scope ?? '').split(' ').filter(Boolean)
 
 listingChecks(spec)
 
 // --- filters
 
-for (const key of ['owner_user', 'owner_client', 'actor_user'] as const) {
-  filterCheck(
-    spec,
-    `filter[${key}] matches the full set filtered client-side`,
-    (items) => {
-      const attr = `${key}_id`
-      const v = mostCommon(items.map((i) => i.attributes[attr] as string | null))
-      if (!v) return `no personal session has ${attr}`
-      return { filters: { [`filter[${key}]`]: v }, expect: (i) => i.attributes[attr] === v }
-    },
-  )
-}
-
-filterCheck(
-  spec,
-  'filter[scope] matches the full set filtered client-side',
-  (items) => {
-    const counts = new Map<string, number>()
-    for (const i of items) for (const s of new Set(scopes(i))) counts.set(s, (counts.get(s) ?? 0) + 1)
-    const best = [...counts.entries()].filter(([, n]) => n < items.length).sort((a, b) => Math.abs(a[1] - items.length / 2) - Math.abs(b[1] - items.length / 2))[0]?.[0]
-    if (!best) return 'every personal session has the same scope tokens'
-    return { filters: { 'filter[scope]': best }, expect: (i) => scopes(i).includes(best) }
-  },
-)
-
-filterCheck(
-  spec,
-  'filter[status]=active matches the full set filtered client-side',
-  (items) => {
-    if (!items.some((i) => i.attributes.revoked_at === null)) return 'no active personal session on the target'
-    return { filters: { 'filter[status]': 'active' }, expect: (i) => i.attributes.revoked_at === null }
-  },
-)
-
-filterCheck(
-  spec,
-  'filter[status]=revoked matches the full set filtered client-side',
-  (items) => {
-    if (!items.some((i) => i.attributes.revoked_at !== null)) return 'no revoked personal session on the target'
-    return { filters: { 'filter[status]': 'revoked' }, expect: (i) => i.attributes.revoked_at !== null }
-  },
-)
+for (const key of ['owner_user', 'owner_client', 'actor_user'] as const) idFilterCheck(spec, `filter[${key}]`, `${key}_id`, `no personal session has ${key}_id`)
+scopeTokenFilterCheck(spec, 'filter[scope] matches the full set filtered client-side', 'personal session')
+statusFilterChecks(spec, 'revoked_at', ['active', 'revoked'], 'personal session')
 
 for (const value of ['true', 'false'] as const) {
   filterCheck(
@@ -81,10 +42,7 @@ for (const value of ['true', 'false'] as const) {
 dateFilterCheck(spec, 'filter[expires_before]', 'expires_at', 'before')
 dateFilterCheck(spec, 'filter[expires_after]', 'expires_at', 'after')
 
-filterLinksCheck(spec, (items) => {
-  const actor = mostCommon(items.map((i) => i.attributes.actor_user_id as string))
-  return actor ? { 'filter[actor_user]': actor, 'filter[status]': 'active' } : 'no personal session on the target'
-})
+activeFilterLinksCheck(spec, 'filter[actor_user]', 'actor_user_id', 'no personal session on the target')
 
 // --- errors of the listing
 
