@@ -14,6 +14,8 @@ const FLUSH_AT = 256 * 1024
  */
 class LineSink {
   private pending = ''
+  /** bytes a full pipe did not take yet */
+  private rest: Buffer | null = null
   private scheduled = false
   private readonly flushSoon = () => {
     this.scheduled = false
@@ -36,10 +38,27 @@ class LineSink {
 
   flush(): void {
     const text = this.pending
-    if (text === '') return
     this.pending = ''
-    if (this.stream) this.stream.write(text)
-    else if (this.fd !== null) writeAll(this.fd, text)
+    if (this.stream) {
+      if (text !== '') this.stream.write(text)
+      return
+    }
+    if (this.fd === null || (text === '' && this.rest === null)) return
+    const bytes = text === '' ? this.rest! : this.rest === null ? Buffer.from(text, 'utf8') : Buffer.concat([this.rest, Buffer.from(text, 'utf8')])
+    try {
+      this.rest = writeAll(this.fd, bytes)
+    } catch (err) {
+      // A full disk or a closed pipe must not take the mock down: say so once and stop logging.
+      process.stderr.write(`mock: the request log can no longer be written (${(err as Error).message}); logging stops\n`)
+      this.fd = null
+      this.rest = null
+      return
+    }
+    // A non-blocking pipe that is full: the rest goes out on a later turn, in order.
+    if (this.rest !== null && !this.scheduled) {
+      this.scheduled = true
+      setTimeout(this.flushSoon, 10)
+    }
   }
 
   close(): void {
@@ -49,12 +68,20 @@ class LineSink {
   }
 }
 
-function writeAll(fd: number, text: string): void {
-  let buf = Buffer.from(text, 'utf8')
+/** Writes `bytes`; returns what a full non-blocking pipe did not take (EAGAIN), null when all went out. */
+function writeAll(fd: number, bytes: Buffer): Buffer | null {
+  let buf = bytes
   while (buf.length > 0) {
-    const n = writeSync(fd, buf)
+    let n: number
+    try {
+      n = writeSync(fd, buf)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return buf
+      throw err
+    }
     buf = buf.subarray(n)
   }
+  return null
 }
 
 export class RequestLog {

@@ -66,3 +66,30 @@ t.test('pre-v1.20 lines have no fields', async (t) => {
   t.equal(responses[0]!.clientAddress, undefined)
   t.equal(responses[0]!.stats.queries, undefined)
 })
+
+t.test('a log that can no longer be written stops the log, not the mock', { skip: process.platform !== 'linux' && 'needs /dev/full' }, async (t) => {
+  const { startMock } = await import('../../../mock/server.ts')
+  const { mockOptions } = await import('../../../mock/options.ts')
+  const said: string[] = []
+  const write = process.stderr.write.bind(process.stderr)
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    said.push(String(chunk))
+    return true
+  }) as typeof process.stderr.write
+  t.teardown(() => {
+    process.stderr.write = write
+  })
+  // /dev/full fails every write with ENOSPC, like a full disk.
+  const mock = await startMock(mockOptions({ port: 0, logFile: '/dev/full', adminToken: 'mat_full_disk_test', sessions: 5, reports: 0 }, {}))
+  t.teardown(() => mock.close())
+  for (let i = 0; i < 3; i++) {
+    const r = await fetch(`${mock.url}${API}/version`, { headers: { authorization: 'Bearer mat_full_disk_test' } })
+    t.equal(r.status, 200, `request ${i + 1} answered`)
+    await r.arrayBuffer()
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  process.stderr.write = write
+  const warnings = said.filter((s) => s.includes('request log can no longer be written'))
+  t.equal(warnings.length, 1, 'said once on stderr')
+  t.match(warnings[0], /ENOSPC/, 'with the reason')
+})
