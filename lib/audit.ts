@@ -256,8 +256,9 @@ function requesterSelector(sel: string): Set<string> {
 
 /**
  * Per-requester counters keyed by the requester as printed: an open-addressing table with its own
- * hash over a sample of the characters (each line brings a fresh string), and the counters of all
- * requesters in flat typed arrays, so that a line touches a few cache lines rather than objects.
+ * cheap hash over a few characters (each line brings a fresh string, whose full hash a Map would
+ * compute on every lookup), compared with ===, and the counters of all requesters in flat typed
+ * arrays, so that a line touches a few cache lines rather than objects.
  */
 class RequesterTable {
   private slots = new Int32Array(1024).fill(-1)
@@ -271,25 +272,21 @@ class RequesterTable {
   /** counts per requester and activity: [requester * ACTIVITIES.length + activity] */
   counts = new Float64Array(256 * ACTIVITIES.length)
 
-  /** The index of the key `text.slice(start, end)`, added when new; hashed and compared in place. */
-  index(text: string, start: number, end: number): number {
-    const h = hashOf(text, start, end)
+  /** The index of `key`, added when new. */
+  index(key: string): number {
+    const h = hashOf(key)
     const mask = this.mask
     const slots = this.slots
-    const n = end - start
     let i = (h ^ (h >>> 15)) & mask
     for (;;) {
       const r = slots[i]!
       if (r === -1) break
-      if (this.hashes[i] === h) {
-        const k = this.keys[r]!
-        if (k.length === n && text.startsWith(k, start)) return r
-      }
+      if (this.hashes[i] === h && this.keys[r] === key) return r
       i = (i + 1) & mask
     }
     const r = this.keys.length
-    // A flat copy: the key may be a slice of a whole block of text.
-    this.keys.push((' ' + text.slice(start, end)).slice(1))
+    // A flat copy: the key may be a slice of a whole block of text, which it would keep alive.
+    this.keys.push((' ' + key).slice(1))
     slots[i] = r
     this.hashes[i] = h
     if (r >= this.requests.length) this.growCounters()
@@ -315,8 +312,7 @@ class RequesterTable {
     const hashes = new Int32Array(cap)
     const mask = cap - 1
     for (let r = 0; r < this.keys.length; r++) {
-      const k = this.keys[r]!
-      const h = hashOf(k, 0, k.length)
+      const h = hashOf(this.keys[r]!)
       let i = (h ^ (h >>> 15)) & mask
       while (slots[i] !== -1) i = (i + 1) & mask
       slots[i] = r
@@ -328,10 +324,12 @@ class RequesterTable {
   }
 }
 
-// Sampled from the end: the ids and names, not the shared `user:`/`oauth2-client:` prefix.
-function hashOf(text: string, start: number, end: number): number {
-  let h = end - start
-  for (let i = end - 1, stop = Math.max(end - 24, start); i >= stop; i -= 3) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0
+// The length and a few characters from the end: the ids and names, not the shared
+// `user:`/`oauth2-client:` prefix. Collisions only cost a probe; === decides.
+function hashOf(key: string): number {
+  const n = key.length
+  let h = n
+  for (let i = n - 1, stop = Math.max(n - 16, 0); i >= stop; i -= 3) h = (Math.imul(h, 31) + key.charCodeAt(i)) | 0
   return h
 }
 
@@ -478,11 +476,7 @@ export class Auditor {
     }
     const t = this.requesters
     const r =
-      v.requesterStart >= 0
-        ? t.index(v.requesterText, v.requesterStart, v.requesterEnd)
-        : v120
-          ? t.index(NO_REQUESTER, 0, NO_REQUESTER.length)
-          : t.index(UNKNOWN_REQUESTER, 0, UNKNOWN_REQUESTER.length)
+      v.requester !== undefined ? t.index(v.requester) : t.index(v120 ? NO_REQUESTER : UNKNOWN_REQUESTER)
     t.requests[r]!++
     t.counts[r * ACTIVITIES.length + idx]!++
     t.last[r] = lineNo

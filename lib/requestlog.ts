@@ -1054,14 +1054,8 @@ export interface LineView {
   path: string
   status: number
   format: LogFormat
-  /**
-   * Where the requester as printed (`user:<id>(<name>)`, `user:<id>`, `oauth2-client:<id>`,
-   * `homeserver`) is: `requesterText.slice(requesterStart, requesterEnd)`; both -1 when absent.
-   * Positions rather than a string, so that a bulk reader can hash and compare it in place.
-   */
-  requesterText: string
-  requesterStart: number
-  requesterEnd: number
+  /** The requester as printed (`user:<id>(<name>)`, `user:<id>`, `oauth2-client:<id>`, `homeserver`). */
+  requester: string | undefined
   requesterKind: Requester['kind'] | undefined
   graphqlOperationName: string | undefined
   error: ParseError | undefined
@@ -1073,9 +1067,7 @@ export function newLineView(): LineView {
     path: '',
     status: 0,
     format: 'v1.20',
-    requesterText: '',
-    requesterStart: -1,
-    requesterEnd: -1,
+    requester: undefined,
     requesterKind: undefined,
     graphqlOperationName: undefined,
     error: undefined,
@@ -1095,14 +1087,11 @@ export function scanLine(input: string, view: LineView): ParsedLine['kind'] {
     view.path = s.slice(pStart, pEnd)
     view.status = status
     view.format = v120 ? 'v1.20' : 'pre-v1.20'
-    view.requesterText = s
     if (fReq >= 0) {
-      view.requesterStart = fReq
-      view.requesterEnd = fReqEnd
+      view.requester = s.slice(fReq, fReqEnd)
       view.requesterKind = s.charCodeAt(fReq) === 117 ? 'user' : s.charCodeAt(fReq) === 111 ? 'oauth2-client' : 'homeserver'
     } else {
-      view.requesterStart = -1
-      view.requesterEnd = -1
+      view.requester = undefined
       view.requesterKind = undefined
     }
     view.graphqlOperationName = fGn >= 0 ? s.slice(fGn, fGnEnd) : undefined
@@ -1150,8 +1139,8 @@ const FAST_RE = new RegExp(
     String.raw`(?:[!#-~]+ )+"[ !#-\[\]-~]*" \[` +
     // 8: "d" when the stats are the v1.20 form
     String.raw`polls: ${FAST_N}, cpu: ${FAST_MS}, (?:(d)b: ${FAST_MS}, elapsed: ${FAST_MS}, queries: ${FAST_N}, fetched: ${FAST_N}|elapsed: ${FAST_MS})\]` +
-    // 9: the requester's first letter (u, o, h); the requester itself is found in place (fastFill)
-    String.raw`(?: requester=(?=([uoh]))(?:user:[^\x00-\x20"\x7f()]+(?:\([^\x00-\x20"\x7f()]+\))?|oauth2-client:${TOK}+|homeserver))?` +
+    // 9: the requester
+    String.raw`(?: requester=(user:[^\x00-\x20"\x7f()]+(?:\([^\x00-\x20"\x7f()]+\))?|oauth2-client:${TOK}+|homeserver))?` +
     // 10: an IPv6-looking address (checked with node:net)
     String.raw`(?: client\.address=(?:${FAST_IP4}|([0-9a-fA-F:.]*:[0-9a-fA-F:.]*)))?` +
     String.raw`(?: graphql\.operation\.type=(?:query|mutation|subscription))?` +
@@ -1173,22 +1162,11 @@ function fastFill(text: string, pos: number, end: number, m: RegExpExecArray, vi
   view.status = (d - 48) * 100 + (m[6]!.charCodeAt(0) - 48) * 10 + (m[7]!.charCodeAt(0) - 48)
   view.format = m[8] === undefined ? 'pre-v1.20' : 'v1.20'
   const r = m[9]
-  view.requesterText = text
+  view.requester = r
   if (r !== undefined) {
-    // The last ' requester=' of the line is the field: the fields after it hold no spaces, and
-    // the User-Agent before it is quoted.
-    const start = text.lastIndexOf(' requester=', end) + 11
-    let stop = text.indexOf(' ', start)
-    if (stop === -1 || stop > end) stop = end
-    view.requesterStart = start
-    view.requesterEnd = stop
     const c = r.charCodeAt(0)
     view.requesterKind = c === 117 /* u */ ? 'user' : c === 111 /* o */ ? 'oauth2-client' : 'homeserver'
-  } else {
-    view.requesterStart = -1
-    view.requesterEnd = -1
-    view.requesterKind = undefined
-  }
+  } else view.requesterKind = undefined
   view.graphqlOperationName = m[11]
   view.error = undefined
   return true

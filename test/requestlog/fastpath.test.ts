@@ -35,7 +35,7 @@ function relevant(kind: string, v: LineView): unknown {
     path: v.path,
     status: v.status,
     format: v.format,
-    requester: v.requesterStart >= 0 ? v.requesterText.slice(v.requesterStart, v.requesterEnd) : '',
+    requester: v.requester ?? '',
     requesterKind: v.requesterKind,
     graphqlOperationName: v.graphqlOperationName,
   }
