@@ -128,10 +128,12 @@ function classifyCode(method: string, path: string, status: number, hasRequester
       case '/graphql':
         return code(A_SELF_SERVICE, status === 200)
     }
-    if (path.startsWith('/upstream/link/') && path.length > 15) {
+    // Length and one character first: each startsWith on a slice of a big block of text costs a
+    // call into the runtime, and most paths fail the cheap test.
+    if (path.length > 15 && path.charCodeAt(1) === 117 /* u */ && path.startsWith('/upstream/link/')) {
       return code(A_UPSTREAM, status === 303 && hasRequester)
     }
-    if (path.startsWith(prefix) && path.startsWith('/client/', prefix.length)) {
+    if (path.length > prefix.length + 8 && path.charCodeAt(prefix.length + 1) === 99 /* c */ && path.startsWith(prefix) && path.startsWith('/client/', prefix.length)) {
       if (isClientPath(path, prefix, '/login')) return code(A_CLIENT_LOGIN, status === 200 && hasRequester)
       if (isClientPath(path, prefix, '/logout') || isClientPath(path, prefix, '/logout/all')) {
         return code(A_CLIENT_LOGOUT, status === 200)
@@ -139,7 +141,7 @@ function classifyCode(method: string, path: string, status: number, hasRequester
     }
   } else if (method === 'GET') {
     if (path === '/authorize') return code(A_AUTHORIZE, status === 303)
-    if (path.startsWith('/register/steps/') && path.endsWith('/finish') && path.length > 23) {
+    if (path.length > 23 && path.charCodeAt(1) === 114 /* r */ && path.startsWith('/register/steps/') && path.endsWith('/finish')) {
       return code(A_REGISTRATION, status === 303)
     }
   }
@@ -255,28 +257,22 @@ function requesterSelector(sel: string): Set<string> {
 }
 
 /**
- * Per-requester counters keyed by the requester as printed: an open-addressing table with its own
- * cheap hash over a few characters (each line brings a fresh string, whose full hash a Map would
- * compute on every lookup), compared with ===, and the counters of all requesters in flat typed
- * arrays, so that a line touches a few cache lines rather than objects.
+ * Strings to dense indexes: an open-addressing table with its own cheap hash over a few characters
+ * (each line brings a fresh slice of a big block of text, whose full hash a Map would compute on
+ * every lookup), compared with ===. The counters live in flat typed arrays indexed by it, so that
+ * a line touches a few cache lines rather than objects.
  */
-class RequesterTable {
+class KeyIndex {
   private slots = new Int32Array(1024).fill(-1)
   private hashes = new Int32Array(1024)
   private mask = 1023
   readonly keys: string[] = []
-  /** requests per requester */
-  requests = new Float64Array(256)
-  /** line number of the latest request per requester */
-  last = new Float64Array(256)
-  /** counts per requester and activity: [requester * ACTIVITIES.length + activity] */
-  counts = new Float64Array(256 * ACTIVITIES.length)
 
   /** The index of `key`, added when new. */
   index(key: string): number {
     const h = hashOf(key)
-    const mask = this.mask
     const slots = this.slots
+    const mask = this.mask
     let i = (h ^ (h >>> 15)) & mask
     for (;;) {
       const r = slots[i]!
@@ -289,24 +285,11 @@ class RequesterTable {
     this.keys.push((' ' + key).slice(1))
     slots[i] = r
     this.hashes[i] = h
-    if (r >= this.requests.length) this.growCounters()
-    if (this.keys.length * 2 > mask) this.growSlots()
+    if (this.keys.length * 2 > mask) this.grow()
     return r
   }
 
-  private growCounters(): void {
-    const n = this.requests.length * 2
-    const grow = (a: Float64Array, size: number) => {
-      const b = new Float64Array(size)
-      b.set(a)
-      return b
-    }
-    this.requests = grow(this.requests, n)
-    this.last = grow(this.last, n)
-    this.counts = grow(this.counts, n * ACTIVITIES.length)
-  }
-
-  private growSlots(): void {
+  private grow(): void {
     const cap = this.slots.length * 2
     const slots = new Int32Array(cap).fill(-1)
     const hashes = new Int32Array(cap)
@@ -324,13 +307,53 @@ class RequesterTable {
   }
 }
 
-// The length and a few characters from the end: the ids and names, not the shared
-// `user:`/`oauth2-client:` prefix. Collisions only cost a probe; === decides.
+// The length and four characters: two from the middle (inside the ULID of `user:<ULID>(<name>)`
+// and `oauth2-client:<ULID>`) and two from the end (the username). Collisions only cost a probe;
+// === decides. Each charCodeAt on a slice costs several nanoseconds, so no more of them.
 function hashOf(key: string): number {
   const n = key.length
-  let h = n
-  for (let i = n - 1, stop = Math.max(n - 16, 0); i >= stop; i -= 3) h = (Math.imul(h, 31) + key.charCodeAt(i)) | 0
-  return h
+  if (n < 4) return n === 0 ? 0 : (n * 31 + key.charCodeAt(0)) | 0
+  const m = n >> 1
+  return ((((n * 31 + key.charCodeAt(m)) * 31 + key.charCodeAt(m - 2)) * 31 + key.charCodeAt(n - 2)) * 31 + key.charCodeAt(n - 3)) | 0
+}
+
+/** Flat growable counters indexed like a KeyIndex. */
+function grown(a: Float64Array, size: number): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(size)
+  b.set(a)
+  return b
+}
+
+/** Per-requester counters, keyed by the requester as printed. */
+class RequesterTable extends KeyIndex {
+  /** requests per requester */
+  requests = new Float64Array(256)
+  /** line number of the latest request per requester */
+  last = new Float64Array(256)
+  /** counts per requester and activity: [requester * ACTIVITIES.length + activity] */
+  counts = new Float64Array(256 * ACTIVITIES.length)
+
+  override index(key: string): number {
+    const r = super.index(key)
+    if (r >= this.requests.length) {
+      const n = this.requests.length * 2
+      this.requests = grown(this.requests, n)
+      this.last = grown(this.last, n)
+      this.counts = grown(this.counts, n * ACTIVITIES.length)
+    }
+    return r
+  }
+}
+
+/** Requests per GraphQL operation name. */
+class OperationTable extends KeyIndex {
+  counts = new Float64Array(64)
+
+  add(name: string): void {
+    const r = this.index(name)
+    if (r >= this.counts.length) this.counts = grown(this.counts, this.counts.length * 2)
+    this.counts[r]!++
+  }
 }
 
 /**
@@ -361,7 +384,7 @@ export class Auditor {
   private pre120 = 0
   // Indexed by classification code (activity * 2 + ok).
   private readonly counts = new Float64Array(ACTIVITIES.length * 2)
-  private readonly operations = new Map<string, number>()
+  private readonly operations = new OperationTable()
   private readonly requesters = new RequesterTable()
 
   constructor(opts: AuditOptions = {}) {
@@ -472,7 +495,7 @@ export class Auditor {
     let operation: string | undefined
     if (idx === A_SELF_SERVICE) {
       operation = v.graphqlOperationName ?? UNNAMED_OPERATION
-      this.operations.set(operation, (this.operations.get(operation) ?? 0) + 1)
+      this.operations.add(operation)
     }
     const t = this.requesters
     const r =
@@ -518,7 +541,9 @@ export class Auditor {
       outcomes[a] = { ok, failed }
     })
     const operations: Record<string, number> = {}
-    for (const [k, v] of [...this.operations].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) operations[k] = v
+    const ops = this.operations
+    const opCounts = ops.keys.map((k, i): [string, number] => [k, ops.counts[i]!])
+    for (const [k, v] of opCounts.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) operations[k] = v
     // Fold user:<id>(<name>) into user:<id>, keeping the username of the latest request.
     const folded = new Map<string, { requests: number; counts: Float64Array; username?: string; nameLast: number }>()
     const t = this.requesters

@@ -2,6 +2,7 @@
 // scanner on every line: same kind, same extracted parts, same record. It may only decline lines
 // (they then go through the scanner), never accept one the scanner rejects or read it differently.
 import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import t from 'tap'
 import { LineCursor, formatResponseLine, newLineView, parseLine, scanLine, type LineView, type LogFormat } from '../../lib/requestlog.ts'
 import { generator, rng } from '../fixtures/requestlog/records.ts'
@@ -117,4 +118,59 @@ t.test('several lines in one block, with empty and CRLF lines', async (t) => {
   for (let k = c.next(); k !== undefined; k = c.next()) kinds.push(k)
   const expected = [...lines, '', lines[0]! + '\r', lines[1]!].map((l) => scanLine(l, newLineView()))
   t.same(kinds, expected)
+})
+
+t.test('IPv6 client addresses: the fast path takes the valid forms and never an invalid one', async (t) => {
+  const r = rng(6161)
+  const int = (n: number) => Math.floor(r() * n)
+  const hex = () => int(0x10000).toString(16).slice(0, 1 + int(4))
+  const v4 = () => [0, 0, 0, 0].map(() => int(256)).join('.')
+  // Valid: 8 groups (or 6 and an IPv4 tail), optionally with one run of zero groups written '::'.
+  const valid = () => {
+    const tail4 = int(4) === 0
+    const n = tail4 ? 6 : 8
+    const groups = Array.from({ length: n }, hex)
+    let text: string
+    if (int(3) === 0) text = groups.join(':')
+    else {
+      const from = int(n)
+      const zeros = 1 + int(n - from)
+      text = groups.slice(0, from).join(':') + '::' + groups.slice(from + zeros).join(':')
+    }
+    if (tail4) text += (text.endsWith('::') ? '' : ':') + v4()
+    return text
+  }
+  // Invalid: damage a valid one.
+  const damage = (a: string) => {
+    switch (int(6)) {
+      case 0: return a + ':' + hex() + ':' + hex() + ':' + hex() + ':' + hex() + ':' + hex() + ':' + hex() + ':' + hex() + ':' + hex()
+      case 1: return a.replace('::', ':::')
+      case 2: return a + '::' + hex()
+      case 3: return a.replace(/[0-9a-f]+/, 'abcde')
+      case 4: return a + '.1'
+      default: return a + ':'
+    }
+  }
+  const base = fixture('reference-example.txt').split('\n')[0]!
+  const at = base.indexOf('client.address=') + 'client.address='.length
+  const end = base.indexOf(' ', at)
+  t.ok(at > 15 && end > at, 'the reference example has a client address to replace')
+  let fast = 0
+  let validCount = 0
+  let failures = 0
+  const n = 4000
+  for (let i = 0; i < n; i++) {
+    const addr = i % 2 === 0 ? valid() : damage(valid())
+    const line = base.slice(0, at) + addr + base.slice(end)
+    const res = agree(line)
+    if (res.fast) fast++
+    if (!res.ok && failures++ < 5) t.fail(`${addr}: ${res.detail}`)
+    if (isIP(addr) === 6) {
+      validCount++
+      if (!res.fast && failures++ < 5) t.fail(`${addr} is a valid IPv6 address but did not take the fast path`)
+    }
+  }
+  t.equal(failures, 0, `${n} addresses: the fast path agrees with node:net and the scanner`)
+  t.ok(validCount >= n / 2, `at least the generated valid half is valid for node:net (${validCount} of ${n})`)
+  t.equal(fast, validCount, 'exactly the valid addresses take the fast path')
 })
