@@ -225,14 +225,8 @@ const UNNAMED_OPERATION = '(unnamed)'
 const MAX_LINE_BYTES = 16 * 1024 * 1024
 const DECODE_BLOCK = 64 * 1024
 
-// Keyed by the requester as printed; user:<id>(<name>) and user:<id> are folded together at the
-// end (slicing the username off on every line would cost more than it saves).
-interface RequesterAcc {
-  requests: number
-  counts: Float64Array
-  /** Line number of the last request, to pick the last username seen. */
-  last: number
-}
+// Requesters are keyed as printed; user:<id>(<name>) and user:<id> are folded together at the end
+// (slicing the username off on every line would cost more than it saves).
 
 /** user:<id>(<name>) -> user:<id>; other forms are their own key. */
 function requesterKey(printed: string): string {
@@ -372,14 +366,22 @@ export class Auditor {
   private rest: Buffer | null = null
   private skipping = false
   private bytes = 0
+  // Line numbers count from the start of the current chunk (see beginChunk); requesters remember
+  // their latest line as chunkBase + line, which orders lines across chunks.
   private lineNo = 0
+  private chunk = 0
+  private chunkBase = 0
+  private readonly chunkLines: Array<[chunk: number, lines: number]> = []
+  // Set by beginChunk; a single pass is an implicit chunk 0, recorded only when it has lines.
+  private explicitChunk = false
+  private linesBefore = 0
   private nextProgress = 65536
 
   private requests = 0
   private events = 0
   private blank = 0
   private malformedCount = 0
-  private readonly malformed: MalformedEntry[] = []
+  private readonly malformed: StateMalformed[] = []
   private v120 = 0
   private pre120 = 0
   // Indexed by classification code (activity * 2 + ok).
@@ -428,10 +430,37 @@ export class Auditor {
       start = cut + 1
     }
     if (start < chunk.length) this.carry(chunk.subarray(start))
-    if (this.onProgress !== undefined && this.lineNo >= this.nextProgress) {
-      this.nextProgress = this.lineNo + 65536
-      this.onProgress({ lines: this.lineNo, bytes: this.bytes })
+    if (this.onProgress !== undefined && this.linesBefore + this.lineNo >= this.nextProgress) {
+      this.nextProgress = this.linesBefore + this.lineNo + 65536
+      this.onProgress({ lines: this.linesBefore + this.lineNo, bytes: this.bytes })
     }
+  }
+
+  /**
+   * Starts chunk `index` of a file shared among threads (chunks are numbered in file order and
+   * each thread takes them in increasing order): line numbers restart, and with skipFirstLine the
+   * bytes up to the first newline are dropped (the chunk starts inside a line the one before counts).
+   */
+  beginChunk(index: number, skipFirstLine: boolean): void {
+    this.endChunk()
+    this.explicitChunk = true
+    this.chunk = index
+    this.chunkBase = index * CHUNK_LINE_SPAN
+    this.skipping = skipFirstLine
+  }
+
+  /** Counts a last line without newline and closes the chunk. */
+  private endChunk(): void {
+    if (this.rest !== null) {
+      const text = this.rest.toString('utf8')
+      this.rest = null
+      this.line(text)
+    }
+    this.skipping = false
+    if (this.explicitChunk || this.lineNo > 0) this.chunkLines.push([this.chunk, this.lineNo])
+    this.explicitChunk = false
+    this.linesBefore += this.lineNo
+    this.lineNo = 0
   }
 
   private carry(part: Buffer): void {
@@ -450,9 +479,7 @@ export class Auditor {
 
   private addMalformed(line: number, part: string, column: number, message: string): void {
     this.malformedCount++
-    if (this.malformed.length < this.maxMalformed) {
-      this.malformed.push({ line, error: `${part} at column ${column}: ${message}`, part, column })
-    }
+    if (this.malformed.length < this.maxMalformed) this.malformed.push({ chunk: this.chunk, line, part, column, message })
   }
 
   private line(text: string): void {
@@ -502,7 +529,7 @@ export class Auditor {
       v.requester !== undefined ? t.index(v.requester) : t.index(v120 ? NO_REQUESTER : UNKNOWN_REQUESTER)
     t.requests[r]!++
     t.counts[r * ACTIVITIES.length + idx]!++
-    t.last[r] = lineNo
+    t.last[r] = this.chunkBase + lineNo
 
     if (this.match !== undefined && this.match.has(requesterKey(t.keys[r]!))) {
       const l = this.cursor.record()
@@ -525,70 +552,149 @@ export class Auditor {
 
   /** Flushes a last line without newline and returns the totals. */
   end(): AuditResult {
-    if (this.rest !== null) {
-      const text = this.rest.toString('utf8')
-      this.rest = null
-      this.line(text)
-    }
-    this.skipping = false
-    this.onProgress?.({ lines: this.lineNo, bytes: this.bytes })
-    const activities = {} as Record<ActivityName, number>
-    const outcomes = {} as Record<ActivityName, { ok: number; failed: number }>
-    ACTIVITIES.forEach((a, i) => {
-      const ok = this.counts[i * 2 + 1]!
-      const failed = this.counts[i * 2]!
-      activities[a] = ok + failed
-      outcomes[a] = { ok, failed }
-    })
-    const operations: Record<string, number> = {}
-    const ops = this.operations
-    const opCounts = ops.keys.map((k, i): [string, number] => [k, ops.counts[i]!])
-    for (const [k, v] of opCounts.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) operations[k] = v
-    // Fold user:<id>(<name>) into user:<id>, keeping the username of the latest request.
-    const folded = new Map<string, { requests: number; counts: Float64Array; username?: string; nameLast: number }>()
+    const state = this.state()
+    this.onProgress?.({ lines: this.linesBefore, bytes: this.bytes })
+    const out = finishAudit([state], this.maxMalformed)
+    if (this.timeline !== undefined) out.timeline = this.timeline
+    return out
+  }
+
+  /** The raw counters so far (a last line without newline included): what a worker sends back. */
+  state(): AuditState {
+    this.endChunk()
     const t = this.requesters
-    for (let r = 0; r < t.keys.length; r++) {
-      const printed = t.keys[r]!
-      const acc = { requests: t.requests[r]!, counts: t.counts.subarray(r * ACTIVITIES.length, (r + 1) * ACTIVITIES.length), last: t.last[r]! }
-      const key = requesterKey(printed)
-      let f = folded.get(key)
-      if (f === undefined) {
-        f = { requests: 0, counts: new Float64Array(ACTIVITIES.length), nameLast: -1 }
-        folded.set(key, f)
-      }
-      f.requests += acc.requests
-      for (let i = 0; i < ACTIVITIES.length; i++) f.counts[i]! += acc.counts[i]!
-      if (key.length !== printed.length && acc.last > f.nameLast) {
-        f.username = printed.slice(key.length + 1, -1)
-        f.nameLast = acc.last
-      }
-    }
-    const requesters: Record<string, RequesterSummary> = {}
-    for (const [key, f] of [...folded].sort((a, b) => b[1].requests - a[1].requests || (a[0] < b[0] ? -1 : 1))) {
-      const perActivity: Partial<Record<ActivityName, number>> = {}
-      ACTIVITIES.forEach((a, i) => {
-        if (f.counts[i]! > 0) perActivity[a] = f.counts[i]!
-      })
-      const s: RequesterSummary = { requester: key, requests: f.requests, activities: perActivity }
-      if (f.username !== undefined) s.username = f.username
-      requesters[key] = s
-    }
-    const out: AuditResult = {
-      lines: this.lineNo,
+    const n = t.keys.length
+    const ops = this.operations
+    return {
+      chunkLines: this.chunkLines.slice(),
       requests: this.requests,
       events: this.events,
       blank: this.blank,
       malformedCount: this.malformedCount,
-      malformed: this.malformed,
-      malformedTruncated: this.malformedCount > this.malformed.length,
-      formats: { 'v1.20': this.v120, 'pre-v1.20': this.pre120 },
-      activities,
-      outcomes,
-      operations,
-      requesters,
+      malformed: this.malformed.slice(),
+      v120: this.v120,
+      pre120: this.pre120,
+      counts: this.counts.slice(),
+      operationKeys: ops.keys.slice(),
+      operationCounts: ops.counts.slice(0, ops.keys.length),
+      requesterKeys: t.keys.slice(),
+      requesterRequests: t.requests.slice(0, n),
+      requesterLast: t.last.slice(0, n),
+      requesterCounts: t.counts.slice(0, n * ACTIVITIES.length),
     }
-    if (this.timeline !== undefined) out.timeline = this.timeline
-    return out
+  }
+}
+
+/** Requesters remember their latest line as chunk * CHUNK_LINE_SPAN + line (exact in a double). */
+const CHUNK_LINE_SPAN = 2 ** 32
+
+interface StateMalformed {
+  chunk: number
+  /** 1-based, within the chunk */
+  line: number
+  part: string
+  column: number
+  message: string
+}
+
+/** The raw counters of an Auditor; the states of the threads that shared a file merge in finishAudit. */
+export interface AuditState {
+  /** Lines per chunk, as [chunk, lines] (a single pass is chunk 0). */
+  chunkLines: Array<[number, number]>
+  requests: number
+  events: number
+  blank: number
+  malformedCount: number
+  /** The first malformed lines of this state, in its order. */
+  malformed: StateMalformed[]
+  v120: number
+  pre120: number
+  /** By classification code (activity * 2 + ok). */
+  counts: Float64Array
+  operationKeys: string[]
+  operationCounts: Float64Array
+  requesterKeys: string[]
+  requesterRequests: Float64Array
+  requesterLast: Float64Array
+  /** [requester * ACTIVITIES.length + activity] */
+  requesterCounts: Float64Array
+}
+
+/** Merges the states of one input (one per thread; chunks in any split) and builds the result. */
+export function finishAudit(states: AuditState[], maxMalformed = DEFAULT_MAX_MALFORMED): AuditResult {
+  // Line numbers: each chunk starts after the lines of the chunks before it.
+  const chunkLines = states.flatMap((st) => st.chunkLines).sort((a, b) => a[0] - b[0])
+  const offset = new Map<number, number>()
+  let lines = 0
+  for (const [chunk, n] of chunkLines) {
+    offset.set(chunk, lines)
+    lines += n
+  }
+  const malformed = states
+    .flatMap((st) => st.malformed)
+    .sort((a, b) => a.chunk - b.chunk || a.line - b.line)
+    .slice(0, maxMalformed)
+    .map((m): MalformedEntry => ({ line: offset.get(m.chunk)! + m.line, error: `${m.part} at column ${m.column}: ${m.message}`, part: m.part, column: m.column }))
+  const sum = (f: (st: AuditState) => number) => states.reduce((acc, st) => acc + f(st), 0)
+  const counts = new Float64Array(ACTIVITIES.length * 2)
+  for (const st of states) for (let i = 0; i < counts.length; i++) counts[i]! += st.counts[i]!
+  const activities = {} as Record<ActivityName, number>
+  const outcomes = {} as Record<ActivityName, { ok: number; failed: number }>
+  ACTIVITIES.forEach((a, i) => {
+    const ok = counts[i * 2 + 1]!
+    const failed = counts[i * 2]!
+    activities[a] = ok + failed
+    outcomes[a] = { ok, failed }
+  })
+  const opCounts = new Map<string, number>()
+  for (const st of states) st.operationKeys.forEach((k, i) => opCounts.set(k, (opCounts.get(k) ?? 0) + st.operationCounts[i]!))
+  const operations: Record<string, number> = {}
+  for (const [k, v] of [...opCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) operations[k] = v
+  // Fold user:<id>(<name>) into user:<id>, keeping the username of the latest request.
+  const folded = new Map<string, { requests: number; counts: Float64Array; username?: string; nameLast: number }>()
+  const A = ACTIVITIES.length
+  for (const st of states) {
+    for (let r = 0; r < st.requesterKeys.length; r++) {
+      const printed = st.requesterKeys[r]!
+      const key = requesterKey(printed)
+      let f = folded.get(key)
+      if (f === undefined) {
+        f = { requests: 0, counts: new Float64Array(A), nameLast: -1 }
+        folded.set(key, f)
+      }
+      f.requests += st.requesterRequests[r]!
+      for (let i = 0; i < A; i++) f.counts[i]! += st.requesterCounts[r * A + i]!
+      const last = st.requesterLast[r]!
+      if (key.length !== printed.length && last > f.nameLast) {
+        f.username = printed.slice(key.length + 1, -1)
+        f.nameLast = last
+      }
+    }
+  }
+  const requesters: Record<string, RequesterSummary> = {}
+  for (const [key, f] of [...folded].sort((a, b) => b[1].requests - a[1].requests || (a[0] < b[0] ? -1 : 1))) {
+    const perActivity: Partial<Record<ActivityName, number>> = {}
+    ACTIVITIES.forEach((a, i) => {
+      if (f.counts[i]! > 0) perActivity[a] = f.counts[i]!
+    })
+    const s: RequesterSummary = { requester: key, requests: f.requests, activities: perActivity }
+    if (f.username !== undefined) s.username = f.username
+    requesters[key] = s
+  }
+  const malformedCount = sum((st) => st.malformedCount)
+  return {
+    lines,
+    requests: sum((st) => st.requests),
+    events: sum((st) => st.events),
+    blank: sum((st) => st.blank),
+    malformedCount,
+    malformed,
+    malformedTruncated: malformedCount > malformed.length,
+    formats: { 'v1.20': sum((st) => st.v120), 'pre-v1.20': sum((st) => st.pre120) },
+    activities,
+    outcomes,
+    operations,
+    requesters,
   }
 }
 
@@ -602,11 +708,15 @@ export async function auditStream(input: Readable | AsyncIterable<Buffer | strin
 }
 
 // ---------------------------------------------------------------------------------------------
-// Files: read with large synchronous reads, and split big files across worker threads
+// Files: read with large synchronous reads, and shared among worker threads in chunks
 //
-// A regular file can be cut at line starts into byte ranges that are audited independently and
-// merged in order (line numbers are shifted by the lines of the ranges before). Timelines need the
-// global order as they are produced, so a --requester audit always runs in one thread.
+// A regular file is cut into chunks of CHUNK_BYTES; a chunk holds the lines that start in it (the
+// reader skips a partial first line and reads past the chunk's end to finish its last one), so the
+// cuts need no look at the file. Workers take the next chunk whenever they finish one: a thread
+// the machine runs slower (a busy core, a starved virtual CPU) simply does fewer chunks, where equal
+// halves would wait for the slowest. Results are merged in chunk order (line numbers are shifted by
+// the lines of the chunks before). Timelines need the global order as they are produced, so a
+// --requester audit always runs in one thread.
 //
 // Workers run plain JavaScript: this module and the grammar are bundled once per process with
 // esbuild (the compiler tsx itself runs on), which takes tens of milliseconds, where registering
@@ -617,12 +727,16 @@ const DEFAULT_MAX_MALFORMED = 1000
 /** Files below this size are audited in one thread: a worker's start-up would not pay off. */
 export const PARALLEL_MIN_BYTES = 32 * 1024 * 1024
 const MAX_AUTO_JOBS = 4
+/** Bytes per chunk handed to a worker: small enough to balance, big enough that merging is noise. */
+const CHUNK_BYTES = 8 * 1024 * 1024
 export interface AuditFileOptions extends AuditOptions {
   /**
    * Worker threads. Default: one per core (at most 4) for a regular file of 32 MiB or more, none
    * below. A --requester timeline always runs in one thread.
    */
   jobs?: number
+  /** Chunk size for the workers (tests use small ones to put many cuts inside lines). */
+  chunkBytes?: number
 }
 
 /** The number of threads auditFile uses for a file of `size` bytes. */
@@ -645,7 +759,7 @@ export async function auditFile(file: string, opts: AuditFileOptions = {}): Prom
   if (opts.requester !== undefined || size === 0) jobs = 1
   const report = opts.onProgress
   if (jobs <= 1) {
-    return auditRange(file, 0, size, true, { ...opts, ...(report ? { onProgress: (p) => report({ ...p, total: size }) } : {}) })
+    return auditWholeFile(file, { ...opts, ...(report ? { onProgress: (p) => report({ ...p, total: size }) } : {}) })
   }
   try {
     return await auditInWorkers(file, size, jobs, opts)
@@ -653,60 +767,48 @@ export async function auditFile(file: string, opts: AuditFileOptions = {}): Prom
     // Workers could not run here (for example no TypeScript loader for them): one thread then.
     // A file that cannot be read fails again below, with its own error.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err
-    return auditRange(file, 0, size, true, { ...opts, ...(report ? { onProgress: (p) => report({ ...p, total: size }) } : {}) })
+    return auditWholeFile(file, { ...opts, ...(report ? { onProgress: (p) => report({ ...p, total: size }) } : {}) })
   }
 }
 
-/**
- * Audits the bytes [start, end) of a file (start is a line start) on this thread; with toEof the
- * reading goes on to the end of the file (so a file that grows meanwhile is read like a stream).
- */
-function auditRange(file: string, start: number, end: number, toEof: boolean, opts: AuditOptions): AuditResult {
+/** Audits a whole file on this thread; the reading goes on to the end of the file, so a file that grows meanwhile is read like a stream. */
+function auditWholeFile(file: string, opts: AuditOptions): AuditResult {
   const fd = openSync(file, 'r')
   try {
     const auditor = new Auditor(opts)
-    const buf = Buffer.allocUnsafe(READ_SIZE)
-    let pos = start
-    while (toEof || pos < end) {
-      const n = readSync(fd, buf, 0, toEof ? READ_SIZE : Math.min(READ_SIZE, end - pos), pos)
-      if (n === 0) break
-      pos += n
-      auditor.push(n === READ_SIZE ? buf : buf.subarray(0, n))
-    }
+    readLines(fd, Buffer.allocUnsafe(READ_SIZE), auditor, 0, Infinity)
     return auditor.end()
   } finally {
     closeSync(fd)
   }
 }
 
-/** Byte offsets that cut the file into about `parts` ranges, each starting at a line start. */
-async function lineBoundaries(file: string, size: number, parts: number): Promise<number[]> {
-  const handle = await open(file, 'r')
-  try {
-    const out = [0]
-    const probe = Buffer.allocUnsafe(64 * 1024)
-    for (let i = 1; i < parts; i++) {
-      const guess = Math.max(Math.floor((size * i) / parts), out[out.length - 1]!)
-      // The cut goes just after the first newline at or after guess - 1.
-      let cut = size
-      let from = Math.max(guess - 1, 0)
-      while (from < size) {
-        const { bytesRead } = await handle.read(probe, 0, probe.length, from)
-        if (bytesRead === 0) break
-        const nl = probe.subarray(0, bytesRead).indexOf(10)
-        if (nl !== -1) {
-          cut = from + nl + 1
-          break
-        }
-        from += bytesRead
+/**
+ * Feeds `auditor` the lines that start in the bytes [start, end) of a file: a partial line at
+ * `start` belongs to the chunk before (the caller skips it, see chunkStartsInLine), and the last
+ * line is read to its end past `end`. With end = Infinity, up to the end of the file.
+ */
+function readLines(fd: number, buf: Buffer, auditor: Auditor, start: number, end: number): void {
+  let pos = start
+  for (;;) {
+    const n = readSync(fd, buf, 0, buf.length, pos)
+    if (n === 0) return
+    if (pos + n >= end) {
+      // The chunk's last line ends at the first newline at or after end - 1.
+      const nl = buf.subarray(0, n).indexOf(10, Math.max(end - 1 - pos, 0))
+      if (nl !== -1) {
+        auditor.push(buf.subarray(0, nl + 1))
+        return
       }
-      if (cut > out[out.length - 1]! && cut < size) out.push(cut)
     }
-    out.push(size)
-    return out
-  } finally {
-    await handle.close()
+    pos += n
+    auditor.push(n === buf.length ? buf : buf.subarray(0, n))
   }
+}
+
+/** Whether a chunk starting at `start` starts inside a line (the byte before is not a newline). */
+function chunkStartsInLine(fd: number, buf: Buffer, start: number): boolean {
+  return start > 0 && readSync(fd, buf, 0, 1, start - 1) === 1 && buf[0] !== 10
 }
 
 // Without the bundle (esbuild missing), a worker starts from a small CommonJS bootstrap: it imports
@@ -725,7 +827,7 @@ const { workerData, parentPort } = require('node:worker_threads')
     // A failed import stays cached under its URL: ask again under another one.
     mod = await import(workerData.moduleUrl + '?worker')
   }
-  mod.auditRangeInWorker(workerData, parentPort)
+  mod.serveAuditChunks(workerData, parentPort)
 })().catch((err) => parentPort.postMessage({ type: 'error', message: String((err && err.stack) || err) }))
 `
 
@@ -744,7 +846,7 @@ function bundledWorker(): string | null {
     const dir = dirname(fileURLToPath(import.meta.url))
     const out = esbuild.buildSync({
       stdin: {
-        contents: "import { workerData, parentPort } from 'node:worker_threads'\nimport { auditRangeInWorker } from './audit.ts'\nauditRangeInWorker(workerData, parentPort)\n",
+        contents: "import { workerData, parentPort } from 'node:worker_threads'\nimport { serveAuditChunks } from './audit.ts'\nserveAuditChunks(workerData, parentPort)\n",
         resolveDir: dir,
         sourcefile: 'audit-worker.ts',
         loader: 'ts',
@@ -763,172 +865,118 @@ function bundledWorker(): string | null {
   return workerBundle
 }
 
-interface WorkerJob {
+interface WorkerSetup {
   moduleUrl: string
   tsxUrl: string
   file: string
-  start: number
-  end: number
-  toEof: boolean
   opts: { clientPrefix?: string; maxMalformed?: number }
 }
 
+/** One chunk: the lines that start in [start, end); the last chunk reads on to the end of the file. */
+interface ChunkJob {
+  type: 'chunk'
+  chunk: number
+  start: number
+  end: number
+}
+
 type Progress = { lines: number; bytes: number }
-type WorkerMessage = ({ type: 'progress' } & Progress) | { type: 'done'; result: AuditResult } | { type: 'error'; message: string }
+type WorkerMessage =
+  | ({ type: 'progress' } & Progress)
+  | { type: 'chunk-done'; chunk: number }
+  | { type: 'state'; state: AuditState }
+  | { type: 'error'; message: string }
 
 async function auditInWorkers(file: string, size: number, jobs: number, opts: AuditFileOptions): Promise<AuditResult> {
   const report = opts.onProgress
-  const bounds = await lineBoundaries(file, size, jobs)
-  const n = bounds.length - 1
-  const lines = new Array<number>(n).fill(0)
-  const bytes = new Array<number>(n).fill(0)
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
-  const workers: Worker[] = []
-  let failed = false
-  try {
-    const parts = await Promise.all(
-      bounds.slice(0, -1).map((start, i) =>
-        runWorker(workers, file, start, bounds[i + 1]!, i === n - 1, opts, (p) => {
-          if (failed) return
-          lines[i] = p.lines
-          bytes[i] = p.bytes
-          report?.({ lines: sum(lines), bytes: sum(bytes), total: size })
-        }),
-      ),
-    )
-    return mergeAuditResults(parts, opts.maxMalformed ?? DEFAULT_MAX_MALFORMED)
-  } catch (err) {
-    failed = true
-    await Promise.all(workers.map((w) => w.terminate()))
-    throw err
+  const chunkBytes = Math.max(opts.chunkBytes ?? CHUNK_BYTES, 1)
+  const count = Math.max(Math.ceil(size / chunkBytes), 1)
+  let next = 0
+  const take = (): ChunkJob | undefined => {
+    if (next >= count) return undefined
+    const chunk = next++
+    return { type: 'chunk', chunk, start: chunk * chunkBytes, end: chunk === count - 1 ? Infinity : (chunk + 1) * chunkBytes }
   }
-}
-
-const WORKER_OPTIONS = { eval: true } as const
-
-function runWorker(
-  workers: Worker[],
-  file: string,
-  start: number,
-  end: number,
-  toEof: boolean,
-  opts: AuditOptions,
-  onProgress: (p: Progress) => void,
-): Promise<AuditResult> {
-  const job: WorkerJob = {
+  const setup: WorkerSetup = {
     moduleUrl: import.meta.url,
     tsxUrl: import.meta.resolve('tsx/esm/api'),
     file,
-    start,
-    end,
-    toEof,
     opts: {
       ...(opts.clientPrefix !== undefined ? { clientPrefix: opts.clientPrefix } : {}),
       ...(opts.maxMalformed !== undefined ? { maxMalformed: opts.maxMalformed } : {}),
     },
   }
+  const n = Math.min(jobs, count)
+  const progress = Array.from({ length: n }, () => ({ lines: 0, bytes: 0 }))
+  const workers: Worker[] = []
+  try {
+    const states = await Promise.all(
+      progress.map((mine) =>
+        runWorker(workers, setup, take, (p) => {
+          mine.lines = p.lines
+          mine.bytes = p.bytes
+          report?.({ lines: progress.reduce((a, x) => a + x.lines, 0), bytes: progress.reduce((a, x) => a + x.bytes, 0), total: size })
+        }),
+      ),
+    )
+    return finishAudit(states, opts.maxMalformed ?? DEFAULT_MAX_MALFORMED)
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()))
+  }
+}
+
+const WORKER_OPTIONS = { eval: true } as const
+
+/** Runs one worker until no chunk is left, then collects its state; rejects on its first error. */
+function runWorker(workers: Worker[], setup: WorkerSetup, take: () => ChunkJob | undefined, onProgress: (p: Progress) => void): Promise<AuditState> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(bundledWorker() ?? WORKER_BOOTSTRAP, { ...WORKER_OPTIONS, workerData: job })
+    const worker = new Worker(bundledWorker() ?? WORKER_BOOTSTRAP, { ...WORKER_OPTIONS, workerData: setup })
     workers.push(worker)
     let settled = false
-    worker.on('message', (m: WorkerMessage) => {
-      if (m.type === 'progress') onProgress(m)
-      else if (m.type === 'done') {
-        settled = true
-        resolve(m.result)
-      } else {
-        settled = true
-        reject(new Error(m.message))
-      }
-    })
-    worker.on('error', (err) => {
+    const fail = (err: Error) => {
+      if (settled) return
       settled = true
       reject(err)
+    }
+    const give = () => worker.postMessage(take() ?? { type: 'finish' })
+    // Messages posted before the worker listens wait in its port, so the first chunk goes now.
+    give()
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.type === 'progress') onProgress(m)
+      else if (m.type === 'chunk-done') give()
+      else if (m.type === 'state') {
+        settled = true
+        resolve(m.state)
+      } else fail(new Error(m.message))
     })
-    worker.on('exit', (code) => {
-      if (!settled) reject(new Error(`audit worker exited with code ${code}`))
-    })
+    worker.on('error', fail)
+    worker.on('exit', (code) => fail(new Error(`audit worker exited with code ${code}`)))
   })
 }
 
-/** Entry point of a worker thread (see WORKER_BOOTSTRAP). */
-export function auditRangeInWorker(job: WorkerJob, port: MessagePort): void {
-  try {
-    const result = auditRange(job.file, job.start, job.end, job.toEof, {
-      ...job.opts,
-      onProgress: ({ lines, bytes }) => port.postMessage({ type: 'progress', lines, bytes }),
-    })
-    port.postMessage({ type: 'done', result })
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException
-    port.postMessage({ type: 'error', message: e.code !== undefined ? `${e.code}: ${e.message}` : String(e.stack ?? e) })
-  }
-}
-
-/** Merges the results of consecutive parts of one input, in order. */
-export function mergeAuditResults(parts: AuditResult[], maxMalformed = DEFAULT_MAX_MALFORMED): AuditResult {
-  const out: AuditResult = {
-    lines: 0,
-    requests: 0,
-    events: 0,
-    blank: 0,
-    malformedCount: 0,
-    malformed: [],
-    malformedTruncated: false,
-    formats: { 'v1.20': 0, 'pre-v1.20': 0 },
-    activities: Object.fromEntries(ACTIVITIES.map((a) => [a, 0])) as Record<ActivityName, number>,
-    outcomes: Object.fromEntries(ACTIVITIES.map((a) => [a, { ok: 0, failed: 0 }])) as Record<ActivityName, { ok: number; failed: number }>,
-    operations: {},
-    requesters: {},
-  }
-  const operations = new Map<string, number>()
-  const requesters = new Map<string, RequesterSummary>()
-  const timeline: TimelineEntry[] = []
-  let anyTimeline = false
-  for (const p of parts) {
-    const offset = out.lines
-    for (const m of p.malformed) {
-      if (out.malformed.length < maxMalformed) out.malformed.push({ ...m, line: m.line + offset })
-    }
-    if (p.timeline !== undefined) {
-      anyTimeline = true
-      for (const e of p.timeline) timeline.push({ ...e, line: e.line + offset })
-    }
-    out.lines += p.lines
-    out.requests += p.requests
-    out.events += p.events
-    out.blank += p.blank
-    out.malformedCount += p.malformedCount
-    out.formats['v1.20'] += p.formats['v1.20']
-    out.formats['pre-v1.20'] += p.formats['pre-v1.20']
-    for (const a of ACTIVITIES) {
-      out.activities[a] += p.activities[a]
-      out.outcomes[a].ok += p.outcomes[a].ok
-      out.outcomes[a].failed += p.outcomes[a].failed
-    }
-    for (const [k, n] of Object.entries(p.operations)) operations.set(k, (operations.get(k) ?? 0) + n)
-    for (const r of Object.values(p.requesters)) {
-      let acc = requesters.get(r.requester)
-      if (acc === undefined) {
-        acc = { requester: r.requester, requests: 0, activities: {} }
-        requesters.set(r.requester, acc)
+/**
+ * Entry point of a worker thread (see WORKER_BOOTSTRAP): audits the chunks it is sent, one at a
+ * time and in increasing order, into one Auditor, and sends back its state when told to finish.
+ */
+export function serveAuditChunks(setup: WorkerSetup, port: MessagePort): void {
+  const auditor = new Auditor({ ...setup.opts, onProgress: ({ lines, bytes }) => port.postMessage({ type: 'progress', lines, bytes }) })
+  const buf = Buffer.allocUnsafe(READ_SIZE)
+  let fd: number | undefined
+  port.on('message', (job: ChunkJob | { type: 'finish' }) => {
+    try {
+      if (job.type === 'finish') {
+        if (fd !== undefined) closeSync(fd)
+        port.postMessage({ type: 'state', state: auditor.state() })
+        port.close()
+        return
       }
-      acc.requests += r.requests
-      // The last username seen wins, as in one sequential pass.
-      if (r.username !== undefined) acc.username = r.username
-      for (const [a, n] of Object.entries(r.activities) as [ActivityName, number][]) acc.activities[a] = (acc.activities[a] ?? 0) + n
+      fd ??= openSync(setup.file, 'r')
+      auditor.beginChunk(job.chunk, chunkStartsInLine(fd, buf, job.start))
+      readLines(fd, buf, auditor, job.start, job.end)
+      port.postMessage({ type: 'chunk-done', chunk: job.chunk })
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException
+      port.postMessage({ type: 'error', message: e.code !== undefined ? `${e.code}: ${e.message}` : String(e.stack ?? e) })
     }
-  }
-  out.malformedTruncated = out.malformedCount > out.malformed.length
-  for (const [k, v] of [...operations].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) out.operations[k] = v
-  for (const r of [...requesters.values()].sort((a, b) => b.requests - a.requests || (a.requester < b.requester ? -1 : 1))) {
-    // Keep the activities in table order and the keys in the order a single pass gives.
-    const activities: Partial<Record<ActivityName, number>> = {}
-    for (const a of ACTIVITIES) if (r.activities[a] !== undefined) activities[a] = r.activities[a]
-    const s: RequesterSummary = { requester: r.requester, requests: r.requests, activities }
-    if (r.username !== undefined) s.username = r.username
-    out.requesters[r.requester] = s
-  }
-  if (anyTimeline) out.timeline = timeline
-  return out
+  })
 }

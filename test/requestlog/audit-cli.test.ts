@@ -7,7 +7,7 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { Auditor, auditFile, auditStream, mergeAuditResults, workerMode, type AuditResult } from '../../lib/audit.ts'
+import { Auditor, auditFile, auditStream, finishAudit, workerMode, type AuditResult } from '../../lib/audit.ts'
 import { validate } from '../../lib/schemas.ts'
 import { main, type AuditIo } from '../../scripts/audit-log.ts'
 
@@ -267,17 +267,39 @@ t.test('a file split across worker threads gives the same result as one pass', a
   for (const jobs of [2, 3]) {
     t.same(await auditFile(file, { jobs, maxMalformed: 50 }), single, `${jobs} workers`)
   }
+  // Small chunks put cuts everywhere: inside lines, just before and after newlines.
+  for (const chunkBytes of [997, 4096, 65536]) {
+    t.same(await auditFile(file, { jobs: 2, maxMalformed: 50, chunkBytes }), single, `2 workers, chunks of ${chunkBytes} bytes`)
+  }
+  // A line longer than several chunks is counted once, by the chunk it starts in.
+  const long = path.join(dir, 'long.log')
+  const lines = text.split('\n')
+  writeFileSync(long, [...lines.slice(0, 5), 'x'.repeat(5000), ...lines.slice(5)].join('\n'))
+  const longSingle = await auditFile(long, { jobs: 1 })
+  t.equal(longSingle.lines, 33)
+  t.same(await auditFile(long, { jobs: 3, chunkBytes: 1000 }), longSingle, 'a 5,000-byte line across chunks of 1,000 bytes')
   const cli = await run(['--json', '--jobs', '3', '--max-malformed', '50', file])
   t.same(JSON.parse(cli.stdout), single, 'the command line with --jobs 3')
   t.equal((await run(['--jobs', '0', file])).code, 2, '--jobs 0 is a usage error')
 })
 
-t.test('mergeAuditResults shifts line numbers and keeps the order', async (t) => {
+t.test('chunks shared among threads merge in file order, whichever thread read them', async (t) => {
   const text = readFileSync(FIXTURE, 'utf8')
-  const lines = text.split('\n')
-  const a = await auditStream(Readable.from([lines.slice(0, 22).join('\n') + '\n']), { requester: 'homeserver' })
-  const b = await auditStream(Readable.from([lines.slice(22).join('\n')]), { requester: 'homeserver' })
-  const whole = await auditStream(Readable.from([text]), { requester: 'homeserver' })
-  t.same(mergeAuditResults([a, b]), whole)
-  t.same(mergeAuditResults([a, b], 1).malformed.map((m) => m.line), [21], 'the cap applies to the merged list')
+  const bytes = Buffer.from(text + '\n' + text.replaceAll('(alice)', '(alice2)'), 'utf8')
+  const whole = new Auditor({ maxMalformed: 3 })
+  whole.push(bytes)
+  const expected = whole.end()
+  t.equal(expected.requesters['user:01J2KDPHTZYW3TAT1SKVAD63SQ']?.username, 'alice2', 'the fixture renames the user in its second half')
+  // Cut at arbitrary bytes; two "threads" take chunks alternately, each in increasing order.
+  const cuts = [0, 700, 701, 2900, 4000, bytes.length]
+  const threads = [new Auditor({ maxMalformed: 3 }), new Auditor({ maxMalformed: 3 })]
+  for (let i = 0; i < cuts.length - 1; i++) {
+    const a = threads[i % 2]!
+    const start = cuts[i]!
+    a.beginChunk(i, start > 0 && bytes[start - 1] !== 10)
+    // The lines that start in [start, next cut): read through the newline ending the last one.
+    const nl = i === cuts.length - 2 ? bytes.length - 1 : bytes.indexOf(10, cuts[i + 1]! - 1)
+    a.push(bytes.subarray(start, nl === -1 ? bytes.length : nl + 1))
+  }
+  t.same(finishAudit(threads.map((a) => a.state()), 3), expected)
 })
