@@ -33,7 +33,21 @@ import { Worker, type MessagePort } from 'node:worker_threads'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { LineCursor, type LineView, type LogFormat, type ParsedLine, type ResponseLine } from './requestlog.ts'
+import {
+  CanonicalMatcher,
+  FAST_OPERATION,
+  FAST_PATH,
+  FAST_REQUESTER,
+  FAST_V120,
+  fastMethod,
+  fastStatus,
+  newLineView,
+  parseLine,
+  scanLine,
+  type LineView,
+  type LogFormat,
+  type ResponseLine,
+} from './requestlog.ts'
 
 export const ACTIVITIES = [
   'browser-login',
@@ -358,7 +372,8 @@ export class Auditor {
   private readonly prefix: string
   private readonly maxMalformed: number
   private readonly match: Set<string> | undefined
-  private readonly cursor = new LineCursor()
+  private readonly matcher = new CanonicalMatcher()
+  private readonly view: LineView = newLineView()
   private readonly onTimeline: ((e: TimelineEntry) => void) | undefined
   private readonly onProgress: ((p: { lines: number; bytes: number }) => void) | undefined
   private readonly timeline: TimelineEntry[] | undefined
@@ -486,53 +501,76 @@ export class Auditor {
     this.lines(text)
   }
 
+  /** Counts the lines of a block of text (lines separated by '\n'; no '\n' at its end). */
   private lines(text: string): void {
-    const cursor = this.cursor
-    const v = cursor.view
-    cursor.reset(text)
-    for (let k = cursor.next(); k !== undefined; k = cursor.next()) this.count(k, v)
-  }
-
-  private count(kind: ParsedLine['kind'], v: LineView): void {
-    const lineNo = ++this.lineNo
-    switch (kind) {
-      case 'response':
-        this.response(v, lineNo)
-        break
-      case 'event':
-        this.events++
-        break
-      case 'blank':
-        this.blank++
-        break
-      case 'malformed':
-        this.addMalformed(lineNo, v.error!.part, v.error!.column, v.error!.message)
-        break
+    const matcher = this.matcher
+    const n = text.length
+    let pos = 0
+    while (pos <= n) {
+      const m = matcher.match(text, pos)
+      if (m !== null) {
+        // A canonical request line: its parts straight from the match.
+        const end = matcher.end
+        const v120 = m[FAST_V120] !== undefined
+        this.response(fastMethod(m), m[FAST_PATH]!, fastStatus(m), v120, m[FAST_REQUESTER], m[FAST_OPERATION], ++this.lineNo, text, pos, end)
+        pos = end + 1
+        continue
+      }
+      let nl = text.indexOf('\n', pos)
+      if (nl === -1) nl = n
+      const line = text.slice(pos, nl)
+      const v = this.view
+      const lineNo = ++this.lineNo
+      switch (scanLine(line, v)) {
+        case 'response':
+          this.response(v.method, v.path, v.status, v.format === 'v1.20', v.requester, v.graphqlOperationName, lineNo, line, 0, line.length)
+          break
+        case 'event':
+          this.events++
+          break
+        case 'blank':
+          this.blank++
+          break
+        case 'malformed':
+          this.addMalformed(lineNo, v.error!.part, v.error!.column, v.error!.message)
+          break
+      }
+      pos = nl + 1
     }
   }
 
-  private response(v: LineView, lineNo: number): void {
+  /** Counts one request line; text[start, end) is the line (read again only for a timeline). */
+  private response(
+    method: string,
+    path: string,
+    status: number,
+    v120: boolean,
+    requester: string | undefined,
+    operationName: string | undefined,
+    lineNo: number,
+    text: string,
+    start: number,
+    end: number,
+  ): void {
     this.requests++
-    const v120 = v.format === 'v1.20'
     if (v120) this.v120++
     else this.pre120++
-    const c = classifyCode(v.method, v.path, v.status, !v120 || v.requesterKind !== undefined, this.prefix)
+    const c = classifyCode(method, path, status, !v120 || requester !== undefined, this.prefix)
     this.counts[c]!++
     const idx = c >> 1
     let operation: string | undefined
     if (idx === A_SELF_SERVICE) {
-      operation = v.graphqlOperationName ?? UNNAMED_OPERATION
+      operation = operationName ?? UNNAMED_OPERATION
       this.operations.add(operation)
     }
     const t = this.requesters
-    const r =
-      v.requester !== undefined ? t.index(v.requester) : t.index(v120 ? NO_REQUESTER : UNKNOWN_REQUESTER)
+    const r = t.index(requester ?? (v120 ? NO_REQUESTER : UNKNOWN_REQUESTER))
     t.requests[r]!++
     t.counts[r * ACTIVITIES.length + idx]!++
     t.last[r] = this.chunkBase + lineNo
 
     if (this.match !== undefined && this.match.has(requesterKey(t.keys[r]!))) {
-      const l = this.cursor.record()
+      const l = (parseLine(text.slice(start, end)) as { line: ResponseLine }).line
       const e: TimelineEntry = {
         line: lineNo,
         timestamp: l.timestamp,

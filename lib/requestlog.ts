@@ -9,7 +9,7 @@
 //
 // Parsing is a hand-written scanner (indexOf/charCodeAt and small anchored regexes for fixed-shape
 // parts) that gives the verdict and precise errors; `audit-log` adds a bulk fast path for canonical
-// request lines (LineCursor, at the end of this file) that is tested to agree with the scanner.
+// request lines (CanonicalMatcher, at the end of this file) that is tested to agree with the scanner.
 
 import { isIP } from 'node:net'
 import type { ResponseLineLogFormat, ResponseLineRequestId, ResponseLineRequester, ResponseLineStats } from './types.gen.ts'
@@ -403,7 +403,7 @@ export function formatEventLine(opts: {
 //
 // Two stages. scan() validates a whole line and records the offsets of its parts in module
 // state without allocating; materialize() then builds the typed record from those offsets.
-// scanLine() and LineCursor skip most of the materializing for bulk work. Small anchored (sticky)
+// scanLine() and CanonicalMatcher skip most of the materializing for bulk work. Small anchored (sticky)
 // regexes check fixed-shape parts (timestamp, stats, trace id, IPv4) because the regex engine's
 // native code beats a charCodeAt loop; they never backtrack over the line. When one of them
 // rejects a part, a detailed scanner runs to say precisely where and why.
@@ -1076,8 +1076,7 @@ export function newLineView(): LineView {
 
 /**
  * The fast path of parseLine for bulk processing: same grammar and verdict, but it fills `view`
- * with the parts needed for classification instead of allocating a record. After a 'response',
- * lastResponse() builds the full record of that same line if the caller needs it.
+ * with the parts needed for classification instead of allocating a record.
  */
 export function scanLine(input: string, view: LineView): ParsedLine['kind'] {
   const k = scan(input)
@@ -1103,10 +1102,6 @@ export function scanLine(input: string, view: LineView): ParsedLine['kind'] {
   return 'malformed'
 }
 
-/** The full record of the line scanLine last reported as a 'response'. */
-export function lastResponse(): ResponseLine {
-  return materializeResponse(cur)
-}
 
 // ---------------------------------------------------------------------------------------------
 // Bulk fast path
@@ -1168,89 +1163,68 @@ const FAST_RE = new RegExp(
   'ym',
 )
 
-/** Fills `view` from a fast-path match at `pos`; false when a check the regex cannot express fails. */
-function fastFill(text: string, pos: number, end: number, m: RegExpExecArray, view: LineView): boolean {
-  // 'YYYY-MM-DDTHH:MM:SS.ffffffZ' is 27 characters: I(NFO) or W(ARN) at 29, R (of ERROR) at 29.
-  const lvl = text.charCodeAt(pos + 29)
-  const d = m[5]!.charCodeAt(0)
-  if (d >= 52 /* 4 */ ? (d === 52 ? lvl !== 87 : lvl !== 82) : lvl !== 73) return false
-  view.method = m[1] !== undefined ? 'GET' : m[2] !== undefined ? 'POST' : m[3]!
-  view.path = m[4]!
-  view.status = (d - 48) * 100 + (m[6]!.charCodeAt(0) - 48) * 10 + (m[7]!.charCodeAt(0) - 48)
-  view.format = m[8] === undefined ? 'pre-v1.20' : 'v1.20'
-  const r = m[9]
-  view.requester = r
-  if (r !== undefined) {
-    const c = r.charCodeAt(0)
-    view.requesterKind = c === 117 /* u */ ? 'user' : c === 111 /* o */ ? 'oauth2-client' : 'homeserver'
-  } else view.requesterKind = undefined
-  view.graphqlOperationName = m[10]
-  view.error = undefined
-  return true
-}
+/** Capture groups of a canonical match (CanonicalMatcher). */
+export const FAST_GET = 1
+export const FAST_POST = 2
+/** Any other method. */
+export const FAST_METHOD = 3
+export const FAST_PATH = 4
+/** The three status digits are groups 5, 6 and 7. */
+export const FAST_STATUS = 5
+/** Set ("d") when the stats are the v1.20 form. */
+export const FAST_V120 = 8
+export const FAST_REQUESTER = 9
+export const FAST_OPERATION = 10
 
 /**
- * Walks the lines of a block of text (lines separated by '\n'; a final '\n' would add an empty
- * line), giving for each the same verdict as scanLine. Canonical request lines take the fast path.
+ * The fast path for bulk reading: matches the canonical request line at a position of a block of
+ * lines. The caller reads the parts from the match by the FAST_* groups, without a view object in
+ * between (each stored string costs a write barrier, at millions of lines).
  */
-export class LineCursor {
-  readonly view: LineView = newLineView()
-  private text = ''
-  private pos = 0
-  private lineStart = 0
-  private lineEnd = 0
-  private fast = false
-  // The scanner's state belongs to another line (the fast path does not use it).
-  private stale = false
+export class CanonicalMatcher {
+  /** Where the line of the last successful match ends (its '\n' or the end of the text). */
+  end = 0
 
-  reset(text: string): void {
-    this.text = text
-    this.pos = 0
-  }
-
-  /** Scans the next line; undefined after the last one. */
-  next(): ParsedLine['kind'] | undefined {
-    const text = this.text
-    const pos = this.pos
-    if (pos > text.length) return undefined
+  /** The match of the line starting at `pos`, or null when the line needs the scanner. */
+  match(text: string, pos: number): RegExpExecArray | null {
     FAST_RE.lastIndex = pos
     const m = FAST_RE.exec(text)
+    if (m === null) return null
     // '$' in multiline mode also matches before CR, U+2028 and U+2029: only a real line end counts.
-    let end: number
-    if (m !== null && ((end = FAST_RE.lastIndex) === text.length || text.charCodeAt(end) === 10) && fastFill(text, pos, end, m, this.view)) {
-      this.lineStart = pos
-      this.lineEnd = end
-      this.pos = this.lineEnd + 1
-      this.fast = true
-      this.stale = true
-      return 'response'
-    }
-    let nl = text.indexOf('\n', pos)
-    if (nl === -1) nl = text.length
-    this.lineStart = pos
-    this.lineEnd = nl
-    this.pos = nl + 1
-    this.fast = false
-    this.stale = false
-    return scanLine(text.slice(pos, nl), this.view)
+    const end = FAST_RE.lastIndex
+    if (end !== text.length && text.charCodeAt(end) !== 10) return null
+    // The level the status calls for. 'YYYY-MM-DDTHH:MM:SS.ffffffZ' is 27 characters: I(NFO) or
+    // W(ARN) at 29, R (of ERROR) at 29.
+    const lvl = text.charCodeAt(pos + 29)
+    const d = m[FAST_STATUS]!.charCodeAt(0)
+    if (d >= 52 /* 4 */ ? (d === 52 ? lvl !== 87 : lvl !== 82) : lvl !== 73) return null
+    this.end = end
+    return m
   }
+}
 
-  /** The full record of the line next() last reported as a 'response'. */
-  record(): ResponseLine {
-    if (this.stale) {
-      scan(this.text.slice(this.lineStart, this.lineEnd))
-      this.stale = false
-    }
-    return materializeResponse(cur)
-  }
+/** The status of a canonical match. */
+export function fastStatus(m: RegExpExecArray): number {
+  return (m[FAST_STATUS]!.charCodeAt(0) - 48) * 100 + (m[FAST_STATUS + 1]!.charCodeAt(0) - 48) * 10 + (m[FAST_STATUS + 2]!.charCodeAt(0) - 48)
+}
 
-  /** Whether the line next() last returned took the fast path (for tests and diagnostics). */
-  get lastWasFast(): boolean {
-    return this.fast
-  }
+/** The method of a canonical match. */
+export function fastMethod(m: RegExpExecArray): string {
+  return m[FAST_GET] !== undefined ? 'GET' : m[FAST_POST] !== undefined ? 'POST' : m[FAST_METHOD]!
+}
 
-  /** The text of the line next() last returned. */
-  line(): string {
-    return this.text.slice(this.lineStart, this.lineEnd)
+/** What scanLine would fill in for a canonical match (for tests and diagnostics). */
+export function viewOfMatch(m: RegExpExecArray): LineView {
+  const r = m[FAST_REQUESTER]
+  const c = r === undefined ? 0 : r.charCodeAt(0)
+  return {
+    method: fastMethod(m),
+    path: m[FAST_PATH]!,
+    status: fastStatus(m),
+    format: m[FAST_V120] === undefined ? 'pre-v1.20' : 'v1.20',
+    requester: r,
+    requesterKind: r === undefined ? undefined : c === 117 /* u */ ? 'user' : c === 111 /* o */ ? 'oauth2-client' : 'homeserver',
+    graphqlOperationName: m[FAST_OPERATION],
+    error: undefined,
   }
 }
