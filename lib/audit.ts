@@ -920,6 +920,7 @@ interface ChunkJob {
 
 type Progress = { lines: number; bytes: number }
 type WorkerMessage =
+  | { type: 'ready' }
   | ({ type: 'progress' } & Progress)
   | { type: 'chunk-done'; chunk: number }
   | { type: 'state'; state: AuditState }
@@ -945,28 +946,64 @@ async function auditInWorkers(file: string, size: number, jobs: number, opts: Au
     },
   }
   const n = Math.min(jobs, count)
-  const progress = Array.from({ length: n }, () => ({ lines: 0, bytes: 0 }))
+  // Progress of each worker, and last that of this thread.
+  const progress = Array.from({ length: n + 1 }, () => ({ lines: 0, bytes: 0 }))
+  const reporter = (mine: Progress) => (p: Progress) => {
+    mine.lines = p.lines
+    mine.bytes = p.bytes
+    report?.({ lines: progress.reduce((a, x) => a + x.lines, 0), bytes: progress.reduce((a, x) => a + x.bytes, 0), total: size })
+  }
   const workers: Worker[] = []
+  let ready = 0
   try {
-    const states = await Promise.all(
-      progress.map((mine) =>
-        runWorker(workers, setup, take, (p) => {
-          mine.lines = p.lines
-          mine.bytes = p.bytes
-          report?.({ lines: progress.reduce((a, x) => a + x.lines, 0), bytes: progress.reduce((a, x) => a + x.bytes, 0), total: size })
+    const running = Promise.all(
+      progress.slice(0, n).map((mine) =>
+        runWorker(workers, setup, take, reporter(mine), () => {
+          ready++
         }),
       ),
     )
-    return finishAudit(states, opts.maxMalformed ?? DEFAULT_MAX_MALFORMED)
+    // Starting a worker takes about a tenth of a second here: meanwhile this thread audits
+    // chunks itself, one at a time, looking for the workers' messages in between.
+    const mine = auditWhileWorkersStart(file, take, () => ready === n, { ...setup.opts, onProgress: reporter(progress[n]!) })
+    const [own, theirs] = await Promise.all([mine, running])
+    return finishAudit([own, ...theirs], opts.maxMalformed ?? DEFAULT_MAX_MALFORMED)
   } finally {
     await Promise.all(workers.map((w) => w.terminate()))
+  }
+}
+
+/** Audits chunks on this thread until every worker is up (or no chunk is left); its state then. */
+async function auditWhileWorkersStart(file: string, take: () => ChunkJob | undefined, allReady: () => boolean, opts: AuditOptions): Promise<AuditState> {
+  const auditor = new Auditor(opts)
+  const fd = openSync(file, 'r')
+  try {
+    const buf = Buffer.allocUnsafe(READ_SIZE)
+    // Let the workers start first: their start-up runs on other threads.
+    await new Promise((resolve) => setImmediate(resolve))
+    while (!allReady()) {
+      const job = take()
+      if (job === undefined) break
+      auditor.beginChunk(job.chunk, chunkStartsInLine(fd, buf, job.start))
+      readLines(fd, buf, auditor, job.start, job.end)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    return auditor.state()
+  } finally {
+    closeSync(fd)
   }
 }
 
 const WORKER_OPTIONS = { eval: true } as const
 
 /** Runs one worker until no chunk is left, then collects its state; rejects on its first error. */
-function runWorker(workers: Worker[], setup: WorkerSetup, take: () => ChunkJob | undefined, onProgress: (p: Progress) => void): Promise<AuditState> {
+function runWorker(
+  workers: Worker[],
+  setup: WorkerSetup,
+  take: () => ChunkJob | undefined,
+  onProgress: (p: Progress) => void,
+  onReady: () => void,
+): Promise<AuditState> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(bundledWorker() ?? WORKER_BOOTSTRAP, { ...WORKER_OPTIONS, workerData: setup })
     workers.push(worker)
@@ -981,6 +1018,7 @@ function runWorker(workers: Worker[], setup: WorkerSetup, take: () => ChunkJob |
     give()
     worker.on('message', (m: WorkerMessage) => {
       if (m.type === 'progress') onProgress(m)
+      else if (m.type === 'ready') onReady()
       else if (m.type === 'chunk-done') give()
       else if (m.type === 'state') {
         settled = true
@@ -1000,6 +1038,7 @@ export function serveAuditChunks(setup: WorkerSetup, port: MessagePort): void {
   const auditor = new Auditor({ ...setup.opts, onProgress: ({ lines, bytes }) => port.postMessage({ type: 'progress', lines, bytes }) })
   const buf = Buffer.allocUnsafe(READ_SIZE)
   let fd: number | undefined
+  port.postMessage({ type: 'ready' })
   port.on('message', (job: ChunkJob | { type: 'finish' }) => {
     try {
       if (job.type === 'finish') {
