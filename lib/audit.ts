@@ -239,10 +239,10 @@ const UNNAMED_OPERATION = '(unnamed)'
 const MAX_LINE_BYTES = 16 * 1024 * 1024
 const DECODE_BLOCK = 64 * 1024
 
-// Requesters are keyed as printed; user:<id>(<name>) and user:<id> are folded together at the end
-// (slicing the username off on every line would cost more than it saves).
-
-/** user:<id>(<name>) -> user:<id>; other forms are their own key. */
+/**
+ * user:<id>(<name>) -> user:<id>; other forms are their own key. Requesters are counted as printed
+ * and folded with this at the end (slicing the username off on every line would cost more).
+ */
 function requesterKey(printed: string): string {
   if (printed.charCodeAt(printed.length - 1) !== 41 /* ) */ || !printed.startsWith('user:')) return printed
   const open = printed.indexOf('(')
@@ -427,7 +427,7 @@ export class Auditor {
       } else {
         const head = Buffer.concat([this.rest!, chunk.subarray(0, nl)])
         this.rest = null
-        this.line(head.toString('utf8'))
+        this.lines(head.toString('utf8'))
       }
       start = nl + 1
     }
@@ -469,7 +469,7 @@ export class Auditor {
     if (this.rest !== null) {
       const text = this.rest.toString('utf8')
       this.rest = null
-      this.line(text)
+      this.lines(text)
     }
     this.skipping = false
     if (this.explicitChunk || this.lineNo > 0) this.chunkLines.push([this.chunk, this.lineNo])
@@ -495,10 +495,6 @@ export class Auditor {
   private addMalformed(line: number, part: string, column: number, message: string): void {
     this.malformedCount++
     if (this.malformed.length < this.maxMalformed) this.malformed.push({ chunk: this.chunk, line, part, column, message })
-  }
-
-  private line(text: string): void {
-    this.lines(text)
   }
 
   /** Counts the lines of a block of text (lines separated by '\n'; no '\n' at its end). */
@@ -823,7 +819,7 @@ function auditWholeFile(file: string, opts: AuditOptions): AuditResult {
 
 /**
  * Feeds `auditor` the lines that start in the bytes [start, end) of a file: a partial line at
- * `start` belongs to the chunk before (the caller skips it, see chunkStartsInLine), and the last
+ * `start` belongs to the chunk before (the caller skips it, see auditChunk), and the last
  * line is read to its end past `end`. With end = Infinity, up to the end of the file.
  */
 function readLines(fd: number, buf: Buffer, auditor: Auditor, start: number, end: number): void {
@@ -844,9 +840,12 @@ function readLines(fd: number, buf: Buffer, auditor: Auditor, start: number, end
   }
 }
 
-/** Whether a chunk starting at `start` starts inside a line (the byte before is not a newline). */
-function chunkStartsInLine(fd: number, buf: Buffer, start: number): boolean {
-  return start > 0 && readSync(fd, buf, 0, 1, start - 1) === 1 && buf[0] !== 10
+/** Feeds `auditor` one chunk of a file shared among threads (see ChunkJob). */
+function auditChunk(fd: number, buf: Buffer, auditor: Auditor, job: ChunkJob): void {
+  // When the byte before the chunk is not a newline, its first line belongs to the chunk before.
+  const startsInLine = job.start > 0 && readSync(fd, buf, 0, 1, job.start - 1) === 1 && buf[0] !== 10
+  auditor.beginChunk(job.chunk, startsInLine)
+  readLines(fd, buf, auditor, job.start, job.end)
 }
 
 // Without the bundle (esbuild missing), a worker starts from a small CommonJS bootstrap: it imports
@@ -955,6 +954,8 @@ async function auditInWorkers(file: string, size: number, jobs: number, opts: Au
   }
   const workers: Worker[] = []
   let ready = 0
+  // Set when this run ends (also by a failed worker): this thread then takes no more chunks.
+  let over = false
   try {
     const running = Promise.all(
       progress.slice(0, n).map((mine) =>
@@ -965,27 +966,27 @@ async function auditInWorkers(file: string, size: number, jobs: number, opts: Au
     )
     // Starting a worker takes about a tenth of a second here: meanwhile this thread audits
     // chunks itself, one at a time, looking for the workers' messages in between.
-    const mine = auditWhileWorkersStart(file, take, () => ready === n, { ...setup.opts, onProgress: reporter(progress[n]!) })
+    const mine = auditWhileWorkersStart(file, take, () => over || ready === n, { ...setup.opts, onProgress: reporter(progress[n]!) })
     const [own, theirs] = await Promise.all([mine, running])
     return finishAudit([own, ...theirs], opts.maxMalformed ?? DEFAULT_MAX_MALFORMED)
   } finally {
+    over = true
     await Promise.all(workers.map((w) => w.terminate()))
   }
 }
 
-/** Audits chunks on this thread until every worker is up (or no chunk is left); its state then. */
-async function auditWhileWorkersStart(file: string, take: () => ChunkJob | undefined, allReady: () => boolean, opts: AuditOptions): Promise<AuditState> {
+/** Audits chunks on this thread until `stop` says so (every worker is up) or no chunk is left; its state then. */
+async function auditWhileWorkersStart(file: string, take: () => ChunkJob | undefined, stop: () => boolean, opts: AuditOptions): Promise<AuditState> {
   const auditor = new Auditor(opts)
   const fd = openSync(file, 'r')
   try {
     const buf = Buffer.allocUnsafe(READ_SIZE)
     // Let the workers start first: their start-up runs on other threads.
     await new Promise((resolve) => setImmediate(resolve))
-    while (!allReady()) {
+    while (!stop()) {
       const job = take()
       if (job === undefined) break
-      auditor.beginChunk(job.chunk, chunkStartsInLine(fd, buf, job.start))
-      readLines(fd, buf, auditor, job.start, job.end)
+      auditChunk(fd, buf, auditor, job)
       await new Promise((resolve) => setImmediate(resolve))
     }
     return auditor.state()
@@ -1048,8 +1049,7 @@ export function serveAuditChunks(setup: WorkerSetup, port: MessagePort): void {
         return
       }
       fd ??= openSync(setup.file, 'r')
-      auditor.beginChunk(job.chunk, chunkStartsInLine(fd, buf, job.start))
-      readLines(fd, buf, auditor, job.start, job.end)
+      auditChunk(fd, buf, auditor, job)
       port.postMessage({ type: 'chunk-done', chunk: job.chunk })
     } catch (err) {
       const e = err as NodeJS.ErrnoException

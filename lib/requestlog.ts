@@ -1056,7 +1056,6 @@ export interface LineView {
   format: LogFormat
   /** The requester as printed (`user:<id>(<name>)`, `user:<id>`, `oauth2-client:<id>`, `homeserver`). */
   requester: string | undefined
-  requesterKind: Requester['kind'] | undefined
   graphqlOperationName: string | undefined
   error: ParseError | undefined
 }
@@ -1068,7 +1067,6 @@ export function newLineView(): LineView {
     status: 0,
     format: 'v1.20',
     requester: undefined,
-    requesterKind: undefined,
     graphqlOperationName: undefined,
     error: undefined,
   }
@@ -1086,13 +1084,7 @@ export function scanLine(input: string, view: LineView): ParsedLine['kind'] {
     view.path = s.slice(pStart, pEnd)
     view.status = status
     view.format = v120 ? 'v1.20' : 'pre-v1.20'
-    if (fReq >= 0) {
-      view.requester = s.slice(fReq, fReqEnd)
-      view.requesterKind = s.charCodeAt(fReq) === 117 ? 'user' : s.charCodeAt(fReq) === 111 ? 'oauth2-client' : 'homeserver'
-    } else {
-      view.requester = undefined
-      view.requesterKind = undefined
-    }
+    view.requester = fReq >= 0 ? s.slice(fReq, fReqEnd) : undefined
     view.graphqlOperationName = fGn >= 0 ? s.slice(fGn, fGnEnd) : undefined
     return 'response'
   }
@@ -1101,7 +1093,6 @@ export function scanLine(input: string, view: LineView): ParsedLine['kind'] {
   view.error = malformedError()
   return 'malformed'
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Bulk fast path
@@ -1125,7 +1116,8 @@ const FAST_IP4 = String.raw`(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-
 // the fast path needs no isIP call; zone ids (%eth0) are left to the scanner.
 const FAST_H16 = '[0-9a-fA-F]{1,4}'
 const FAST_LS32 = `(?:${FAST_H16}:${FAST_H16}|${FAST_IP4})`
-const fastH16s = (max: number) => (max < 0 ? '' : `(?:(?:${FAST_H16}:){0,${max}}${FAST_H16})?`)
+// An optional run of up to max + 1 groups before '::'.
+const fastH16s = (max: number) => `(?:(?:${FAST_H16}:){0,${max}}${FAST_H16})?`
 const FAST_IP6 =
   '(?:' +
   [
@@ -1215,15 +1207,12 @@ export function fastMethod(m: RegExpExecArray): string {
 
 /** What scanLine would fill in for a canonical match (for tests and diagnostics). */
 export function viewOfMatch(m: RegExpExecArray): LineView {
-  const r = m[FAST_REQUESTER]
-  const c = r === undefined ? 0 : r.charCodeAt(0)
   return {
     method: fastMethod(m),
     path: m[FAST_PATH]!,
     status: fastStatus(m),
     format: m[FAST_V120] === undefined ? 'pre-v1.20' : 'v1.20',
-    requester: r,
-    requesterKind: r === undefined ? undefined : c === 117 /* u */ ? 'user' : c === 111 /* o */ ? 'oauth2-client' : 'homeserver',
+    requester: m[FAST_REQUESTER],
     graphqlOperationName: m[FAST_OPERATION],
     error: undefined,
   }
