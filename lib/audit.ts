@@ -48,6 +48,7 @@ import {
   type LogFormat,
   type ResponseLine,
 } from './requestlog.ts'
+import { provideScanModule, scanModule, WasmScanner, type WasmModule } from './auditwasm.ts'
 
 export const ACTIVITIES = [
   'browser-login',
@@ -229,7 +230,15 @@ export interface AuditOptions extends ClassifyOptions {
   maxMalformed?: number
   /** Called about every 64k lines; auditFile adds the file size as total and sums its workers. */
   onProgress?: (p: { lines: number; bytes: number; total?: number }) => void
+  /**
+   * 'wasm' counts canonical request lines in WebAssembly and reads the rest with the JavaScript
+   * scanner; 'js' reads everything in JavaScript (same results, slower). Default: 'wasm' where the
+   * module loads, except for a --requester timeline (which needs each line's details).
+   */
+  engine?: AuditEngine
 }
+
+export type AuditEngine = 'wasm' | 'js'
 
 const NO_REQUESTER = '(none)'
 // Lines before v1.20 carry no fields, so their requester is unknown rather than absent.
@@ -357,10 +366,10 @@ class RequesterTable extends KeyIndex {
 class OperationTable extends KeyIndex {
   counts = new Float64Array(64)
 
-  add(name: string): void {
+  add(name: string, n = 1): void {
     const r = this.index(name)
     if (r >= this.counts.length) this.counts = grown(this.counts, this.counts.length * 2)
-    this.counts[r]!++
+    this.counts[r]! += n
   }
 }
 
@@ -377,6 +386,7 @@ export class Auditor {
   private readonly onTimeline: ((e: TimelineEntry) => void) | undefined
   private readonly onProgress: ((p: { lines: number; bytes: number }) => void) | undefined
   private readonly timeline: TimelineEntry[] | undefined
+  private readonly wasm: WasmScanner | undefined
 
   private rest: Buffer | null = null
   private skipping = false
@@ -411,6 +421,12 @@ export class Auditor {
     this.onTimeline = opts.onTimeline
     this.onProgress = opts.onProgress
     if (this.match !== undefined && opts.collectTimeline !== false) this.timeline = []
+    this.wasm = this.match === undefined && opts.engine !== 'js' ? newWasmScanner(this.prefix, opts.engine === 'wasm') : undefined
+  }
+
+  /** The engine counting canonical lines. */
+  get engine(): AuditEngine {
+    return this.wasm !== undefined ? 'wasm' : 'js'
   }
 
   push(chunk: Buffer): void {
@@ -432,6 +448,10 @@ export class Auditor {
       start = nl + 1
     }
     const last = chunk.lastIndexOf(10)
+    if (this.wasm !== undefined) {
+      if (last >= start) this.wasmLines(chunk, start, last)
+      start = Math.max(last + 1, start)
+    }
     // Decode a block of lines at a time and walk its lines (a newline never falls inside a UTF-8
     // sequence). Pure ASCII, the usual case, decodes faster as latin1 with the same result. Blocks
     // stay small enough for the young generation: big strings would each take fresh pages.
@@ -495,6 +515,20 @@ export class Auditor {
   private addMalformed(line: number, part: string, column: number, message: string): void {
     this.malformedCount++
     if (this.malformed.length < this.maxMalformed) this.malformed.push({ chunk: this.chunk, line, part, column, message })
+  }
+
+  /** The lines of bytes [start, end) (no '\n' at end): canonical ones counted in WebAssembly, the others here, in order. */
+  private wasmLines(chunk: Buffer, start: number, end: number): void {
+    const w = this.wasm!
+    const first = this.lineNo
+    w.scan(chunk, start, end, this.chunkBase + first)
+    const d = w.declined
+    for (let i = 0; i < d.length; i += 3) {
+      // lines() numbers the line it reads as this.lineNo + 1.
+      this.lineNo = first + d[i + 2]!
+      this.lines(chunk.toString('utf8', start + d[i]!, start + d[i + 1]!))
+    }
+    this.lineNo = first + w.lines
   }
 
   /** Counts the lines of a block of text (lines separated by '\n'; no '\n' at its end). */
@@ -596,6 +630,7 @@ export class Auditor {
   /** The raw counters so far (a last line without newline included): what a worker sends back. */
   state(): AuditState {
     this.endChunk()
+    if (this.wasm !== undefined) this.takeWasmCounts()
     const t = this.requesters
     const n = t.keys.length
     const ops = this.operations
@@ -617,6 +652,33 @@ export class Auditor {
       requesterCounts: t.counts.slice(0, n * ACTIVITIES.length),
     }
   }
+
+  /** Adds what the WebAssembly side counted to this side's counters (its requesters by the same keys). */
+  private takeWasmCounts(): void {
+    const w = this.wasm!.drain()
+    this.requests += w.totals[0]!
+    this.v120 += w.totals[1]!
+    this.pre120 += w.totals[2]!
+    for (let i = 0; i < this.counts.length; i++) this.counts[i]! += w.totals[3 + i]!
+    for (const o of w.operations) this.operations.add(o.key, o.count)
+    const t = this.requesters
+    for (const q of w.requesters) {
+      const r = t.index(q.key)
+      t.requests[r]! += q.requests
+      if (q.last > t.last[r]!) t.last[r] = q.last
+      for (let i = 0; i < ACTIVITIES.length; i++) t.counts[r * ACTIVITIES.length + i]! += q.counts[i]!
+    }
+  }
+}
+
+/** A WebAssembly scanner, or undefined where the module cannot run (an error when it was asked for). */
+function newWasmScanner(prefix: string, required: boolean): WasmScanner | undefined {
+  const m = scanModule()
+  if (m === null) {
+    if (required) throw new Error('the WebAssembly audit engine is not available here (lib/wasm/audit-scan.wasm missing or WebAssembly SIMD unsupported)')
+    return undefined
+  }
+  return new WasmScanner(m, prefix)
 }
 
 /** Requesters remember their latest line as chunk * CHUNK_LINE_SPAN + line (exact in a double). */
@@ -685,7 +747,8 @@ export function finishAudit(states: AuditState[], maxMalformed = DEFAULT_MAX_MAL
   const operations: Record<string, number> = {}
   for (const [k, v] of [...opCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) operations[k] = v
   // Fold user:<id>(<name>) into user:<id>, keeping the username of the latest request.
-  const folded = new Map<string, { requests: number; counts: Float64Array; username?: string; nameLast: number }>()
+  // Plain arrays: a small typed array costs microseconds to allocate, which thousands of requesters feel.
+  const folded = new Map<string, { requests: number; counts: number[]; username?: string; nameLast: number }>()
   const A = ACTIVITIES.length
   for (const st of states) {
     for (let r = 0; r < st.requesterKeys.length; r++) {
@@ -693,7 +756,7 @@ export function finishAudit(states: AuditState[], maxMalformed = DEFAULT_MAX_MAL
       const key = requesterKey(printed)
       let f = folded.get(key)
       if (f === undefined) {
-        f = { requests: 0, counts: new Float64Array(A), nameLast: -1 }
+        f = { requests: 0, counts: new Array<number>(A).fill(0), nameLast: -1 }
         folded.set(key, f)
       }
       f.requests += st.requesterRequests[r]!
@@ -708,9 +771,7 @@ export function finishAudit(states: AuditState[], maxMalformed = DEFAULT_MAX_MAL
   const requesters: Record<string, RequesterSummary> = {}
   for (const [key, f] of [...folded].sort((a, b) => b[1].requests - a[1].requests || (a[0] < b[0] ? -1 : 1))) {
     const perActivity: Partial<Record<ActivityName, number>> = {}
-    ACTIVITIES.forEach((a, i) => {
-      if (f.counts[i]! > 0) perActivity[a] = f.counts[i]!
-    })
+    for (let i = 0; i < A; i++) if (f.counts[i]! > 0) perActivity[ACTIVITIES[i]!] = f.counts[i]!
     const s: RequesterSummary = { requester: key, requests: f.requests, activities: perActivity }
     if (f.username !== undefined) s.username = f.username
     requesters[key] = s
@@ -906,7 +967,9 @@ interface WorkerSetup {
   moduleUrl: string
   tsxUrl: string
   file: string
-  opts: { clientPrefix?: string; maxMalformed?: number }
+  opts: { clientPrefix?: string; maxMalformed?: number; engine?: AuditEngine }
+  /** The compiled WebAssembly module (the bundled worker cannot find its file); null: JavaScript only. */
+  wasm: WasmModule | null
 }
 
 /** One chunk: the lines that start in [start, end); the last chunk reads on to the end of the file. */
@@ -942,7 +1005,9 @@ async function auditInWorkers(file: string, size: number, jobs: number, opts: Au
     opts: {
       ...(opts.clientPrefix !== undefined ? { clientPrefix: opts.clientPrefix } : {}),
       ...(opts.maxMalformed !== undefined ? { maxMalformed: opts.maxMalformed } : {}),
+      ...(opts.engine !== undefined ? { engine: opts.engine } : {}),
     },
+    wasm: opts.engine === 'js' ? null : scanModule(),
   }
   const n = Math.min(jobs, count)
   // Progress of each worker, and last that of this thread.
@@ -1036,6 +1101,7 @@ function runWorker(
  * time and in increasing order, into one Auditor, and sends back its state when told to finish.
  */
 export function serveAuditChunks(setup: WorkerSetup, port: MessagePort): void {
+  provideScanModule(setup.wasm)
   const auditor = new Auditor({ ...setup.opts, onProgress: ({ lines, bytes }) => port.postMessage({ type: 'progress', lines, bytes }) })
   const buf = Buffer.allocUnsafe(READ_SIZE)
   let fd: number | undefined

@@ -104,6 +104,16 @@ t.test('--json on the fixture file', async (t) => {
   t.notOk('timeline' in r, 'no timeline without --requester')
 })
 
+t.test('--engine js and --engine wasm print the same result', async (t) => {
+  const js = await run(['--json', '--engine', 'js', FIXTURE])
+  const wasm = await run(['--json', '--engine', 'wasm', FIXTURE])
+  t.equal(wasm.code, js.code)
+  t.same(JSON.parse(wasm.stdout), JSON.parse(js.stdout))
+  checkFixtureResult(t, JSON.parse(wasm.stdout) as AuditResult)
+  const stdin = await run(['--json', '--engine', 'wasm', '-'], readFileSync(FIXTURE))
+  t.same(JSON.parse(stdin.stdout), JSON.parse(js.stdout), 'stdin too')
+})
+
 t.test('reading stdin with -', async (t) => {
   const { code, stdout } = await run(['--json', '-'], readFileSync(FIXTURE))
   t.equal(code, 1)
@@ -195,6 +205,7 @@ t.test('usage errors and unreadable input exit 2', async (t) => {
     [['--top', '-1', FIXTURE], /./],
     [['--client-prefix', '_matrix', FIXTURE], /--client-prefix must start with '\/'/],
     [['--requester', '', FIXTURE], /--requester needs a value/],
+    [['--engine', 'fast', FIXTURE], /--engine must be wasm or js, got 'fast'/],
     [[path.join(dir, 'missing.log')], /cannot read .*missing\.log: no such file/],
     [[dir], /cannot read .*: it is a directory/],
   ]
