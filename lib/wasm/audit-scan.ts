@@ -175,8 +175,17 @@ function equal(a: usize, b: usize, n: u32): bool {
   return true
 }
 
-// FNV-1a over 4 bytes at a time, then the tail.
+// Keys of 8 bytes or more: the length and two 8-byte words, from the middle (inside the ULID of
+// user:<ULID>(<name>) and oauth2-client:<ULID>) and the end (the username), mixed by multiplying;
+// shorter ones FNV-1a. Collisions only cost a probe: equal() decides.
 function hashBytes(p: usize, n: u32): u32 {
+  if (n >= 8) {
+    const a = load<u64>(p + (<usize>n >> 1) - 4)
+    const b = load<u64>(p + <usize>n - 8)
+    let x = (a ^ (<u64>n << 56)) * 0x9e3779b97f4a7c15 + b
+    x = (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9
+    return <u32>(x >> 32)
+  }
   let h: u32 = 0x811c9dc5 ^ n
   let i: u32 = 0
   for (; i + 4 <= n; i += 4) h = (h ^ load<u32>(p + i)) * 0x01000193
@@ -424,19 +433,23 @@ let opLen: u32 = 0 // 0: no operation name
 
 /** \d{1,15} then the literal l; the position after it, or 0. */
 @inline function number(p: usize, l: usize): usize {
-  const s = p
-  while (isDigit(load<u8>(p))) p++
-  const n = p - s
-  if (n == 0 || n > 15 || !at(p, l)) return 0
-  return p + litLen(l)
+  const n = digitRun(p)
+  if (n - 1 >= 15 || !at(p + n, l)) return 0
+  return p + n + litLen(l)
+}
+
+/** How many digits start at p (16 when there are 16 or more). */
+@inline function digitRun(p: usize): usize {
+  const v = v128.load(p)
+  return <usize>ctz(~i8x16.bitmask(i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x30)), i8x16.splat(10))))
 }
 
 /** \d{1,15}\.\dms; the position after it, or 0. */
 @inline function millis(p: usize): usize {
-  const s = p
-  while (isDigit(load<u8>(p))) p++
-  const n = p - s
-  if (n == 0 || n > 15 || load<u8>(p) != 0x2e || !isDigit(load<u8>(p + 1)) || load<u8>(p + 2) != 0x6d || load<u8>(p + 3) != 0x73) return 0
+  const n = digitRun(p)
+  if (n - 1 >= 15) return 0
+  p += n
+  if (load<u8>(p) != 0x2e || !isDigit(load<u8>(p + 1)) || load<u8>(p + 2) != 0x6d || load<u8>(p + 3) != 0x73) return 0
   return p + 4
 }
 
@@ -458,9 +471,9 @@ function parse(p: usize): usize {
   while (isUpper(load<u8>(q))) q++
   if (q == s || load<u8>(q) != 0x2d) return 0
   q++
-  s = q
-  while (isDigit(load<u8>(q))) q++
-  if (q == s || q - s > 15 || load<u32>(q) != 0x22202d20 /* ' - "' */) return 0
+  const idLen = digitRun(q)
+  q += idLen
+  if (idLen - 1 >= 15 || load<u32>(q) != 0x22202d20 /* ' - "' */) return 0
   q += 4
   // method
   s = q
@@ -528,9 +541,9 @@ function parse(p: usize): usize {
     if (q == 0 || !at(q, L_QUERIES)) return 0
     q = number(q + litLen(L_QUERIES), L_FETCHED)
     if (q == 0) return 0
-    s = q
-    while (isDigit(load<u8>(q))) q++
-    if (q == s || q - s > 15) return 0
+    const fetched = digitRun(q)
+    if (fetched - 1 >= 15) return 0
+    q += fetched
   } else if (at(q, L_ELAPSED)) {
     v120 = false
     q = millis(q + litLen(L_ELAPSED))
@@ -576,7 +589,7 @@ function fields(q: usize): usize {
     q += litLen(L_ADDRESS)
     const s = q
     q = skipTok(q)
-    if (!ipv4(s, q) && !ipv6(s, q)) return 0
+    if (!address(s, q)) return 0
     if (load<u8>(q) == 10) return q
   }
   if (at(q, L_OPTYPE)) {
@@ -664,6 +677,82 @@ function skipAgent(q: usize): usize {
   const v = v128.load(p)
   const ok = v128.and(i8x16.gt_s(v, i8x16.splat(0x1f)), i8x16.lt_s(v, i8x16.splat(0x7f)))
   return i8x16.bitmask(v128.or(v128.or(v128.not(ok), i8x16.eq(v, i8x16.splat(0x22))), i8x16.eq(v, i8x16.splat(0x5c))))
+}
+
+/**
+ * An IPv4 or IPv6 address: exactly [s, e). Addresses of up to 32 bytes are checked on bit masks of
+ * their digits, dots and colons (two 16-byte loads); longer ones, and IPv6 with an IPv4 tail, by
+ * the byte loops ipv4() and ipv6() below, which define the same language.
+ */
+function address(s: usize, e: usize): bool {
+  const n = <u32>(e - s)
+  if (n == 0) return false
+  if (n > 32) return ipv4(s, e) || ipv6(s, e)
+  const v0 = v128.load(s)
+  const v1 = v128.load(s, 16)
+  const t: u64 = (<u64>1 << n) - 1
+  const dig = (masks(digit16(v0), digit16(v1))) & t
+  const dot = masks(i8x16.eq(v0, i8x16.splat(0x2e)), i8x16.eq(v1, i8x16.splat(0x2e))) & t
+  const colon = masks(i8x16.eq(v0, i8x16.splat(0x3a)), i8x16.eq(v1, i8x16.splat(0x3a))) & t
+  if (colon == 0) {
+    // IPv4: digits and three dots; octets of 1 to 3 digits, no leading zero, at most 255.
+    if ((dig | dot) != t || popcnt(dot) != 3) return false
+    let rest = dot | (<u64>1 << n)
+    let from: u32 = 0
+    for (let i = 0; i < 4; i++) {
+      const to = <u32>ctz(rest)
+      const len = to - from
+      if (len - 1 >= 3) return false
+      const o = s + <usize>from
+      if (len > 1 && load<u8>(o) == 0x30) return false
+      if (len == 3 && (<u32>load<u8>(o) - 48) * 100 + (<u32>load<u8>(o + 1) - 48) * 10 + <u32>load<u8>(o + 2) - 48 > 255) return false
+      from = to + 1
+      rest &= rest - 1
+    }
+    return true
+  }
+  if (dot != 0) return ipv6(s, e)
+  // IPv6: hex groups of 1 to 4 between colons; one '::' at most, which stands for one group or more.
+  const hex = masks(hex16(v0), hex16(v1)) & t
+  if ((hex | colon) != t) return false
+  const pairs = colon & (colon >> 1)
+  if (popcnt(pairs) > 1) return false
+  const compressed = pairs != 0
+  // Empty groups are allowed only around the '::': between its colons, and before or after it
+  // when it starts or ends the address.
+  let allowedEmpty: u32 = 0
+  if (compressed) {
+    const k = <u32>ctz(pairs)
+    allowedEmpty = 1 + (k == 0 ? 1 : 0) + (k + 2 == n ? 1 : 0)
+  }
+  let rest = colon | (<u64>1 << n)
+  let from: u32 = 0
+  let groups: u32 = 0
+  let empty: u32 = 0
+  while (from <= n) {
+    const to = <u32>ctz(rest)
+    const len = to - from
+    if (len == 0) empty++
+    else if (len > 4) return false
+    else groups++
+    from = to + 1
+    rest &= rest - 1
+  }
+  if (empty != allowedEmpty) return false
+  return compressed ? groups <= 7 : groups == 8
+}
+
+/** The bit masks of two 16-byte comparisons, as one 32-bit mask. */
+@inline function masks(a: v128, b: v128): u64 {
+  return <u64>(<u32>i8x16.bitmask(a) | (<u32>i8x16.bitmask(b) << 16))
+}
+@inline function digit16(v: v128): v128 {
+  return i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x30)), i8x16.splat(10))
+}
+/** 0-9, a-f, A-F */
+@inline function hex16(v: v128): v128 {
+  const lower = v128.or(v, i8x16.splat(0x20))
+  return v128.or(digit16(v), i8x16.lt_u(i8x16.sub(lower, i8x16.splat(0x61)), i8x16.splat(6)))
 }
 
 /** 25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d, four of them separated by dots: exactly [s, e). */

@@ -2,6 +2,7 @@
 // JavaScript scanner does, and take every canonical ASCII line the regex fast path takes (else the
 // audit silently slows down). The committed module must be what the committed source builds to.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -126,6 +127,69 @@ t.test('mutated lines: the module never takes what the scanner rejects or reads 
     if (err !== null && failures++ < 5) t.fail(err)
   }
   t.equal(failures, 0, `${checked} mutated lines agree`)
+})
+
+t.test('client addresses: the module takes exactly the addresses node:net accepts', async (t) => {
+  const r = rng(8383)
+  const int = (n: number) => Math.floor(r() * n)
+  const hex = () => {
+    const h = int(0x10000).toString(16).slice(0, 1 + int(4))
+    return int(4) === 0 ? h.toUpperCase() : h
+  }
+  const octet = () => (int(10) === 0 ? ['0', '00', '01', '255', '256', '300', '999', '1000', ''][int(9)]! : String(int(256)))
+  const v4 = (bad: boolean) => Array.from({ length: bad && int(3) === 0 ? 3 + int(3) : 4 }, () => (bad ? octet() : String(int(256)))).join('.')
+  // 8 groups (or 6 and an IPv4 tail), optionally one run of zero groups written '::'; short and
+  // long forms both (the module checks those of up to 32 bytes on bit masks, longer ones by loops).
+  const v6 = () => {
+    const tail4 = int(4) === 0
+    const n = tail4 ? 6 : 8
+    const groups = Array.from({ length: n }, hex)
+    let text: string
+    if (int(3) === 0) text = groups.join(':')
+    else {
+      const from = int(n + 1)
+      const zeros = Math.max(1, int(n - from + 1))
+      text = groups.slice(0, from).join(':') + '::' + groups.slice(from + zeros).join(':')
+    }
+    if (tail4) text += (text.endsWith('::') ? '' : ':') + v4(false)
+    return text
+  }
+  const damage = (a: string) => {
+    switch (int(9)) {
+      case 0: return a + ':' + hex()
+      case 1: return a.replace('::', ':::')
+      case 2: return a + '::' + hex()
+      case 3: return a.replace(/[0-9a-f]+/i, 'abcde')
+      case 4: return a + '.1'
+      case 5: return ':' + a
+      case 6: return a.replace(/:(?!:)/, '::')
+      case 7: return a.slice(0, int(a.length))
+      default: return a + ':'
+    }
+  }
+  const base = corpus().find((l) => viaWasm(l) !== null && l.includes(' client.address=') && l.includes(' trace.id='))!
+  t.ok(base, 'a canonical line with a client address')
+  const at = base.indexOf('client.address=') + 'client.address='.length
+  const end = base.indexOf(' ', at)
+  let taken = 0
+  let valid = 0
+  let failures = 0
+  const n = 12000
+  for (let i = 0; i < n; i++) {
+    const k = i % 4
+    const addr = k === 0 ? v6() : k === 1 ? damage(v6()) : k === 2 ? v4(false) : v4(true)
+    const line = base.slice(0, at) + addr + base.slice(end)
+    const ok = isIP(addr) !== 0
+    if (ok) valid++
+    const w = viaWasm(line) !== null
+    if (w) taken++
+    if (w !== ok && failures++ < 5) t.fail(`${JSON.stringify(addr)}: node:net ${ok ? 'accepts' : 'rejects'}, the module ${w ? 'takes' : 'declines'} the line`)
+    const err = check(line)
+    if (err !== null && failures++ < 5) t.fail(err)
+  }
+  t.equal(failures, 0, `${n} addresses agree with node:net and the scanner`)
+  t.ok(valid > n / 3 && valid < n, `a mix of valid and invalid ones (${valid} valid)`)
+  t.equal(taken, valid)
 })
 
 t.test('the client API prefix is the configured one', async (t) => {
