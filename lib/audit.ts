@@ -819,15 +819,20 @@ export async function auditStream(input: Readable | AsyncIterable<Buffer | strin
 
 const READ_SIZE = 1 << 20
 const DEFAULT_MAX_MALFORMED = 1000
-/** Files below this size are audited in one thread: a worker's start-up would not pay off. */
-export const PARALLEL_MIN_BYTES = 32 * 1024 * 1024
+/**
+ * Files below this size are audited in one thread: workers would not pay off. With the WebAssembly
+ * engine one thread reads about 700 MB/s here, and on the 2-core CI machine two threads were
+ * slower than one on 305 MiB (each core slows the other down, and a worker takes about 0.1 s to
+ * start); the JavaScript engine is about three times slower per line.
+ */
+export const PARALLEL_MIN_BYTES = { wasm: 512 * 1024 * 1024, js: 32 * 1024 * 1024 } as const
 const MAX_AUTO_JOBS = 4
 /** Bytes per chunk handed to a worker: small enough to balance, big enough that merging is noise. */
 const CHUNK_BYTES = 8 * 1024 * 1024
 export interface AuditFileOptions extends AuditOptions {
   /**
-   * Worker threads. Default: one per core (at most 4) for a regular file of 32 MiB or more, none
-   * below. A --requester timeline always runs in one thread.
+   * Worker threads. Default: one per core (at most 4) for a regular file of 512 MiB or more (32 MiB
+   * with the JavaScript engine), none below. A --requester timeline always runs in one thread.
    */
   jobs?: number
   /** Chunk size for the workers (tests use small ones to put many cuts inside lines). */
@@ -835,8 +840,13 @@ export interface AuditFileOptions extends AuditOptions {
 }
 
 /** The number of threads auditFile uses for a file of `size` bytes. */
-export function defaultJobs(size: number): number {
-  return size >= PARALLEL_MIN_BYTES ? Math.min(Math.max(availableParallelism(), 1), MAX_AUTO_JOBS) : 1
+export function defaultJobs(size: number, engine: AuditEngine = defaultEngine()): number {
+  return size >= PARALLEL_MIN_BYTES[engine] ? Math.min(Math.max(availableParallelism(), 1), MAX_AUTO_JOBS) : 1
+}
+
+/** The engine an audit uses unless told otherwise. */
+export function defaultEngine(): AuditEngine {
+  return scanModule() !== null ? 'wasm' : 'js'
 }
 
 /** Audits one regular file; with jobs > 1 (and no timeline asked for) in worker threads. */
@@ -850,7 +860,7 @@ export async function auditFile(file: string, opts: AuditFileOptions = {}): Prom
   } finally {
     await handle.close()
   }
-  let jobs = Math.min(opts.jobs ?? defaultJobs(size), Math.max(availableParallelism(), 1) * 2, 64)
+  let jobs = Math.min(opts.jobs ?? defaultJobs(size, opts.engine ?? defaultEngine()), Math.max(availableParallelism(), 1) * 2, 64)
   if (opts.requester !== undefined || size === 0) jobs = 1
   const report = opts.onProgress
   if (jobs <= 1) {
