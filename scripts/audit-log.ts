@@ -38,7 +38,7 @@ options:
                          below). Ignored for stdin and with --requester
   --engine E             wasm (default where it loads): canonical request lines are counted by a
                          WebAssembly scanner, every other line by the JavaScript one; js: all
-                         lines in JavaScript (same results, about 3x slower). --requester uses js
+                         lines in JavaScript (same results, 2-3x slower). --requester uses js
   --no-progress          no progress line on stderr (it is shown only when stderr is a terminal)
   -h, --help             this help
 
