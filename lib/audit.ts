@@ -236,6 +236,8 @@ export interface AuditOptions extends ClassifyOptions {
    * module loads, except for a --requester timeline (which needs each line's details).
    */
   engine?: AuditEngine
+  /** Largest block of lines handed to the WebAssembly scanner at once (its heap stops at 1 GiB; tests use small ones). */
+  wasmBlockBytes?: number
 }
 
 export type AuditEngine = 'wasm' | 'js'
@@ -247,6 +249,7 @@ const UNNAMED_OPERATION = '(unnamed)'
 // A line longer than this is reported as malformed and skipped rather than buffered without bound.
 const MAX_LINE_BYTES = 16 * 1024 * 1024
 const DECODE_BLOCK = 64 * 1024
+const WASM_BLOCK_BYTES = 64 * 1024 * 1024
 
 /**
  * user:<id>(<name>) -> user:<id>; other forms are their own key. Requesters are counted as printed
@@ -387,6 +390,7 @@ export class Auditor {
   private readonly onProgress: ((p: { lines: number; bytes: number }) => void) | undefined
   private readonly timeline: TimelineEntry[] | undefined
   private readonly wasm: WasmScanner | undefined
+  private readonly wasmBlock: number
 
   private rest: Buffer | null = null
   private skipping = false
@@ -422,6 +426,7 @@ export class Auditor {
     this.onProgress = opts.onProgress
     if (this.match !== undefined && opts.collectTimeline !== false) this.timeline = []
     this.wasm = this.match === undefined && opts.engine !== 'js' ? newWasmScanner(this.prefix, opts.engine === 'wasm') : undefined
+    this.wasmBlock = Math.max(opts.wasmBlockBytes ?? WASM_BLOCK_BYTES, 1)
   }
 
   /** The engine counting canonical lines. */
@@ -519,6 +524,18 @@ export class Auditor {
 
   /** The lines of bytes [start, end) (no '\n' at end): canonical ones counted in WebAssembly, the others here, in order. */
   private wasmLines(chunk: Buffer, start: number, end: number): void {
+    // One push may be bigger than the module's heap: hand it over in blocks cut at line ends.
+    while (end - start > this.wasmBlock) {
+      let cut = chunk.lastIndexOf(10, start + this.wasmBlock)
+      if (cut < start) cut = chunk.indexOf(10, start + this.wasmBlock)
+      if (cut === -1 || cut >= end) break
+      this.wasmBlockLines(chunk, start, cut)
+      start = cut + 1
+    }
+    this.wasmBlockLines(chunk, start, end)
+  }
+
+  private wasmBlockLines(chunk: Buffer, start: number, end: number): void {
     const w = this.wasm!
     const first = this.lineNo
     w.scan(chunk, start, end, this.chunkBase + first)

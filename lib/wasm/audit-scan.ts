@@ -201,7 +201,8 @@ const operations = new Table(1)
 
 /** Makes room for `n` input bytes (plus slack); the input's address. */
 export function reserveInput(n: u32): usize {
-  if (n > inputCap) {
+  // (input == 0: never allocated yet, even for an empty first block; its sentinel needs a place.)
+  if (n > inputCap || input == 0) {
     input = heap.alloc(<usize>n + SLACK)
     inputCap = n
   }

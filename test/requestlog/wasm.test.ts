@@ -224,8 +224,8 @@ function lines(): string {
   return out.join('\n')
 }
 
-function audit(text: string, engine: 'wasm' | 'js', piece: number): AuditResult {
-  const a = new Auditor({ engine })
+function audit(text: string, engine: 'wasm' | 'js', piece: number, wasmBlockBytes?: number): AuditResult {
+  const a = new Auditor({ engine, ...(wasmBlockBytes !== undefined ? { wasmBlockBytes } : {}) })
   if (a.engine !== engine) throw new Error(`asked for ${engine}, got ${a.engine}`)
   const buf = Buffer.from(text, 'utf8')
   for (let i = 0; i < buf.length; i += piece) a.push(buf.subarray(i, i + piece))
@@ -238,6 +238,15 @@ t.test('a whole log: same result from both engines, however it is cut', async (t
   t.ok(js.malformedCount > 100 && js.requests > 4000, `a mixed log (${js.requests} requests, ${js.malformedCount} malformed)`)
   for (const piece of [1 << 20, 65536, 4097, 997]) t.same(audit(text, 'wasm', piece), js, `pushed in pieces of ${piece} bytes`)
   t.same(audit(text + '\n', 'wasm', 4096), audit(text + '\n', 'js', 4096), 'with a final newline')
+  // A push bigger than the module's block goes in blocks cut at line ends (the heap stops at 1 GiB).
+  for (const block of [1, 300, 4096]) t.same(audit(text, 'wasm', 1 << 20, block), js, `one push, scanned in blocks of ${block} bytes`)
+  const firstEmpty = (engine: 'wasm' | 'js') => {
+    const a = new Auditor({ engine })
+    a.push(Buffer.from('\n'))
+    a.push(Buffer.from(text))
+    return a.end()
+  }
+  t.same(firstEmpty('wasm'), firstEmpty('js'), 'a first block that is empty (a lone newline pushed first)')
 })
 
 t.test('auditFile: workers get the module; same result as one JavaScript thread', async (t) => {
