@@ -877,7 +877,7 @@ export async function auditFile(file: string, opts: AuditFileOptions = {}): Prom
   } finally {
     await handle.close()
   }
-  let jobs = Math.min(opts.jobs ?? defaultJobs(size, opts.engine ?? defaultEngine()), Math.max(availableParallelism(), 1) * 2, 64)
+  let jobs = Math.min(opts.jobs ?? defaultJobs(size, opts.engine), Math.max(availableParallelism(), 1) * 2, 64)
   if (opts.requester !== undefined || size === 0) jobs = 1
   const report = opts.onProgress
   if (jobs <= 1) {

@@ -24,14 +24,11 @@ interface ScanExports {
   setPrefix(n: number): void
   totalsAddress(): number
   declinedAddress(): number
-  requesterCount(): number
-  requesterKeyAddress(k: number): number
-  requesterKeyLength(k: number): number
-  requesterStatsAddress(): number
-  operationCount(): number
-  operationKeyAddress(k: number): number
-  operationKeyLength(k: number): number
-  operationStatsAddress(): number
+  /** t: 0 requesters, 1 GraphQL operations */
+  keyCount(t: number): number
+  keyAddress(t: number, k: number): number
+  keyLength(t: number, k: number): number
+  statsAddress(t: number): number
   reset(): void
   scan(n: number, base: number): number
   scannedLines(): number
@@ -110,23 +107,28 @@ export class WasmScanner {
     const x = this.x
     const mem = x.memory.buffer
     const totals = new Float64Array(mem, x.totalsAddress(), this.totalsLength).slice()
-    const bytes = new Uint8Array(mem)
-    const key = (at: number, len: number) => Buffer.from(bytes.buffer, at, len).toString('latin1')
-    const requesters: WasmCounts['requesters'] = []
-    const rs = new Float64Array(mem, x.requesterStatsAddress(), x.requesterCount() * this.stride)
-    for (let k = 0; k < x.requesterCount(); k++) {
-      const o = k * this.stride
-      requesters.push({ key: key(x.requesterKeyAddress(k), x.requesterKeyLength(k)), requests: rs[o]!, last: rs[o + 1]!, counts: rs.slice(o + 2, o + this.stride) })
+    // The keys of table t, and its counters: one row of `stride` per key.
+    const table = (t: number, stride: number) => {
+      const n = x.keyCount(t)
+      const keys = Array.from({ length: n }, (_, k) => Buffer.from(mem, x.keyAddress(t, k), x.keyLength(t, k)).toString('latin1'))
+      // A copy: reset() below zeroes the module's.
+      return { keys, stats: new Float64Array(mem, x.statsAddress(t), n * stride).slice() }
     }
-    const operations: WasmCounts['operations'] = []
-    const os = new Float64Array(mem, x.operationStatsAddress(), x.operationCount())
-    for (let k = 0; k < x.operationCount(); k++) operations.push({ key: key(x.operationKeyAddress(k), x.operationKeyLength(k)), count: os[k]! })
+    const r = table(REQUESTERS, this.stride)
+    const requesters = r.keys.map((key, k) => {
+      const o = k * this.stride
+      return { key, requests: r.stats[o]!, last: r.stats[o + 1]!, counts: r.stats.subarray(o + 2, o + this.stride) }
+    })
+    const op = table(OPERATIONS, 1)
+    const operations = op.keys.map((key, k) => ({ key, count: op.stats[k]! }))
     x.reset()
     return { totals, requesters, operations }
   }
 }
 
 const EMPTY = new Uint32Array(0)
+const REQUESTERS = 0
+const OPERATIONS = 1
 
 function wasmAbort(): never {
   throw new Error('audit-scan.wasm aborted')

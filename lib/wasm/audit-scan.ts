@@ -228,29 +228,22 @@ export function declinedAddress(): usize {
   return declined
 }
 
-export function requesterCount(): u32 {
-  return requesters.count
+// The tables by number: 0 requesters, 1 GraphQL operations.
+@inline function table(t: i32): Table {
+  return t == 0 ? requesters : operations
 }
-export function requesterKeyAddress(k: u32): usize {
-  return requesters.arena + <usize>load<u32>(requesters.keyOff + (<usize>k << 2))
+export function keyCount(t: i32): u32 {
+  return table(t).count
 }
-export function requesterKeyLength(k: u32): u32 {
-  return load<u32>(requesters.keyLen + (<usize>k << 2))
+export function keyAddress(t: i32, k: u32): usize {
+  const tb = table(t)
+  return tb.arena + <usize>load<u32>(tb.keyOff + (<usize>k << 2))
 }
-export function requesterStatsAddress(): usize {
-  return requesters.stats
+export function keyLength(t: i32, k: u32): u32 {
+  return load<u32>(table(t).keyLen + (<usize>k << 2))
 }
-export function operationCount(): u32 {
-  return operations.count
-}
-export function operationKeyAddress(k: u32): usize {
-  return operations.arena + <usize>load<u32>(operations.keyOff + (<usize>k << 2))
-}
-export function operationKeyLength(k: u32): u32 {
-  return load<u32>(operations.keyLen + (<usize>k << 2))
-}
-export function operationStatsAddress(): usize {
-  return operations.stats
+export function statsAddress(t: i32): usize {
+  return table(t).stats
 }
 
 /** Forgets all counters (after the caller has taken them). */
