@@ -5,9 +5,8 @@ import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import t from 'tap'
 import { CanonicalMatcher, formatResponseLine, newLineView, scanLine, viewOfMatch, type LineView, type LogFormat } from '../../lib/requestlog.ts'
-import { generator, rng } from '../fixtures/requestlog/records.ts'
+import { addressGenerator, fixture, lineCorpus, mutate, rng } from '../fixtures/requestlog/records.ts'
 
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/requestlog/${name}`, import.meta.url), 'utf8')
 
 // What the audit reads from a line: the canonical match when there is one, else the scanner.
 function viaFastPath(line: string): { kind: string; view: LineView; fast: boolean } {
@@ -48,20 +47,7 @@ function agree(line: string): { ok: boolean; fast: boolean; detail: string } {
   }
 }
 
-function corpus(): string[] {
-  const lines = [
-    ...fixture('reference-example.txt').split('\n'),
-    ...fixture('reference-constructed.txt').split('\n'),
-    ...fixture('audit-sample.txt').split('\n'),
-  ].filter((l) => l !== '')
-  const gen = generator(99)
-  for (let i = 0; i < 1500; i++) {
-    const format: LogFormat = i % 4 === 0 ? 'pre-v1.20' : 'v1.20'
-    const { format: _f, ...input } = gen(format)
-    lines.push(formatResponseLine(input, { format }))
-  }
-  return lines
-}
+const corpus = () => lineCorpus(99)
 
 t.test('the fast path takes canonical lines and agrees with the scanner', async (t) => {
   let fast = 0
@@ -86,11 +72,7 @@ t.test('mutated lines: the fast path never accepts what the scanner rejects', as
   let failures = 0
   let checked = 0
   for (let i = 0; i < 20000; i++) {
-    const line = base[Math.floor(r() * base.length)]!
-    const at = Math.floor(r() * line.length)
-    const op = Math.floor(r() * 3)
-    const ch = specials[Math.floor(r() * specials.length)]!
-    const mutated = op === 0 ? line.slice(0, at) + ch + line.slice(at + 1) : op === 1 ? line.slice(0, at) + line.slice(at + 1) : line.slice(0, at) + ch + line.slice(at)
+    const mutated = mutate(r, base[Math.floor(r() * base.length)]!, specials)
     // A newline makes two lines; a block reader would see both, so compare line by line.
     for (const part of mutated.split('\n')) {
       const res = agree(part)
@@ -120,36 +102,7 @@ t.test('several lines in one block, with empty and CRLF lines', async (t) => {
 })
 
 t.test('IPv6 client addresses: the fast path takes the valid forms and never an invalid one', async (t) => {
-  const r = rng(6161)
-  const int = (n: number) => Math.floor(r() * n)
-  const hex = () => int(0x10000).toString(16).slice(0, 1 + int(4))
-  const v4 = () => [0, 0, 0, 0].map(() => int(256)).join('.')
-  // Valid: 8 groups (or 6 and an IPv4 tail), optionally with one run of zero groups written '::'.
-  const valid = () => {
-    const tail4 = int(4) === 0
-    const n = tail4 ? 6 : 8
-    const groups = Array.from({ length: n }, hex)
-    let text: string
-    if (int(3) === 0) text = groups.join(':')
-    else {
-      const from = int(n)
-      const zeros = 1 + int(n - from)
-      text = groups.slice(0, from).join(':') + '::' + groups.slice(from + zeros).join(':')
-    }
-    if (tail4) text += (text.endsWith('::') ? '' : ':') + v4()
-    return text
-  }
-  // Invalid: damage a valid one.
-  const damage = (a: string) => {
-    switch (int(6)) {
-      case 0: return a + ':' + hex() + ':' + hex() + ':' + hex() + ':' + hex() + ':' + hex() + ':' + hex() + ':' + hex() + ':' + hex()
-      case 1: return a.replace('::', ':::')
-      case 2: return a + '::' + hex()
-      case 3: return a.replace(/[0-9a-f]+/, 'abcde')
-      case 4: return a + '.1'
-      default: return a + ':'
-    }
-  }
+  const gen = addressGenerator(6161)
   const base = fixture('reference-example.txt').split('\n')[0]!
   const at = base.indexOf('client.address=') + 'client.address='.length
   const end = base.indexOf(' ', at)
@@ -159,7 +112,7 @@ t.test('IPv6 client addresses: the fast path takes the valid forms and never an 
   let failures = 0
   const n = 4000
   for (let i = 0; i < n; i++) {
-    const addr = i % 2 === 0 ? valid() : damage(valid())
+    const addr = i % 2 === 0 ? gen.v6() : gen.damaged6()
     const line = base.slice(0, at) + addr + base.slice(end)
     const res = agree(line)
     if (res.fast) fast++

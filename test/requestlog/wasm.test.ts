@@ -10,9 +10,8 @@ import { ACTIVITIES, Auditor, auditFile, classify, type AuditResult } from '../.
 import { scanModule, WasmScanner } from '../../lib/auditwasm.ts'
 import { CanonicalMatcher, formatRequester, formatResponseLine, parseLine, type LogFormat, type ResponseLine } from '../../lib/requestlog.ts'
 import { buildWasm, WASM_OUT } from '../../scripts/build-wasm.ts'
-import { generator, rng } from '../fixtures/requestlog/records.ts'
+import { addressGenerator, fixture, lineCorpus, mutate, rng } from '../fixtures/requestlog/records.ts'
 
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/requestlog/${name}`, import.meta.url), 'utf8')
 
 const module = scanModule()
 if (module === null) throw new Error('lib/wasm/audit-scan.wasm did not load')
@@ -70,20 +69,9 @@ function check(line: string): string | null {
   return null
 }
 
-function corpus(): string[] {
-  const lines = [
-    ...fixture('reference-example.txt').split('\n'),
-    ...fixture('reference-constructed.txt').split('\n'),
-    ...fixture('audit-sample.txt').split('\n'),
-  ].filter((l) => l !== '')
-  const gen = generator(7)
-  for (let i = 0; i < 1500; i++) {
-    const format: LogFormat = i % 4 === 0 ? 'pre-v1.20' : 'v1.20'
-    const { format: _f, ...input } = gen(format)
-    lines.push(formatResponseLine(input, { format }))
-  }
-  return lines
-}
+// Generated once: several tests draw from it.
+const CORPUS = lineCorpus(7)
+const corpus = () => CORPUS
 
 t.test('the committed module is what the committed source builds to', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'ac-wasm-'))
@@ -117,11 +105,7 @@ t.test('mutated lines: the module never takes what the scanner rejects or reads 
   let failures = 0
   let checked = 0
   for (let i = 0; i < 30000; i++) {
-    const line = base[Math.floor(r() * base.length)]!
-    const at = Math.floor(r() * line.length)
-    const op = Math.floor(r() * 3)
-    const ch = specials[Math.floor(r() * specials.length)]!
-    const mutated = op === 0 ? line.slice(0, at) + ch + line.slice(at + 1) : op === 1 ? line.slice(0, at) + line.slice(at + 1) : line.slice(0, at) + ch + line.slice(at)
+    const mutated = mutate(r, base[Math.floor(r() * base.length)]!, specials)
     checked++
     const err = check(mutated)
     if (err !== null && failures++ < 5) t.fail(err)
@@ -130,43 +114,7 @@ t.test('mutated lines: the module never takes what the scanner rejects or reads 
 })
 
 t.test('client addresses: the module takes exactly the addresses node:net accepts', async (t) => {
-  const r = rng(8383)
-  const int = (n: number) => Math.floor(r() * n)
-  const hex = () => {
-    const h = int(0x10000).toString(16).slice(0, 1 + int(4))
-    return int(4) === 0 ? h.toUpperCase() : h
-  }
-  const octet = () => (int(10) === 0 ? ['0', '00', '01', '255', '256', '300', '999', '1000', ''][int(9)]! : String(int(256)))
-  const v4 = (bad: boolean) => Array.from({ length: bad && int(3) === 0 ? 3 + int(3) : 4 }, () => (bad ? octet() : String(int(256)))).join('.')
-  // 8 groups (or 6 and an IPv4 tail), optionally one run of zero groups written '::'; short and
-  // long forms both (the module checks those of up to 32 bytes on bit masks, longer ones by loops).
-  const v6 = () => {
-    const tail4 = int(4) === 0
-    const n = tail4 ? 6 : 8
-    const groups = Array.from({ length: n }, hex)
-    let text: string
-    if (int(3) === 0) text = groups.join(':')
-    else {
-      const from = int(n + 1)
-      const zeros = Math.max(1, int(n - from + 1))
-      text = groups.slice(0, from).join(':') + '::' + groups.slice(from + zeros).join(':')
-    }
-    if (tail4) text += (text.endsWith('::') ? '' : ':') + v4(false)
-    return text
-  }
-  const damage = (a: string) => {
-    switch (int(9)) {
-      case 0: return a + ':' + hex()
-      case 1: return a.replace('::', ':::')
-      case 2: return a + '::' + hex()
-      case 3: return a.replace(/[0-9a-f]+/i, 'abcde')
-      case 4: return a + '.1'
-      case 5: return ':' + a
-      case 6: return a.replace(/:(?!:)/, '::')
-      case 7: return a.slice(0, int(a.length))
-      default: return a + ':'
-    }
-  }
+  const gen = addressGenerator(8383)
   const base = corpus().find((l) => viaWasm(l) !== null && l.includes(' client.address=') && l.includes(' trace.id='))!
   t.ok(base, 'a canonical line with a client address')
   const at = base.indexOf('client.address=') + 'client.address='.length
@@ -177,7 +125,7 @@ t.test('client addresses: the module takes exactly the addresses node:net accept
   const n = 12000
   for (let i = 0; i < n; i++) {
     const k = i % 4
-    const addr = k === 0 ? v6() : k === 1 ? damage(v6()) : k === 2 ? v4(false) : v4(true)
+    const addr = k === 0 ? gen.v6() : k === 1 ? gen.damaged6() : k === 2 ? gen.v4() : gen.badV4()
     const line = base.slice(0, at) + addr + base.slice(end)
     const ok = isIP(addr) !== 0
     if (ok) valid++
