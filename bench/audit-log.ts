@@ -21,7 +21,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import { ACTIVITIES, classify, defaultJobs, type ActivityName, type AuditResult } from '../lib/audit.ts'
+import { ACTIVITIES, classify, defaultJobs, type ActivityName, type AuditResult } from '../scripts/audit-log/auditor.ts'
 import {
   formatEventLine,
   formatResponseLine,
@@ -31,7 +31,7 @@ import {
   type Requester,
   type ResponseLine,
 } from '../lib/requestlog.ts'
-import { main as auditMain } from '../scripts/audit-log.ts'
+import { main as auditMain } from '../scripts/audit-log/main.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const TARGET_LINES_PER_SECOND = 1_000_000

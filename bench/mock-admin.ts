@@ -51,11 +51,11 @@ interface ChildReport {
 }
 
 async function childSeedAndPages(sessions: number, iterations: number): Promise<void> {
-  const { mockOptions } = await import('../mock/options.ts')
-  const { buildWorld } = await import('../mock/seed.ts')
-  const { Faults } = await import('../mock/faults.ts')
+  const { mockOptions } = await import('../mock/core/options.ts')
+  const { buildWorld } = await import('../mock/seed/index.ts')
+  const { Faults } = await import('../mock/faults/registry.ts')
   const { listCompatSessions } = await import('../mock/admin/compat-sessions.ts')
-  type Ctx = import('../mock/http.ts').Ctx
+  type Ctx = import('../mock/core/context.ts').Ctx
   const options = mockOptions({ sessions, reports: 0, adminToken: TOKEN }, {})
   const t0 = performance.now()
   const world = buildWorld(options)

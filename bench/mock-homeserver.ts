@@ -19,8 +19,8 @@ import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
 import { readFileSync } from 'node:fs'
 import { parseLine } from '../lib/requestlog.ts'
-import { seedHomeserver } from '../mock/homeserver/seed.ts'
-import { mockOptions } from '../mock/options.ts'
+import { seedHomeserver } from '../mock/seed/homeserver.ts'
+import { mockOptions } from '../mock/core/options.ts'
 import type { EventReport, ReportQuery } from '../mock/store/homeserver.ts'
 
 const P99_TARGET_MS = 5

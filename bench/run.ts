@@ -14,7 +14,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import type { RunReport } from '../scripts/run.ts'
+import type { RunReport } from '../scripts/run/main.ts'
 
 const BIN = fileURLToPath(new URL('../bin/admin-conformance.mjs', import.meta.url))
 

@@ -1104,7 +1104,7 @@ export function scanLine(input: string, view: LineView): ParsedLine['kind'] {
 // needs; anything else falls back to the hand-written scanner above, which stays the reference and
 // gives the precise errors. The regex is linear: every repeated class excludes the delimiter that
 // follows it, so the engine never re-tries a position more than a character back. It accepts a
-// strict subset of what scan() accepts, with the same values (test/requestlog/fastpath.test.ts
+// strict subset of what scan() accepts, with the same values (test/lib/requestlog/fastpath.test.ts
 // checks that on every corpus line, generated lines and mutations of them).
 
 // Only the canonical timestamp with 6 fractional digits: it puts the level at a fixed offset.

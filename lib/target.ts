@@ -1,5 +1,5 @@
 // The target of a conformance run: base URLs, tokens, prefixes, whether writes are allowed, timeouts.
-// The runner (scripts/run.ts) builds one and hands it to the suite processes through the environment:
+// The runner (scripts/run/main.ts) builds one and hands it to the suite processes through the environment:
 // AC_TARGET holds everything except the tokens (JSON), each token travels in its own variable, so that
 // a token never sits inside a structure that might be printed, and never on a command line.
 
@@ -131,7 +131,7 @@ function str(v: unknown): string | undefined {
 /**
  * The target of this suite process. Reads AC_TARGET (set by the runner); without it, falls back to the
  * run command's own variables (MAS_URL, MAS_ADMIN_TOKEN, ..., HS_URL, ...) so that one suite file can be
- * run by hand with `npx tap suites/admin/version.test.ts`. Read-only unless AC_ALLOW_WRITES=1.
+ * run by hand with `npx tap suites/admin/version.suite.ts`. Read-only unless AC_ALLOW_WRITES=1.
  */
 export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
   const raw = env[TARGET_ENV]

@@ -4,11 +4,11 @@
 type Main = (argv: string[]) => Promise<number>
 
 const commands: Record<string, { summary: string; load: () => Promise<{ main: Main }> }> = {
-  run: { summary: 'run the conformance suites against a target (or the bundled mock)', load: () => import('./run.ts') },
-  mock: { summary: 'start the bundled reference mock', load: () => import('./mock.ts') },
-  'audit-log': { summary: 'classify the requests of an http.server.response log', load: () => import('./audit-log.ts') },
-  'plan-upgrade': { summary: 'plan a homeserver upgrade: rollback floor, changes, steps', load: () => import('./plan-upgrade.ts') },
-  deploy: { summary: 'start a real deployment with testcontainers and run the suites on it', load: () => import('./deploy.ts') },
+  run: { summary: 'run the conformance suites against a target (or the bundled mock)', load: () => import('./run/main.ts') },
+  mock: { summary: 'start the bundled reference mock', load: () => import('./mock/main.ts') },
+  'audit-log': { summary: 'classify the requests of an http.server.response log', load: () => import('./audit-log/main.ts') },
+  'plan-upgrade': { summary: 'plan a homeserver upgrade: rollback floor, changes, steps', load: () => import('./plan-upgrade/main.ts') },
+  deploy: { summary: 'start a real deployment with testcontainers and run the suites on it', load: () => import('./deploy/main.ts') },
 }
 
 export function usage(): string {

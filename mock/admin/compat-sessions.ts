@@ -1,12 +1,12 @@
 // /api/admin/v1/compat-sessions: list (filters user, user-session, status, created-*, last-active-*),
 // get, finish. Finishing schedules a device-sync job for the session's user.
-import type { Ctx, Reply } from '../http.ts'
+import type { Ctx, Reply } from '../core/context.ts'
 import { nowMicros, type CompatSession } from '../store/mas.ts'
-import { checkUser, checkUserSession } from './filters.ts'
-import { scheduleDeviceSync } from './jobs.ts'
-import { list, listFilters, SESSION_STATE_FILTERS } from './listing.ts'
-import { API, compatAttributes, resource } from './resource.ts'
-import { finishById, getById } from './session-handlers.ts'
+import { checkUser, checkUserSession } from './framework/filters.ts'
+import { scheduleDeviceSync } from './framework/jobs.ts'
+import { list, listFilters, SESSION_STATE_FILTERS } from './framework/listing.ts'
+import { API, compatAttributes, resource } from './framework/resource.ts'
+import { finishById, getById } from './framework/session-handlers.ts'
 
 const TYPE = 'compat-session'
 const PATH = `${API}/compat-sessions`

@@ -1,13 +1,13 @@
 // /api/admin/v1/oauth2-sessions: list (filters user, client (repeatable, any of), client-kind,
 // user-session, scope (contains all), status, created-*, last-active-*), get, finish. Finishing
 // schedules a device-sync job only when the session has a user (client-credentials ones have none).
-import type { Ctx, Reply } from '../http.ts'
+import type { Ctx, Reply } from '../core/context.ts'
 import { nowMicros, type OAuth2Session } from '../store/mas.ts'
-import { checkClient, checkUser, checkUserSession } from './filters.ts'
-import { scheduleDeviceSync } from './jobs.ts'
-import { list, listFilters, SESSION_STATE_FILTERS } from './listing.ts'
-import { API, oauth2Attributes, resource } from './resource.ts'
-import { finishById, getById } from './session-handlers.ts'
+import { checkClient, checkUser, checkUserSession } from './framework/filters.ts'
+import { scheduleDeviceSync } from './framework/jobs.ts'
+import { list, listFilters, SESSION_STATE_FILTERS } from './framework/listing.ts'
+import { API, oauth2Attributes, resource } from './framework/resource.ts'
+import { finishById, getById } from './framework/session-handlers.ts'
 
 const TYPE = 'oauth2-session'
 const PATH = `${API}/oauth2-sessions`

@@ -6,16 +6,16 @@
 // - revoke: 404, 409 already revoked; 200 with revoked_at set and expires_at null;
 // - regenerate: 404 "Session not found", 422 "Session not valid" (revoked), 403 "Session does not
 //   belong to you" (owner differs from the caller's), then the old token stops working.
-import type { Ctx, Reply } from '../http.ts'
+import type { Ctx, Reply } from '../core/context.ts'
 import { deviceOfScope, nowMicros, parseScope, type PersonalSession } from '../store/mas.ts'
-import { authenticate, ownerOf } from './auth.ts'
-import { readJsonBody } from './body.ts'
-import { checkClient, checkUser } from './filters.ts'
-import { scheduleDeviceSync } from './jobs.ts'
-import { list, listFilters } from './listing.ts'
-import { pathId } from './pagination.ts'
-import { API, fmtTime, personalAttributes, resource, routeError, single, titleWithId } from './resource.ts'
-import { getById } from './session-handlers.ts'
+import { authenticate, ownerOf } from './framework/auth.ts'
+import { readJsonBody } from './framework/body.ts'
+import { checkClient, checkUser } from './framework/filters.ts'
+import { scheduleDeviceSync } from './framework/jobs.ts'
+import { list, listFilters } from './framework/listing.ts'
+import { pathId } from './framework/pagination.ts'
+import { API, fmtTime, personalAttributes, resource, routeError, single, titleWithId } from './framework/resource.ts'
+import { getById } from './framework/session-handlers.ts'
 
 const TYPE = 'personal-session'
 const PATH = `${API}/personal-sessions`

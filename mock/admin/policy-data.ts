@@ -5,12 +5,12 @@
 // The real service's get-by-id handler returns the latest record whatever the id (and 404 only when
 // there is none); the mock answers the record with that id, as the interface describes, and keeps
 // the real behaviour as the `policy-get-by-id-returns-latest` fault.
-import type { Ctx, Reply } from '../http.ts'
+import type { Ctx, Reply } from '../core/context.ts'
 import { mergePolicyData, nowMicros, type PolicyData } from '../store/mas.ts'
-import { authenticate } from './auth.ts'
-import { readJsonBody } from './body.ts'
-import { pathId } from './pagination.ts'
-import { policyAttributes, resource, routeError, single, titleWithId } from './resource.ts'
+import { authenticate } from './framework/auth.ts'
+import { readJsonBody } from './framework/body.ts'
+import { pathId } from './framework/pagination.ts'
+import { policyAttributes, resource, routeError, single, titleWithId } from './framework/resource.ts'
 
 const TYPE = 'policy-data'
 const SITE = 'mas_handlers::admin::v1::policy_data'

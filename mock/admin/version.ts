@@ -1,6 +1,6 @@
 // GET /api/admin/v1/version: `{version}`, the configured version string, admin token required.
-import type { Ctx, Reply } from '../http.ts'
-import { authenticate } from './auth.ts'
+import type { Ctx, Reply } from '../core/context.ts'
+import { authenticate } from './framework/auth.ts'
 
 export function getVersion(ctx: Ctx): Reply {
   const auth = authenticate(ctx)

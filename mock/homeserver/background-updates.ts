@@ -1,8 +1,8 @@
 // GET /_synapse/admin/v1/background_updates/status and GET/POST .../enabled (admin only).
 // The running update is faked through the control API (POST/DELETE /_mock/background-updates).
-import { hsError, type Route } from '../http.ts'
-import type { Authenticator } from './auth.ts'
-import { parseJsonObject } from './parse.ts'
+import { hsError, type Route } from '../core/context.ts'
+import type { Authenticator } from './framework/auth.ts'
+import { parseJsonObject } from './framework/parse.ts'
 
 export function backgroundUpdateRoutes(adminBase: string, auth: Authenticator): Route[] {
   const area = 'hs' as const

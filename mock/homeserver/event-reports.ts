@@ -1,9 +1,9 @@
 // GET /_synapse/admin/v1/event_reports, GET and DELETE /_synapse/admin/v1/event_reports/<report_id>:
 // the real servlets' order of checks (auth, then each parameter in turn), messages and arithmetic.
-import { hsError, type Ctx, type Reply, type Route } from '../http.ts'
+import { hsError, type Ctx, type Reply, type Route } from '../core/context.ts'
 import type { EventReport, HomeserverStore } from '../store/homeserver.ts'
-import type { Authenticator } from './auth.ts'
-import { parseInteger, parseString, pythonInt } from './parse.ts'
+import type { Authenticator } from './framework/auth.ts'
+import { parseInteger, parseString, pythonInt } from './framework/parse.ts'
 
 const DIRECTIONS = ['b', 'f'] as const
 const BAD_ID = 'The report_id parameter must be a string representing a positive integer.'

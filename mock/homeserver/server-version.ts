@@ -1,6 +1,6 @@
 // GET /_synapse/admin/v1/server_version: no authentication at all, exactly one key since v1.94.0.
-import type { Route } from '../http.ts'
-import type { MockOptions } from '../options.ts'
+import type { Route } from '../core/context.ts'
+import type { MockOptions } from '../core/options.ts'
 
 export function serverVersionRoutes(adminBase: string, options: MockOptions): Route[] {
   return [

@@ -7,7 +7,7 @@ import {
   familyCheck, filterCheck, dateFilterCheck, filterLinksCheck,
   mas, allItems, mostCommon, skip, memo, expectOk, expectMasError, expectStatus, mockControl,
   MAS_API, UNKNOWN_ULID, type FamilySpec, type MasItem,
-} from '../../lib/suite.ts'
+} from '../lib/suite.ts'
 
 /** `<key>` (an id filter) against the full set filtered on `attr`, with the most common value; `none`: the skip reason when no item has one. */
 export function idFilterCheck(spec: FamilySpec, key: string, attr: string, none: string): void {

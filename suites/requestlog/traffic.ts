@@ -4,7 +4,7 @@
 // writes are allowed; then also a token request with an unknown client.
 import { randomBytes } from 'node:crypto'
 import { HttpError, WritesNotAllowed, type HttpResponse } from '../../lib/http.ts'
-import { client, target, UNKNOWN_ULID, MAS_API } from '../../lib/suite.ts'
+import { client, target, UNKNOWN_ULID, MAS_API } from '../lib/suite.ts'
 import { LogTail, type MarkedLine } from './logscan.ts'
 
 /** What the log line of a request must say about who sent it. */

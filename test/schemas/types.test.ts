@@ -1,7 +1,7 @@
-// lib/types.gen.ts must be what scripts/gen-types.ts generates from the schemas as they are now.
+// lib/types.gen.ts must be what scripts/dev/gen-types.ts generates from the schemas as they are now.
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { generateTypes, TYPES_FILE } from '../../scripts/gen-types.ts'
+import { generateTypes, TYPES_FILE } from '../../scripts/dev/gen-types.ts'
 import { listSchemaRefs, schemaName } from '../../lib/schemas.ts'
 
 t.test('lib/types.gen.ts is up to date (else run: npm run gen:types)', async (t) => {

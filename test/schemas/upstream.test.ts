@@ -3,7 +3,7 @@
 // schemas, and its enums, field sets, nullability and query parameters must agree with ours.
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { buildOpenApi, ENDPOINTS } from '../../lib/openapi.ts'
+import { buildOpenApi, ENDPOINTS } from '../../mock/core/openapi.ts'
 import {
   COMPAT_SESSION_STATUSES,
   INCLUDE_COUNT_VALUES,

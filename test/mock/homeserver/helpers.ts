@@ -3,8 +3,8 @@
 import t from 'tap'
 import { pathToFileURL } from 'node:url'
 import { request } from 'undici'
-import { startMock, type RunningMock } from '../../../mock/server.ts'
-import { mockOptions, type MockOptions } from '../../../mock/options.ts'
+import { startMock, type RunningMock } from '../../../mock/core/server.ts'
+import { mockOptions, type MockOptions } from '../../../mock/core/options.ts'
 import { validate } from '../../../lib/schemas.ts'
 
 export const ADMIN_TOKEN = 'syt_YWRtaW4_testadmintoken0000000_abcdef'

@@ -1,0 +1,174 @@
+// The session listings (compat, OAuth 2.0, personal) from a table: each handler declares its filters
+// in the service's order and `list` does the rest — auth, pagination, filter parsing, the link pairs,
+// the lookups (404) and scope check (400), and the store query. The one declared order serves the
+// link pairs, the lookups (the first failing one answers) and the store conditions alike.
+import type { Ctx, Reply } from '../../core/context.ts'
+import type { Keyed, OrderedCollection, Query } from '../../store/ordered.ts'
+import { authenticate } from './auth.ts'
+import { checkScopes, createdBounds, datePair, DATE_FIELD, parseFilters, scopeConditions, statusKey, ULID_FIELD, valueRange } from './filters.ts'
+import { listResponse, parsePagination } from './pagination.ts'
+import type { DateValue, FieldKind } from './query.ts'
+import type { ResourceObject } from './resource.ts'
+
+/** a lookup of a referenced id: the 404 reply (with the handler's title) when it is unknown */
+export type Lookup = (ctx: Ctx, site: string, id: string) => Reply | undefined
+
+/** One `filter[…]` parameter: `key` is the query field (and the link pair's key). */
+export type ListFilter<I extends string, R extends string> =
+  /** one ULID: the items in bucket `index` under it, once `exists` (if given) found it */
+  | { key: string; kind: 'ulid'; index: I; exists?: Lookup }
+  /** a repeatable ULID, any of them; every value is looked up before the condition; under the fault `firstOnlyFault` only the first value is used */
+  | { key: string; kind: 'ulid[]'; index: I; exists?: Lookup; firstOnlyFault?: string }
+  /** one of `values`, the bucket key as given */
+  | { key: string; kind: 'enum'; index: I; values: readonly string[] }
+  /** the two states of a session, the bucket key as given (swapped by the `filter-status-inverted` fault) */
+  | { key: string; kind: 'status'; index: I; values: readonly [string, string] }
+  /** scope tokens, repeatable, the items holding every one (400 on a bad token) */
+  | { key: string; kind: 'scope'; index: I }
+  /** true / false, the bucket key as text */
+  | { key: string; kind: 'bool'; index: I }
+  /** a creation date: an id bound, strictly before or after */
+  | { key: string; kind: 'created'; bound: 'before' | 'after' }
+  /** a date on the range index `range`, strictly before or after */
+  | { key: string; kind: 'range'; range: R; bound: 'before' | 'after' }
+
+/** A filter table, with what it parses precomputed. */
+export interface ListFilters<I extends string, R extends string> {
+  filters: readonly ListFilter<I, R>[]
+  fields: Record<string, FieldKind>
+  created?: { before?: string; after?: string }
+  ranges: { range: R; before?: string; after?: string }[]
+}
+
+/** how the query field of a filter parses */
+function fieldOf(f: ListFilter<string, string>): FieldKind {
+  switch (f.kind) {
+    case 'ulid':
+      return ULID_FIELD
+    case 'ulid[]':
+      return { kind: 'ulid[]' }
+    case 'enum':
+    case 'status':
+      return { kind: 'enum', values: f.values }
+    case 'scope':
+      return { kind: 'string[]' }
+    case 'bool':
+      return { kind: 'bool' }
+    case 'created':
+    case 'range':
+      return DATE_FIELD
+  }
+}
+
+/** Builds a listing's filter table, in the order the service prints the filters in links. */
+export function listFilters<I extends string, R extends string = never>(filters: readonly ListFilter<I, R>[]): ListFilters<I, R> {
+  const fields: Record<string, FieldKind> = {}
+  let created: { before?: string; after?: string } | undefined
+  const ranges: { range: R; before?: string; after?: string }[] = []
+  for (const f of filters) {
+    fields[f.key] = fieldOf(f)
+    if (f.kind === 'created') (created ??= {})[f.bound] = f.key
+    if (f.kind === 'range') {
+      let r = ranges.find((x) => x.range === f.range)
+      if (!r) ranges.push((r = { range: f.range }))
+      r[f.bound] = f.key
+    }
+  }
+  return { filters, fields, created, ranges }
+}
+
+/** The trailing filters of compat and OAuth 2.0 sessions: status, then the creation and last-activity dates. */
+export const SESSION_STATE_FILTERS: readonly ListFilter<'status', 'lastActive'>[] = [
+  { key: 'filter[status]', kind: 'status', index: 'status', values: ['active', 'finished'] },
+  { key: 'filter[created-before]', kind: 'created', bound: 'before' },
+  { key: 'filter[created-after]', kind: 'created', bound: 'after' },
+  { key: 'filter[last-active-before]', kind: 'range', range: 'lastActive', bound: 'before' },
+  { key: 'filter[last-active-after]', kind: 'range', range: 'lastActive', bound: 'after' },
+]
+
+export interface Listing<T extends Keyed, I extends string, R extends string> {
+  /** the `record_error!` call site of the handler, `target:line` */
+  site: string
+  /** `/api/admin/v1/<collection>` */
+  path: string
+  filters: ListFilters<I, R>
+  collection: OrderedCollection<T, I, R>
+  toResource(item: T): ResourceObject
+}
+
+/** GET of a listing: auth, pagination, filters (in table order), then the page. */
+export function list<T extends Keyed, I extends string, R extends string>(ctx: Ctx, spec: Listing<T, I, R>): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const p = parsePagination(ctx)
+  if (!p.ok) return p.reply
+  const { site, filters: table } = spec
+  const f = parseFilters(ctx, site, table.fields)
+  if (!f.ok) return f.reply
+  const v = f.values as Record<string, unknown>
+  const pairs: string[] = []
+  const conditions: { index: I; keys: string[] }[] = []
+  for (const filter of table.filters) {
+    const key = filter.key
+    const value = v[key]
+    switch (filter.kind) {
+      case 'ulid': {
+        if (value === undefined) break
+        const id = value as string
+        pairs.push(`${key}=${id}`)
+        const miss = filter.exists?.(ctx, site, id)
+        if (miss) return miss
+        conditions.push({ index: filter.index, keys: [id] })
+        break
+      }
+      case 'ulid[]': {
+        const ids = (value as string[] | undefined) ?? []
+        for (const id of ids) pairs.push(`${key}=${id}`)
+        if (filter.exists) {
+          for (const id of ids) {
+            const miss = filter.exists(ctx, site, id)
+            if (miss) return miss
+          }
+        }
+        if (ids.length) conditions.push({ index: filter.index, keys: filter.firstOnlyFault && ctx.faults.has(filter.firstOnlyFault) ? ids.slice(0, 1) : ids })
+        break
+      }
+      case 'enum':
+        if (value === undefined) break
+        pairs.push(`${key}=${value as string}`)
+        conditions.push({ index: filter.index, keys: [value as string] })
+        break
+      case 'status':
+        if (value === undefined) break
+        pairs.push(`${key}=${value as string}`)
+        conditions.push({ index: filter.index, keys: [statusKey(ctx, value as string, filter.values)] })
+        break
+      case 'scope': {
+        const scopes = (value as string[] | undefined) ?? []
+        for (const s of scopes) pairs.push(`${key}=${s}`)
+        const bad = checkScopes(ctx, site, scopes)
+        if (bad) return bad
+        conditions.push(...scopeConditions(ctx, filter.index, scopes))
+        break
+      }
+      case 'bool':
+        if (value === undefined) break
+        pairs.push(`${key}=${value as boolean}`)
+        conditions.push({ index: filter.index, keys: [String(value)] })
+        break
+      case 'created':
+      case 'range':
+        if (value) pairs.push(datePair(key, value as DateValue))
+        break
+    }
+  }
+  const date = (key: string | undefined) => (key === undefined ? undefined : (v[key] as DateValue | undefined))
+  const q: Query<T, I, R> = table.created ? { in: conditions, ...createdBounds(ctx, date(table.created.before), date(table.created.after)) } : { in: conditions }
+  const ranges: NonNullable<Query<T, I, R>['range']>[number][] = []
+  for (const r of table.ranges) {
+    const range = valueRange(r.range, date(r.after), date(r.before))
+    if (range) ranges.push(range)
+  }
+  if (ranges.length) q.range = ranges
+  return listResponse(ctx, { path: spec.path, filterPairs: pairs, page: p.page, collection: spec.collection, query: q, toResource: spec.toResource })
+}

@@ -1,0 +1,200 @@
+// Pagination of the admin listings, as the service does it:
+// - page[first]/page[last] (non-zero; default forward 10; both → 400), page[before]/page[after]
+//   cursors (exclusive id bounds, combinable), count=true|false|only;
+// - items always in ascending id order; page[last] takes the last N and keeps that order;
+// - `next` only when paging forward with more items, `prev` only backward with more items;
+// - links rebuilt in a fixed order: filters (the handler's order), count, page[before],
+//   page[after], page[first|last]; values unencoded; page[first]=10 written even when not sent;
+// - count=only: no data, links.self only (path + filters + count=only);
+// - meta.count counts the filtered items, ignoring cursors.
+// Pagination and path-ULID rejections are not logged as events (no record_error! on them).
+import type { Ctx, Reply } from '../../core/context.ts'
+import type { Bound, OrderedCollection, Keyed, Query } from '../../store/ordered.ts'
+import { groupPairs, parseStruct, parseUlid, rejectionTitles, type FieldKind } from './query.ts'
+import { rejection, type ResourceObject } from './resource.ts'
+
+export const DEFAULT_PAGE_SIZE = 10
+
+export interface PageParams {
+  before?: string
+  after?: string
+  direction: 'forward' | 'backward'
+  /** page size as a number (capped to the largest safe integer: any usize is accepted) */
+  size: number
+  /** page size as the service prints it */
+  sizeText: string
+  include: 'true' | 'false' | 'only'
+}
+
+const FIELDS = {
+  'page[before]': { kind: 'ulid' },
+  'page[after]': { kind: 'ulid' },
+  'page[first]': { kind: 'nonzero' },
+  'page[last]': { kind: 'nonzero' },
+  count: { kind: 'enum', values: ['true', 'false', 'only'] },
+} as const satisfies Record<string, FieldKind>
+
+export function parsePagination(ctx: Ctx): { ok: true; page: PageParams } | { ok: false; reply: Reply } {
+  let groups = groupPairs(ctx.query)
+  if (ctx.faults.has('pagination-zero-page-accepted')) {
+    // the bug: a zero page size silently means the default
+    groups = new Map([...groups].map(([k, v]) => [k, (k === 'page[first]' || k === 'page[last]') && v.length === 1 && /^0+$/.test(v[0]!) ? [''] : v]))
+  }
+  const parsed = parseStruct(groups, FIELDS)
+  if (!parsed.ok) {
+    if (ctx.faults.has('pagination-bad-cursor-500') && parsed.message.startsWith('page[')) {
+      return { ok: false, reply: { status: 500, body: { errors: [{ title: 'Internal server error' }] } } }
+    }
+    return { ok: false, reply: rejection(ctx, 400, ...rejectionTitles('Invalid pagination parameters', parsed.message)) }
+  }
+  const v = parsed.values as {
+    'page[before]'?: string
+    'page[after]'?: string
+    'page[first]'?: { digits: string; value: number }
+    'page[last]'?: { digits: string; value: number }
+    count?: 'true' | 'false' | 'only'
+  }
+  const first = v['page[first]']
+  const last = v['page[last]']
+  if (first && last && !ctx.faults.has('pagination-first-and-last-accepted')) {
+    return { ok: false, reply: rejection(ctx, 400, 'Cannot specify both `page[first]` and `page[last]` parameters') }
+  }
+  const chosen = first ?? last
+  const page: PageParams = {
+    direction: first || !last ? 'forward' : 'backward',
+    size: chosen?.value ?? DEFAULT_PAGE_SIZE,
+    sizeText: chosen?.digits ?? String(DEFAULT_PAGE_SIZE),
+    include: v.count ?? 'true',
+  }
+  if (v['page[before]'] !== undefined) page.before = v['page[before]']
+  if (v['page[after]'] !== undefined) page.after = v['page[after]']
+  return { ok: true, page }
+}
+
+/** The path-ULID extractor: 400 "Invalid ULID in path" + the decode error; no event line. */
+export function pathId(ctx: Ctx, raw: string | undefined): { ok: true; id: string } | { ok: false; reply: Reply } {
+  const u = parseUlid(raw ?? '')
+  if (!u.ok) return { ok: false, reply: rejection(ctx, 400, 'Invalid ULID in path', u.error) }
+  return { ok: true, id: u.value }
+}
+
+function tighterLower(a: Bound | undefined, b: Bound | undefined): Bound | undefined {
+  if (!a || !b) return a ?? b
+  if (a.id !== b.id) return a.id > b.id ? a : b
+  return a.inclusive ? b : a
+}
+
+function tighterUpper(a: Bound | undefined, b: Bound | undefined): Bound | undefined {
+  if (!a || !b) return a ?? b
+  if (a.id !== b.id) return a.id < b.id ? a : b
+  return a.inclusive ? b : a
+}
+
+export interface ListingSpec<T extends Keyed, I extends string, R extends string> {
+  /** `/api/admin/v1/<collection>` */
+  path: string
+  /** `key=value` pairs of the filters, in the handler's Display order */
+  filterPairs: string[]
+  page: PageParams
+  collection: OrderedCollection<T, I, R>
+  /** the filters as a store query (cursors are added here) */
+  query: Query<T, I, R>
+  toResource(item: T): ResourceObject
+}
+
+function link(path: string, base: string[], before: string | undefined, after: string | undefined, direction: 'forward' | 'backward', size: string): string {
+  const q = [...base]
+  if (before !== undefined) q.push(`page[before]=${before}`)
+  if (after !== undefined) q.push(`page[after]=${after}`)
+  q.push(direction === 'forward' ? `page[first]=${size}` : `page[last]=${size}`)
+  return `${path}?${q.join('&')}`
+}
+
+/** meta.count: the filtered items, cursors ignored. */
+function countOf<T extends Keyed, I extends string, R extends string>(ctx: Ctx, collection: OrderedCollection<T, I, R>, query: Query<T, I, R>): number {
+  ctx.log.queries += 1
+  ctx.log.fetched += 1
+  if (ctx.faults.has('pagination-count-ignores-filters')) return collection.size
+  return collection.count(query).count
+}
+
+/** Builds the paginated answer of a listing (count, data, links) from a store query. */
+export function listResponse<T extends Keyed, I extends string, R extends string>(ctx: Ctx, spec: ListingSpec<T, I, R>): Reply {
+  const { path, page, collection, query } = spec
+  const f = ctx.faults
+  const base = [...spec.filterPairs]
+  if (page.include !== 'true') base.push(`count=${page.include}`)
+
+  if (page.include === 'only' && !f.has('count-only-includes-data')) {
+    return { status: 200, body: { meta: { count: countOf(ctx, collection, query) }, links: { self: `${path}?${base.join('&')}` } } }
+  }
+
+  // page[after] is exclusive; the off-by-one fault makes it inclusive.
+  const after: Bound | undefined = page.after === undefined ? undefined : { id: page.after, inclusive: f.has('pagination-off-by-one') }
+  const before: Bound | undefined = page.before === undefined ? undefined : { id: page.before, inclusive: false }
+  const paged: Query<T, I, R> = { ...query, after: tighterLower(query.after, after), before: tighterUpper(query.before, before) }
+  ctx.log.queries += 1
+  const result = collection.page(paged, page.direction, page.size)
+  ctx.log.fetched += result.items.length
+  let items = result.items
+  if (page.direction === 'backward' && f.has('pagination-last-wrong-order')) items = [...items].reverse()
+
+  // The items are serialised one by one (and cached): the answer is assembled as text.
+  const cacheable = !f.has('item-cursor-missing') && !f.has('personal-access-token-in-get')
+  // One join builds the whole body flat, in one copy (it is measured and sent as is).
+  const parts: string[] = new Array(items.length * 2 + 2)
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    parts[i * 2 + 1] = i === 0 ? '' : ','
+    parts[i * 2 + 2] = cacheable ? itemJson(collection, item, spec.toResource) : JSON.stringify(withCursor(spec.toResource(item), item.id, f.has('item-cursor-missing')))
+  }
+
+  let self = link(path, base, page.before, page.after, page.direction, page.sizeText)
+  if (f.has('links-self-wrong-order')) {
+    // the bug: the query string rebuilt back to front
+    self = `${path}?${self.slice(path.length + 1).split('&').reverse().join('&')}`
+  }
+  const links: Record<string, string> = {
+    self,
+    first: link(path, base, undefined, undefined, 'forward', page.sizeText),
+    last: link(path, base, undefined, undefined, 'backward', page.sizeText),
+  }
+  const firstItem = result.items[0]
+  const lastItem = result.items[result.items.length - 1]
+  if (page.direction === 'forward' && result.more && lastItem && !f.has('pagination-drop-next-link')) {
+    links.next = link(path, base, undefined, lastItem.id, page.direction, page.sizeText)
+  }
+  const prevOnForward = f.has('pagination-prev-on-forward') && page.direction === 'forward' && page.after !== undefined
+  if (((page.direction === 'backward' && result.more) || prevOnForward) && firstItem) {
+    links.prev = link(path, base, firstItem.id, undefined, page.direction, page.sizeText)
+  }
+
+  parts[0] = page.include === 'false' ? '{"data":[' : `{"meta":{"count":${countOf(ctx, collection, query)}},"data":[`
+  parts[parts.length - 1] = `],"links":${JSON.stringify(links)}}`
+  return { status: 200, body: parts.join(''), contentType: 'application/json' }
+}
+
+function withCursor(r: ResourceObject, id: string, skip: boolean): ResourceObject {
+  if (!skip) r.meta = { page: { cursor: id } }
+  return r
+}
+
+// A direct-mapped cache of listed items' JSON, keyed by the item object and its update count:
+// listings serve the same items again and again, and serialising them is most of a page's cost.
+const CACHE_SLOTS = 4096
+const cacheItems: (object | undefined)[] = new Array(CACHE_SLOTS)
+const cacheVersions = new Float64Array(CACHE_SLOTS)
+const cacheJson: string[] = new Array(CACHE_SLOTS)
+
+function itemJson<T extends Keyed, I extends string, R extends string>(collection: OrderedCollection<T, I, R>, item: T, toResource: (item: T) => ResourceObject): string {
+  const id = item.id
+  const n = id.length
+  const slot = ((id.charCodeAt(n - 1) * 961 + id.charCodeAt(n - 2) * 31 + id.charCodeAt(n - 3)) * 31 + id.charCodeAt(n - 4)) & (CACHE_SLOTS - 1)
+  const version = collection.version(item)
+  if (cacheItems[slot] === item && cacheVersions[slot] === version) return cacheJson[slot]!
+  const json = JSON.stringify(withCursor(toResource(item), id, false))
+  cacheItems[slot] = item
+  cacheVersions[slot] = version
+  cacheJson[slot] = json
+  return json
+}

@@ -1,0 +1,172 @@
+// Wire shapes of the admin API: resource objects (key order as the service serialises them),
+// single-resource responses, timestamps, and the two ways an error reply is made (with or without
+// the WARN event line the service logs before route errors).
+import { masError, type Ctx, type Reply } from '../../core/context.ts'
+import type { CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from '../../store/mas.ts'
+
+export const API = '/api/admin/v1'
+
+/**
+ * RFC 3339 UTC with `Z`; fractional seconds only when non-zero, with 3 or 6 digits (chrono's
+ * AutoSi on microsecond values).
+ */
+export function fmtTime(us: Micros): string {
+  // Listings print the same timestamps again and again: a small direct-mapped cache.
+  const slot = ((us % CACHE_SIZE) + CACHE_SIZE) % CACHE_SIZE
+  if (cacheKeys[slot] === us) return cacheValues[slot]!
+  const s = formatMicros(us)
+  cacheKeys[slot] = us
+  cacheValues[slot] = s
+  return s
+}
+
+const CACHE_SIZE = 8192
+const cacheKeys = new Float64Array(CACHE_SIZE).fill(-1)
+const cacheValues: (string | undefined)[] = new Array(CACHE_SIZE)
+
+function formatMicros(us: Micros): string {
+  const secs = Math.floor(us / 1_000_000)
+  const frac = us - secs * 1_000_000
+  const days = Math.floor(secs / 86400)
+  if (days < 0 || days > 2932896) return fmtTimeSlow(us) // outside years 1970-9999
+  let rem = secs - days * 86400
+  // civil date from days since 1970-01-01 (H. Hinnant's algorithm), no Date allocation: this
+  // runs three times per listed item.
+  const z = days + 719468
+  const era = Math.floor(z / 146097)
+  const doe = z - era * 146097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365)
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
+  const mp = Math.floor((5 * doy + 2) / 153)
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1
+  const m = mp < 10 ? mp + 3 : mp - 9
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+  const hh = Math.floor(rem / 3600)
+  rem -= hh * 3600
+  const mm = Math.floor(rem / 60)
+  const ss = rem - mm * 60
+  const base = `${y}-${TWO[m]}-${TWO[d]}T${TWO[hh]}:${TWO[mm]}:${TWO[ss]}`
+  if (frac === 0) return `${base}Z`
+  if (frac % 1000 === 0) return `${base}.${THREE[frac / 1000]}Z`
+  return `${base}.${THREE[Math.floor(frac / 1000)]}${THREE[frac % 1000]}Z`
+}
+
+const TWO = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'))
+const THREE = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'))
+
+function fmtTimeSlow(us: Micros): string {
+  const ms = Math.floor(us / 1000)
+  const sub = us - ms * 1000
+  const iso = new Date(ms).toISOString()
+  const dot = iso.length - 5 // position of '.mmmZ'
+  if (sub !== 0) return `${iso.slice(0, dot + 4)}${THREE[sub]}Z`
+  if (ms - Math.floor(ms / 1000) * 1000 !== 0) return iso
+  return `${iso.slice(0, dot)}Z`
+}
+
+const t = (us: Micros | null): string | null => (us === null ? null : fmtTime(us))
+
+export interface ResourceObject {
+  type: string
+  id: string
+  attributes: Record<string, unknown>
+  links: { self: string }
+  meta?: { page: { cursor: string } }
+}
+
+export function compatAttributes(s: CompatSession): Record<string, unknown> {
+  return {
+    user_id: s.userId,
+    device_id: s.deviceId,
+    user_session_id: s.userSessionId,
+    redirect_uri: s.redirectUri,
+    created_at: fmtTime(s.createdAt),
+    user_agent: s.userAgent,
+    last_active_at: t(s.lastActiveAt),
+    last_active_ip: s.lastActiveIp,
+    finished_at: t(s.finishedAt),
+    human_name: s.humanName,
+  }
+}
+
+export function oauth2Attributes(s: OAuth2Session): Record<string, unknown> {
+  return {
+    created_at: fmtTime(s.createdAt),
+    finished_at: t(s.finishedAt),
+    user_id: s.userId,
+    user_session_id: s.userSessionId,
+    client_id: s.clientId,
+    scope: s.scope,
+    user_agent: s.userAgent,
+    last_active_at: t(s.lastActiveAt),
+    last_active_ip: s.lastActiveIp,
+    human_name: s.humanName,
+  }
+}
+
+/** `accessToken` only in the create and regenerate answers; otherwise the key is left out. */
+export function personalAttributes(s: PersonalSession, accessToken?: string | null): Record<string, unknown> {
+  const a: Record<string, unknown> = {
+    created_at: fmtTime(s.createdAt),
+    revoked_at: t(s.revokedAt),
+    owner_user_id: s.ownerUserId,
+    owner_client_id: s.ownerClientId,
+    actor_user_id: s.actorUserId,
+    human_name: s.humanName,
+    scope: s.scope,
+    last_active_at: t(s.lastActiveAt),
+    last_active_ip: s.lastActiveIp,
+    expires_at: s.revokedAt === null ? t(s.tokenExpiresAt) : null,
+  }
+  if (accessToken !== undefined) a.access_token = accessToken
+  return a
+}
+
+export function policyAttributes(p: PolicyData): Record<string, unknown> {
+  return { created_at: fmtTime(p.createdAt), data: p.data }
+}
+
+export function userAttributes(u: User): Record<string, unknown> {
+  return {
+    username: u.username,
+    created_at: fmtTime(u.createdAt),
+    locked_at: t(u.lockedAt),
+    deactivated_at: t(u.deactivatedAt),
+    admin: u.admin,
+    legacy_guest: u.legacyGuest,
+  }
+}
+
+export function resource(type: string, collection: string, id: string, attributes: Record<string, unknown>): ResourceObject {
+  return { type, id, attributes, links: { self: `${API}/${collection}/${id}` } }
+}
+
+/** `{data, links: {self}}`; `self` defaults to the resource's canonical path. */
+export function single(status: number, data: ResourceObject, self = data.links.self): Reply {
+  return { status, body: { data, links: { self } } }
+}
+
+/** An error answer without a log event (pagination, path and body rejections). */
+export function rejection(ctx: Ctx, status: number, ...titles: string[]): Reply {
+  if (ctx.faults.has('error-envelope-flat')) return { status, body: { error: titles[0] } }
+  return masError(status, ...titles)
+}
+
+/**
+ * A route error: the service logs it first (WARN for 4xx) from the handler's `record_error!` call
+ * site, printed as `target:line`, with the source chain as `message.sources`.
+ */
+export function routeError(ctx: Ctx, site: string, status: number, ...titles: string[]): Reply {
+  const [head, ...sources] = titles
+  ctx.events.push({
+    level: status >= 500 ? 'ERROR' : 'WARN',
+    target: site,
+    message: sources.length ? `${head} message.sources=[${sources.join(', ')}]` : head!,
+  })
+  return rejection(ctx, status, ...titles)
+}
+
+/** A not-found title that names the id, unless the `error-title-missing-id` fault drops it. */
+export function titleWithId(ctx: Ctx, withId: string, withoutId: string): string {
+  return ctx.faults.has('error-title-missing-id') ? withoutId : withId
+}

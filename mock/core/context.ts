@@ -1,0 +1,77 @@
+// Core types of the mock: a route table entry, the per-request context handed to handlers,
+// and the reply helpers for the two error envelopes (auth service vs homeserver).
+import type { IncomingHttpHeaders } from 'node:http'
+import type { Requester } from '../../lib/requestlog.ts'
+import type { World } from '../store/world.ts'
+import type { Faults } from '../faults/registry.ts'
+import type { MockOptions } from './options.ts'
+
+export interface Reply {
+  status: number
+  /** JSON-serialisable body, or a string sent as-is with `contentType`. Undefined: empty body. */
+  body?: unknown
+  contentType?: string
+  headers?: Record<string, string | string[]>
+}
+
+export interface Ctx {
+  method: string
+  /** path without query string, as received (not decoded) */
+  path: string
+  /** raw query string without the leading '?' */
+  rawQuery: string
+  query: URLSearchParams
+  /** path parameters, percent-decoded */
+  params: Record<string, string>
+  headers: IncomingHttpHeaders
+  /** the raw request body (already read, bounded by the body limit) */
+  body: Buffer
+  clientAddress: string | undefined
+  requestId: string
+  world: World
+  faults: Faults
+  options: MockOptions
+  /** set by handlers so the request-log line attributes the request */
+  log: {
+    requester?: Requester
+    graphqlOperationType?: 'query' | 'mutation' | 'subscription'
+    graphqlOperationName?: string
+    /** store work done for the request, surfaced as db/queries/fetched stats */
+    queries: number
+    fetched: number
+  }
+  /** extra event lines (WARN before error responses, job scheduling) written before the response line */
+  events: { level: 'INFO' | 'WARN' | 'ERROR'; target: string; message: string }[]
+  now(): Date
+}
+
+export type Handler = (ctx: Ctx) => Reply | Promise<Reply>
+
+export interface Route {
+  method: string
+  /** path pattern with `:name` segments, e.g. `/api/admin/v1/compat-sessions/:id/finish`; `*` matches one or more trailing segments */
+  pattern: string
+  handler: Handler
+  /** which error envelope a routing miss under this prefix uses */
+  area: Area
+}
+
+export type Area = 'mas' | 'hs' | 'control' | 'other'
+
+export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {
+  return headers ? { status, body, headers } : { status, body }
+}
+
+/** Auth service admin API error: `{errors:[{title}...]}` */
+export function masError(status: number, ...titles: string[]): Reply {
+  return { status, body: { errors: titles.map((title) => ({ title })) } }
+}
+
+/** Homeserver error: `{errcode, error, ...extra}` */
+export function hsError(status: number, errcode: string, error: string, extra?: Record<string, unknown>): Reply {
+  return { status, body: { errcode, error, ...extra } }
+}
+
+export function text(status: number, body: string, contentType = 'text/plain; charset=utf-8'): Reply {
+  return { status, body, contentType }
+}

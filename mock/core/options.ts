@@ -1,0 +1,84 @@
+// Every knob of the mock in one place, with its default. The CLI (scripts/mock/main.ts), the runner and the
+// tests build a MockOptions through `mockOptions()` so that defaults are never repeated.
+import { randomBytes } from 'node:crypto'
+import type { LogFormat } from '../../lib/requestlog.ts'
+
+export interface MockOptions {
+  host: string
+  port: number
+  seed: number
+  /** sessions to seed in all, split evenly across compat, OAuth 2.0 and personal sessions */
+  sessions: number
+  /** event reports to seed */
+  reports: number
+  serverName: string
+  /** auth service admin token (OAuth 2.0 access token with urn:mas:admin) */
+  adminToken: string
+  /** auth service token without the admin scope */
+  userToken: string
+  /** homeserver admin user's token */
+  hsAdminToken: string
+  /** homeserver non-admin user's token */
+  hsUserToken: string
+  /** static OAuth 2.0 client allowed the client_credentials grant with urn:mas:admin (as in policy.data.admin_clients) */
+  adminClientId: string
+  adminClientSecret: string
+  /** homeserver role: validate unknown tokens by introspection at this auth service, as Synapse delegating to MAS does */
+  hsDelegateUrl?: string
+  hsDelegateClientId?: string
+  hsDelegateClientSecret?: string
+  masVersion: string
+  hsVersion: string
+  /** homeserver admin prefix (`_hs` of the interface) and client API prefix (`_compat`) */
+  hsPrefix: string
+  clientPrefix: string
+  logFormat: LogFormat
+  /** file to append request-log lines to; undefined: stderr; null: no log */
+  logFile?: string | null
+  /** largest request body accepted, in bytes; above it: 413 */
+  maxBody: number
+  faults: string[]
+  /** fixed clock for seeding: same seed, same world */
+  epoch: Date
+}
+
+export function randomToken(prefix: string): string {
+  // Opaque tokens in the shapes the real services issue (`mat_`, `syt_`), random unless set.
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+  const bytes = randomBytes(36)
+  let s = ''
+  for (let i = 0; i < 30; i++) s += alphabet[bytes[i]! % alphabet.length]
+  let c = ''
+  for (let i = 30; i < 36; i++) c += alphabet[bytes[i]! % alphabet.length]
+  return `${prefix}${s}_${c}`
+}
+
+export function mockOptions(over: Partial<MockOptions> = {}, env: NodeJS.ProcessEnv = process.env): MockOptions {
+  return {
+    host: '127.0.0.1',
+    port: 8080,
+    seed: 1,
+    sessions: 90,
+    reports: 40,
+    serverName: 'example.test',
+    adminToken: env.MOCK_ADMIN_TOKEN || randomToken('mat_'),
+    userToken: env.MOCK_USER_TOKEN || randomToken('mat_'),
+    hsAdminToken: env.MOCK_HS_ADMIN_TOKEN || randomToken('syt_'),
+    hsUserToken: env.MOCK_HS_USER_TOKEN || randomToken('syt_'),
+    adminClientId: env.MOCK_ADMIN_CLIENT_ID || '01J00000000000000000ADM1N0',
+    adminClientSecret: env.MOCK_ADMIN_CLIENT_SECRET || randomToken('secret_'),
+    hsDelegateUrl: env.MOCK_HS_DELEGATE_URL || undefined,
+    hsDelegateClientId: env.MOCK_HS_DELEGATE_CLIENT_ID || undefined,
+    hsDelegateClientSecret: env.MOCK_HS_DELEGATE_CLIENT_SECRET || undefined,
+    masVersion: 'v1.22.0',
+    hsVersion: '1.157.1',
+    hsPrefix: '/_synapse',
+    clientPrefix: '/_matrix',
+    logFormat: 'v1.20',
+    logFile: undefined,
+    maxBody: 1024 * 1024,
+    faults: [],
+    epoch: new Date('2026-01-05T09:00:00Z'),
+    ...over,
+  }
+}

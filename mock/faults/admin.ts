@@ -1,0 +1,42 @@
+// Faults of the auth service side (area A): plausible server bugs, each switched on at the one
+// place where a real server would get it wrong (grep the name to find it).
+import type { FaultDef } from './registry.ts'
+
+const a = (name: string, description: string): FaultDef => ({ name, area: 'admin', description })
+const auth = (name: string, description: string): FaultDef => ({ name, area: 'auth', description })
+
+export const adminFaults: FaultDef[] = [
+  // pagination and links (mock/admin/pagination.ts)
+  a('pagination-drop-next-link', 'listings never carry links.next, even when more items follow'),
+  a('pagination-off-by-one', 'page[after] is inclusive: the cursor item is repeated at the top of the next page'),
+  a('pagination-count-ignores-filters', 'meta.count is the size of the whole collection, whatever the filters'),
+  a('pagination-prev-on-forward', 'a forward page fetched with page[after] carries a links.prev'),
+  a('pagination-last-wrong-order', 'page[last] returns its items newest first instead of in ascending id order'),
+  a('pagination-first-and-last-accepted', 'page[first] together with page[last] is accepted (first wins) instead of a 400'),
+  a('pagination-zero-page-accepted', 'page[first]=0 / page[last]=0 silently mean the default page size instead of a 400'),
+  a('pagination-bad-cursor-500', 'an invalid page[...] value crashes the handler: 500 instead of 400 Invalid pagination parameters'),
+  a('links-self-wrong-order', 'links.self puts page[first]/page[last] before the cursors and the filters'),
+  a('count-only-includes-data', 'count=only still returns data and the first/last links'),
+  a('item-cursor-missing', 'listed items lack meta.page.cursor'),
+  // filters (mock/admin/filters.ts and the listings)
+  a('filter-status-inverted', 'filter[status] returns the opposite state (active <-> finished/revoked)'),
+  a('filter-client-only-first', 'a repeated filter[client] uses only its first value'),
+  a('filter-scope-any', 'filter[scope] matches sessions with any of the tokens instead of all of them'),
+  a('filter-unknown-user-empty', 'an unknown user in filter[user]/[owner_user]/[actor_user] gives an empty 200 instead of a 404'),
+  a('filter-created-after-inclusive', 'filter[created-after] includes sessions created in the very millisecond given'),
+  // transitions
+  a('finish-twice-200', 'finishing an already finished compat or OAuth 2.0 session answers 200 instead of 400'),
+  a('finish-no-sync-job', 'finishing a session schedules no device-sync job'),
+  a('revoke-twice-200', 'revoking an already revoked personal session answers 200 instead of 409'),
+  a('personal-revoke-keeps-expires', 'the revoke answer still shows the revoked token’s expires_at instead of null'),
+  a('regenerate-keeps-old-token', 'after regenerate the previous personal access token keeps working'),
+  a('personal-access-token-in-get', 'personal sessions carry an access_token key (null) outside the create/regenerate answers'),
+  a('policy-latest-oldest', 'policy-data/latest returns the oldest record instead of the newest'),
+  a('policy-get-by-id-returns-latest', 'policy-data/{id} returns the latest record whatever the id (what the real v1.22 handler does)'),
+  // errors (mock/admin/resource.ts)
+  a('error-envelope-flat', 'admin API errors are {"error": "..."} instead of {"errors": [{"title": "..."}]}'),
+  a('error-title-missing-id', 'not-found titles leave out the id (e.g. "Compatibility session not found")'),
+  // auth (mock/admin/auth.ts)
+  auth('auth-missing-scope-200', 'a token without urn:mas:admin is accepted by the admin API'),
+  auth('auth-missing-header-401', 'a request without Authorization header gets 401 instead of 400'),
+]

@@ -1,0 +1,166 @@
+// Builds the homeserver side of the world from the seed: the admin and the non-admin token holders,
+// more users (reporters and senders, with tokens that stay internal), rooms with and without names and
+// canonical aliases, the reported events and `options.reports` reports, all before `options.epoch`.
+// Same seed and sizes, same world: every random choice comes from one seeded faker.
+import { Faker, base, en } from '@faker-js/faker'
+import type { MockOptions } from '../core/options.ts'
+import { HomeserverStore, type HsRoom } from '../store/homeserver.ts'
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
+
+function localpartOf(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9._=-]/g, '')
+}
+
+export function seedHomeserver(options: MockOptions): HomeserverStore {
+  const faker = new Faker({ locale: [en, base] })
+  faker.seed(options.seed)
+  const epoch = options.epoch.getTime()
+  const n = options.reports
+  const rnd = () => faker.number.float({ min: 0, max: 1 })
+  const int = (min: number, max: number) => faker.number.int({ min, max })
+  const pick = <T>(list: readonly T[]): T => list[int(0, list.length - 1)]!
+
+  const store = new HomeserverStore(options.serverName, `ed25519:a_${faker.string.alpha({ length: 4 })}`, options.seed)
+  const deviceId = () => faker.string.alpha({ length: 10, casing: 'upper' })
+
+  // The two token holders the CLI prints; their tokens come from the options.
+  const admin = store.addUser('admin', { admin: true, displayName: 'Admin', createdTs: epoch - 400 * DAY })
+  store.addToken(options.hsAdminToken, admin.userId, deviceId())
+  const first = faker.person.firstName()
+  const user = store.addUser(localpartOf(first) === 'admin' ? 'user' : localpartOf(first) || 'user', {
+    displayName: first,
+    createdTs: epoch - 300 * DAY,
+  })
+  store.addToken(options.hsUserToken, user.userId, deviceId())
+
+  // More users, each with a token of the real format (kept internal: nothing prints them).
+  const userCount = clamp(Math.ceil(n / 20), 8, 2000)
+  const people = [user.userId]
+  for (let i = 0; i < userCount; i++) {
+    const firstName = faker.person.firstName()
+    const lastName = faker.person.lastName()
+    let localpart = localpartOf(`${firstName}.${lastName}`) || `user${i}`
+    if (store.users.has(`@${localpart}:${options.serverName}`)) localpart += String(i)
+    const u = store.addUser(localpart, { displayName: `${firstName} ${lastName}`, createdTs: epoch - int(30, 290) * DAY })
+    const token = `syt_${Buffer.from(localpart).toString('base64url')}_${faker.string.alphanumeric(20)}_${faker.string.alphanumeric(6)}`
+    store.addToken(token, u.userId, deviceId())
+    people.push(u.userId)
+  }
+
+  // Reports spread over a window that grows with their number, ending an hour before the epoch.
+  const span = clamp(n * 2 * MINUTE, 7 * DAY, 365 * DAY)
+  const end = epoch - HOUR
+  const start = end - span
+
+  const roomCount = clamp(Math.ceil(n / 50), 6, 2000)
+  const rooms: HsRoom[] = []
+  const members = new Map<string, string[]>()
+  const lastTs = new Map<string, number>()
+  const usedAliases = new Set<string>()
+  for (let i = 0; i < roomCount; i++) {
+    const creator = pick(people)
+    const created = start - int(1, 60) * DAY - int(0, DAY)
+    const named = rnd() < 0.7
+    const name = named ? `${faker.word.adjective()} ${faker.word.noun()}`.replace(/^./, (c) => c.toUpperCase()) : null
+    let alias: string | null = null
+    if (rnd() < (named ? 0.55 : 0.15)) {
+      let slug = (name ?? faker.word.noun()).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'room'
+      if (usedAliases.has(slug)) slug += `-${i}`
+      usedAliases.add(slug)
+      alias = `#${slug}:${options.serverName}`
+    }
+    const roomId = `!${faker.string.alpha({ length: 18 })}:${options.serverName}`
+    const room = store.createRoom(roomId, creator, { name, alias, joinRule: rnd() < 0.6 ? 'public' : 'invite', ts: created })
+    let ts = created + 10
+    const count = Math.min(people.length - 1, int(2, 10))
+    for (let k = 0; k < count; k++) store.join(room, pick(people), (ts += int(1, 600) * 1000))
+    // The token holders are in a few rooms, not in hundreds: they are people, not bots.
+    if (rnd() < Math.min(0.3, 20 / roomCount)) store.join(room, admin.userId, (ts += int(1, 600) * 1000))
+    if (rnd() < Math.min(0.4, 30 / roomCount)) store.join(room, user.userId, (ts += int(1, 600) * 1000))
+    rooms.push(room)
+    members.set(roomId, [...room.members.keys()])
+    lastTs.set(roomId, ts)
+  }
+
+  // Reported events and their reports, in time order, so ids grow with received_ts like real ones.
+  const times: number[] = []
+  for (let i = 0; i < n; i++) times.push(start + Math.floor(rnd() * span))
+  times.sort((a, b) => a - b)
+  // A few reports share a millisecond with the previous one: the order rule has to break the tie.
+  for (let i = 1; i < n; i++) if (rnd() < 0.03) times[i] = times[i - 1]!
+
+  const phrases = Array.from({ length: 200 }, () => faker.hacker.phrase())
+  const spam = Array.from({ length: 40 }, () => `${faker.commerce.productName()} for ${faker.commerce.price({ symbol: '$' })} at ${faker.internet.url()}`)
+  const reasons = [
+    'spam',
+    'Spam',
+    'scam link',
+    'harassment',
+    'This is offensive',
+    'hate speech',
+    'impersonation',
+    'inappropriate content',
+    'phishing',
+    ...Array.from({ length: 15 }, () => `keeps posting ${faker.commerce.product().toLowerCase()} ads`),
+    ...Array.from({ length: 15 }, () => `pretends to be ${faker.person.fullName()}`),
+    ...Array.from({ length: 10 }, () => `links to ${faker.internet.domainName()}, looks like malware`),
+  ]
+  const recent: string[] = []
+  for (let i = 0; i < n; i++) {
+    const t = times[i]!
+    let eventId: string
+    let roomId: string
+    let sender: string
+    const prior = recent.length ? pick(recent) : undefined
+    if (prior && rnd() < 0.1) {
+      // Another report on an event someone already reported.
+      const ev = store.events.get(prior)!
+      eventId = ev.eventId
+      roomId = ev.roomId
+      sender = ev.sender
+    } else {
+      const room = pick(rooms)
+      roomId = room.roomId
+      const roomMembers = members.get(roomId)!
+      sender = pick(roomMembers)
+      const r = rnd()
+      const isSpam = r < 0.3
+      let content: Record<string, unknown>
+      if (r < 0.88) {
+        content = { msgtype: 'm.text', body: isSpam ? pick(spam) : pick(phrases) }
+        if (rnd() < 0.1) {
+          content.format = 'org.matrix.custom.html'
+          content.formatted_body = `<p>${String(content.body)}</p>`
+        }
+      } else {
+        const w = int(320, 4000)
+        const h = int(240, 3000)
+        content = {
+          msgtype: 'm.image',
+          body: `IMG_${int(1000, 9999)}.jpg`,
+          url: `mxc://${options.serverName}/${faker.string.alpha({ length: 24 })}`,
+          info: { mimetype: 'image/jpeg', size: int(20_000, 4_000_000), w, h },
+        }
+      }
+      const evTs = Math.min(t, Math.max(lastTs.get(roomId)! + 1, t - int(10, 2 * 24 * 3600) * 1000))
+      eventId = store.appendEvent(room, sender, 'm.room.message', content, evTs).eventId
+      lastTs.set(roomId, evTs)
+      recent.push(eventId)
+      if (recent.length > 200) recent.shift()
+    }
+    const roomMembers = members.get(roomId)!
+    let reporter = pick(roomMembers)
+    if (reporter === sender && roomMembers.length > 1 && rnd() < 0.75) reporter = pick(roomMembers.filter((m) => m !== sender))
+    const body: Record<string, unknown> = {}
+    // Some reporters leave the reason or the score out (then null in listings); a few send a blank reason.
+    if (rnd() < 0.75) body.reason = rnd() < 0.1 ? '' : pick(reasons)
+    if (rnd() < 0.6) body.score = pick([-100, -100, -100, -75, -50, -50, -25, -10, 0])
+    store.addReport({ roomId, eventId, userId: reporter, content: body, receivedTs: t })
+  }
+  return store
+}

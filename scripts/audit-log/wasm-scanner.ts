@@ -1,0 +1,135 @@
+// The WebAssembly fast path of the auditor (source: scripts/audit-log/wasm/audit-scan.ts, AssemblyScript; the
+// compiled module is committed beside it and rebuilt by `npm run build:wasm`). It counts the
+// canonical request lines of a block of bytes and hands every other line back to the JavaScript
+// scanner; see Auditor in scripts/audit-log/auditor.ts for how the two are put together.
+
+import { readFileSync } from 'node:fs'
+
+
+// The compiler options carry no DOM library, where WebAssembly's types live: the few used here.
+/** A compiled module (opaque; it can be posted to a worker thread). */
+export type WasmModule = object
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => WasmModule
+  Instance: new (m: WasmModule, imports: object) => { exports: unknown }
+}
+const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly
+
+interface ScanExports {
+  memory: { buffer: ArrayBuffer }
+  REQUESTER_STRIDE: { value: number }
+  TOTALS: { value: number }
+  reserveInput(n: number): number
+  reservePrefix(n: number): number
+  setPrefix(n: number): void
+  totalsAddress(): number
+  declinedAddress(): number
+  /** t: 0 requesters, 1 GraphQL operations */
+  keyCount(t: number): number
+  keyAddress(t: number, k: number): number
+  keyLength(t: number, k: number): number
+  statsAddress(t: number): number
+  reset(): void
+  scan(n: number, base: number): number
+  scannedLines(): number
+}
+
+let cached: WasmModule | null | undefined
+
+/**
+ * The compiled module, or null where it cannot run (the file is missing, or this runtime lacks
+ * WebAssembly SIMD): the auditor then stays on its JavaScript path, with the same results.
+ */
+export function scanModule(): WasmModule | null {
+  if (cached !== undefined) return cached
+  let m: WasmModule | null
+  try {
+    // import.meta.url is undefined inside the bundled worker; workers get the module from their
+    // parent (provideScanModule) and never come here.
+    const WASM_FILE = new URL('./wasm/audit-scan.wasm', import.meta.url)
+    m = new WA.Module(readFileSync(WASM_FILE))
+  } catch {
+    m = null
+  }
+  cached = m
+  return m
+}
+
+/** Hands a worker thread the module its parent compiled (modules pass between threads). */
+export function provideScanModule(m: WasmModule | null): void {
+  cached = m
+}
+
+/** Counters drained from the module; requesters as printed, like the JavaScript tables. */
+export interface WasmCounts {
+  /** requests, v1.20 lines, pre-v1.20 lines, then by classification code */
+  totals: Float64Array
+  requesters: Array<{ key: string; requests: number; last: number; counts: Float64Array }>
+  operations: Array<{ key: string; count: number }>
+}
+
+/** One instance of the module: its own tables and input area. */
+export class WasmScanner {
+  private readonly x: ScanExports
+  private readonly stride: number
+  private readonly totalsLength: number
+  /** Lines declined by the last scan: [start, end, index] triples relative to its block. */
+  declined: Uint32Array = new Uint32Array(0)
+  /** Lines read by the last scan. */
+  lines = 0
+
+  constructor(module: WasmModule, clientPrefix: string) {
+    this.x = new WA.Instance(module, { env: { abort: wasmAbort } }).exports as unknown as ScanExports
+    this.stride = this.x.REQUESTER_STRIDE.value as number
+    this.totalsLength = this.x.TOTALS.value as number
+    const prefix = Buffer.from(clientPrefix, 'utf8')
+    const at = this.x.reservePrefix(prefix.length)
+    new Uint8Array(this.x.memory.buffer, at, prefix.length).set(prefix)
+    this.x.setPrefix(prefix.length)
+  }
+
+  /**
+   * Audits the lines of bytes [start, end) of `buf` (separated by '\n', none at `end`). `base` is
+   * the number (for latest-line ordering) of the line before the first. Fills `declined`/`lines`.
+   */
+  scan(buf: Uint8Array, start: number, end: number, base: number): void {
+    const n = end - start
+    const at = this.x.reserveInput(n)
+    // The memory may have grown (and its buffer been replaced) in reserveInput.
+    new Uint8Array(this.x.memory.buffer, at, n).set(buf.subarray(start, end))
+    const count = this.x.scan(n, base)
+    this.lines = this.x.scannedLines()
+    this.declined = count === 0 ? EMPTY : new Uint32Array(this.x.memory.buffer, this.x.declinedAddress(), count * 3)
+  }
+
+  /** Takes the counters gathered so far and resets them. */
+  drain(): WasmCounts {
+    const x = this.x
+    const mem = x.memory.buffer
+    const totals = new Float64Array(mem, x.totalsAddress(), this.totalsLength).slice()
+    // The keys of table t, and its counters: one row of `stride` per key.
+    const table = (t: number, stride: number) => {
+      const n = x.keyCount(t)
+      const keys = Array.from({ length: n }, (_, k) => Buffer.from(mem, x.keyAddress(t, k), x.keyLength(t, k)).toString('latin1'))
+      // A copy: reset() below zeroes the module's.
+      return { keys, stats: new Float64Array(mem, x.statsAddress(t), n * stride).slice() }
+    }
+    const r = table(REQUESTERS, this.stride)
+    const requesters = r.keys.map((key, k) => {
+      const o = k * this.stride
+      return { key, requests: r.stats[o]!, last: r.stats[o + 1]!, counts: r.stats.subarray(o + 2, o + this.stride) }
+    })
+    const op = table(OPERATIONS, 1)
+    const operations = op.keys.map((key, k) => ({ key, count: op.stats[k]! }))
+    x.reset()
+    return { totals, requesters, operations }
+  }
+}
+
+const EMPTY = new Uint32Array(0)
+const REQUESTERS = 0
+const OPERATIONS = 1
+
+function wasmAbort(): never {
+  throw new Error('audit-scan.wasm aborted')
+}

@@ -1,0 +1,211 @@
+// `admin-conformance deploy`: start a throwaway deployment in containers, bootstrap it, run the suites on it,
+// and tear it down. The work is done by scripts/deploy (`deploy(opts)`); this file is flags and printing.
+import { parseArgs } from 'node:util'
+import { AREAS, deploy, DEFAULT_IMAGES, DEFAULT_TIMEOUTS, EXIT, LABEL_RUN, type Area, type DeployOptions } from './index.ts'
+import { splitImage } from './versions.ts'
+
+const s = (ms: number) => String(ms / 1000)
+
+const HELP = `usage: admin-conformance deploy [options]
+
+Starts PostgreSQL, the auth service (matrix-authentication-service) and the homeserver (Synapse) in
+containers with host networking on 127.0.0.1, generates their configuration, waits for their health,
+obtains an admin token (client_credentials, scope urn:mas:admin), creates fixtures through public APIs,
+runs the suites with writes allowed, runs the log checks on the auth service's log, prints a report and
+removes every container again, also on failure and on Ctrl-C.
+
+images:
+  --mas-image REF        auth service image (default ${DEFAULT_IMAGES.mas})
+  --hs-image REF         homeserver image (default ${DEFAULT_IMAGES.homeserver})
+  --pg-image REF         PostgreSQL image (default ${DEFAULT_IMAGES.postgres})
+  --mas-tag T, --hs-tag T, --pg-tag T
+                         replace only the tag of the image above
+  --mock-image REF       run the bundled mock (built by docker/build-mock-image.sh) in the roles of the
+                         auth service and the homeserver; same as --stand-in with both images set to REF
+  --stand-in             the auth service and homeserver images are the bundled mock
+  --skip-db              start no PostgreSQL (only with --stand-in)
+  --delegation MODE      how the homeserver delegates auth: stable (matrix_authentication_service, Synapse
+                         1.136+) or msc3861 (experimental_features, older); default: from the --hs-image tag
+
+deployment:
+  --mas-port N, --hs-port N, --pg-port N
+                         host ports on 127.0.0.1 (default: free ports)
+  --server-name NAME     homeserver server_name (default admin-conformance.test)
+  --users N              fixture users besides the admin user (default 3)
+  --reports N            fixture event reports (default 6)
+  --out DIR              configs, logs and reports go here (default: a new directory in the temp dir)
+  --keep                 leave the deployment running; prints its URLs and tokens (tokens are printed
+                         only in this mode)
+
+suites:
+  --area LIST, --suites LIST
+                         comma-separated areas to run: ${AREAS.join(', ')} (default all; 'none' runs none)
+
+timeouts (seconds):
+  --pull-timeout S       pulling one missing image (default ${s(DEFAULT_TIMEOUTS.pullMs)})
+  --start-timeout S      creating and starting one container (default ${s(DEFAULT_TIMEOUTS.startMs)})
+  --health-timeout S     one service becoming healthy (default ${s(DEFAULT_TIMEOUTS.healthMs)})
+  --stop-timeout S       stopping one container before it is killed (default ${s(DEFAULT_TIMEOUTS.stopMs)})
+  --run-timeout S        one area of the suites (default ${s(DEFAULT_TIMEOUTS.runMs)})
+
+  -h, --help             this help
+
+exit codes: 0 all passed, 1 suites failed, 2 bad input, 3 the deployment failed, 130 interrupted.
+Needs a Docker engine. Every container is named ${'admin-conformance-<run>-<role>'} and labelled ${LABEL_RUN}=<run>.
+`
+
+function withTag(ref: string, tag: string): string {
+  return `${splitImage(ref).repository}:${tag}`
+}
+
+function seconds(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined
+  if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) throw new Error(`--${flag} must be a positive number of seconds, got '${v}'`)
+  return Number(v) * 1000
+}
+
+function integer(flag: string, v: string | undefined, min: number, max: number): number | undefined {
+  if (v === undefined) return undefined
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new Error(`--${flag} must be an integer from ${min} to ${max}, got '${v}'`)
+  return Number(v)
+}
+
+export function parseDeployArgs(argv: string[]): DeployOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'mas-image': { type: 'string' },
+      'hs-image': { type: 'string' },
+      'pg-image': { type: 'string' },
+      'mas-tag': { type: 'string' },
+      'hs-tag': { type: 'string' },
+      'pg-tag': { type: 'string' },
+      'mock-image': { type: 'string' },
+      'stand-in': { type: 'boolean' },
+      'skip-db': { type: 'boolean' },
+      delegation: { type: 'string' },
+      'mas-port': { type: 'string' },
+      'hs-port': { type: 'string' },
+      'pg-port': { type: 'string' },
+      'server-name': { type: 'string' },
+      users: { type: 'string' },
+      reports: { type: 'string' },
+      out: { type: 'string' },
+      keep: { type: 'boolean' },
+      area: { type: 'string' },
+      suites: { type: 'string' },
+      'pull-timeout': { type: 'string' },
+      'start-timeout': { type: 'string' },
+      'health-timeout': { type: 'string' },
+      'stop-timeout': { type: 'string' },
+      'run-timeout': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  })
+  if (values.help) return 'help'
+  const mock = values['mock-image']
+  if (mock !== undefined && (values['mas-image'] !== undefined || values['hs-image'] !== undefined)) {
+    throw new Error('--mock-image sets both --mas-image and --hs-image: give one or the others')
+  }
+  let masImage = mock ?? values['mas-image']
+  let hsImage = mock ?? values['hs-image']
+  let pgImage = values['pg-image']
+  if (values['mas-tag'] !== undefined) masImage = withTag(masImage ?? DEFAULT_IMAGES.mas, values['mas-tag'])
+  if (values['hs-tag'] !== undefined) hsImage = withTag(hsImage ?? DEFAULT_IMAGES.homeserver, values['hs-tag'])
+  if (values['pg-tag'] !== undefined) pgImage = withTag(pgImage ?? DEFAULT_IMAGES.postgres, values['pg-tag'])
+  for (const [flag, t] of [['mas-tag', values['mas-tag']], ['hs-tag', values['hs-tag']], ['pg-tag', values['pg-tag']]] as const) {
+    if (t !== undefined && !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(t)) throw new Error(`--${flag}: not a valid image tag: '${t}'`)
+  }
+  const areaList = values.area ?? values.suites
+  let areas: Area[] | undefined
+  if (areaList !== undefined) {
+    const parts = areaList.split(',').map((a) => a.trim()).filter(Boolean)
+    if (parts.length === 1 && parts[0] === 'none') areas = []
+    else {
+      for (const a of parts) if (!(AREAS as readonly string[]).includes(a)) throw new Error(`--area: unknown area '${a}' (known: ${AREAS.join(', ')}, none)`)
+      areas = parts as Area[]
+    }
+  }
+  const delegation = values.delegation
+  if (delegation !== undefined && delegation !== 'stable' && delegation !== 'msc3861') throw new Error(`--delegation must be stable or msc3861, got '${delegation}'`)
+  const ports: DeployOptions['ports'] = {}
+  const mp = integer('mas-port', values['mas-port'], 1, 65535)
+  if (mp !== undefined) ports.mas = mp
+  const hp = integer('hs-port', values['hs-port'], 1, 65535)
+  if (hp !== undefined) ports.homeserver = hp
+  const pp = integer('pg-port', values['pg-port'], 1, 65535)
+  if (pp !== undefined) ports.postgres = pp
+  const fixtures: DeployOptions['fixtures'] = {}
+  const users = integer('users', values.users, 1, 1000)
+  if (users !== undefined) fixtures.users = users
+  const reports = integer('reports', values.reports, 0, 1000)
+  if (reports !== undefined) fixtures.reports = reports
+  const timeouts: DeployOptions['timeouts'] = {}
+  const set = (k: keyof NonNullable<DeployOptions['timeouts']>, flag: string) => {
+    const v = seconds(flag, values[flag as 'pull-timeout'])
+    if (v !== undefined) timeouts[k] = v
+  }
+  set('pullMs', 'pull-timeout')
+  set('startMs', 'start-timeout')
+  set('healthMs', 'health-timeout')
+  set('stopMs', 'stop-timeout')
+  set('runMs', 'run-timeout')
+  const standIn = values['stand-in'] || mock !== undefined
+  if (values['skip-db'] && !standIn) throw new Error('--skip-db only works with --stand-in or --mock-image: the real services need PostgreSQL')
+  return {
+    ...(masImage !== undefined ? { masImage } : {}),
+    ...(hsImage !== undefined ? { hsImage } : {}),
+    ...(pgImage !== undefined ? { pgImage } : {}),
+    standIn,
+    skipDb: values['skip-db'] ?? false,
+    keep: values.keep ?? false,
+    ...(areas !== undefined ? { areas } : {}),
+    ports,
+    ...(values['server-name'] !== undefined ? { serverName: values['server-name'] } : {}),
+    ...(delegation !== undefined ? { delegation } : {}),
+    ...(values.out !== undefined ? { outDir: values.out } : {}),
+    fixtures,
+    timeouts,
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let opts: DeployOptions | 'help'
+  try {
+    opts = parseDeployArgs(argv)
+  } catch (e) {
+    process.stderr.write(`admin-conformance deploy: ${(e as Error).message}\n\nrun 'admin-conformance deploy --help' for the options\n`)
+    return EXIT.usage
+  }
+  if (opts === 'help') {
+    process.stdout.write(HELP)
+    return 0
+  }
+  const result = await deploy({ ...opts, handleSignals: true })
+  if (result.kept) {
+    // The one place tokens are printed: the user asked for a deployment to keep using.
+    const out = (l: string) => process.stdout.write(l + '\n')
+    out('')
+    out('deployment kept running (--keep):')
+    out(`  auth service   ${result.urls.mas}`)
+    out(`  homeserver     ${result.urls.homeserver}`)
+    if (result.urls.postgres) out(`  PostgreSQL     ${result.urls.postgres}`)
+    if (result.access) {
+      const a = result.access
+      const exp = a.masAdminTokenExpiresAt ? ` (expires ${new Date(a.masAdminTokenExpiresAt).toISOString()})` : ''
+      out('tokens:')
+      out(`  MAS_ADMIN_TOKEN=${a.masAdminToken}${exp}`)
+      out(`  HS_ADMIN_TOKEN=${a.hsAdminToken}`)
+      out(`  MAS_USER_TOKEN=${a.masUserToken}`)
+      out(`  HS_USER_TOKEN=${a.hsUserToken}`)
+      out(`admin client: id ${a.adminClient.id} secret ${a.adminClient.secret}`)
+      out(`  a new admin token: curl -u '${a.adminClient.id}:${a.adminClient.secret}' -d grant_type=client_credentials -d scope=urn:mas:admin ${result.urls.mas}oauth2/token`)
+    }
+    out(`remove it with: docker rm -f $(docker ps -aq --filter label=${LABEL_RUN}=${result.runId})`)
+  }
+  // Library handles (the engine client's keep-alive sockets) must not hold the process open once done.
+  setTimeout(() => process.exit(result.exitCode), 3_000).unref()
+  return result.exitCode
+}

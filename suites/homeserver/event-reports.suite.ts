@@ -1,0 +1,464 @@
+// Event reports (area B): listing, walks with from/next_token in both directions at several page sizes,
+// ordering, filters, parameter errors, single reports; with writes: file a report through the client
+// API, read it back, delete it. Reports created here are deleted when the file ends.
+import {
+  check, hs, hsClient, memo, skip, note, cleanup, target, shown, requireSynapseFeature,
+  allReports, walkReports, reportsPage, expectOk, expectHsError, expectSchema, expectStatus,
+  type Report, type ReportWalk, type ReportFilters, type Test, type As,
+} from '../lib/suite.ts'
+
+const PATH = `${target.hs?.prefix ?? '/_synapse'}/admin/v1/event_reports`
+const LIST_KEYS = ['id', 'received_ts', 'room_id', 'event_id', 'user_id', 'sender', 'reason', 'score', 'name', 'canonical_alias']
+const BAD_ID_MESSAGE = 'The report_id parameter must be a string representing a positive integer.'
+
+async function full(): Promise<Report[]> {
+  const w = await allReports()
+  if (w.stopped) skip(`the full listing failed (${w.stopped}); see the walk checks`)
+  return w.items
+}
+
+async function nonEmpty(): Promise<Report[]> {
+  const items = await full()
+  if (items.length === 0) skip('the target has no event reports')
+  return items
+}
+
+function ids(items: Report[]): number[] {
+  return items.map((r) => r.id)
+}
+
+/** Set equality of report ids, with the first differences shown. */
+function sameSet(t: Test, found: Report[], wanted: Report[], what: string): boolean {
+  const f = ids(found)
+  const w = new Set(ids(wanted))
+  const fs = new Set(f)
+  const dup = f.length !== fs.size
+  const missing = [...w].filter((id) => !fs.has(id))
+  const extra = [...fs].filter((id) => !w.has(id))
+  const ok = !dup && missing.length === 0 && extra.length === 0
+  if (ok) return t.pass(`${what} (${w.size} reports)`)
+  return t.fail(what, { found: f.length, wanted: w.size, duplicates: dup, missing: missing.slice(0, 10), extra: extra.slice(0, 10) })
+}
+
+function monotone(items: Report[], dir: 'b' | 'f'): string | undefined {
+  for (let i = 1; i < items.length; i++) {
+    const a = items[i - 1]!.received_ts
+    const b = items[i]!.received_ts
+    if (dir === 'f' ? b < a : b > a) return `report ${items[i]!.id} (received_ts ${b}) comes after report ${items[i - 1]!.id} (received_ts ${a})`
+  }
+  return undefined
+}
+
+/** Pages of a walk: 200, schema, the same total everywhere, next_token only while more reports follow. */
+function assertWalk(t: Test, w: ReportWalk, what: string, total: number): void {
+  let bad = 0
+  let offset = 0
+  for (const p of w.pages) {
+    if (p.res.status !== 200) {
+      bad++
+      expectStatus(t, p.res, 200, `${what}: ${p.request}`)
+      continue
+    }
+    if (!p.schema.valid) {
+      bad++
+      expectSchema(t, 'homeserver/event-report#List', p.res.json, `${what}: ${p.request}`)
+    }
+    const n = p.body?.event_reports?.length ?? 0
+    if (p.body?.total !== total) {
+      bad++
+      t.fail(`${what}: ${p.request}: total is ${total}`, { found: p.body?.total })
+    }
+    offset += n
+    const hasNext = p.body?.next_token !== undefined
+    if (hasNext !== offset < total) {
+      bad++
+      t.fail(`${what}: ${p.request}: next_token ${offset < total ? 'present while more reports follow' : 'absent on the last page'}`, { next_token: p.body?.next_token, reached: offset, total })
+    }
+  }
+  if (w.stopped) {
+    bad++
+    t.fail(`${what}: the walk stopped: ${w.stopped}`)
+  }
+  if (bad === 0) t.pass(`${what}: ${w.pages.length} page(s), each 200, matching the schema, with total ${total} and next_token exactly while more follow`)
+}
+
+// --- listing
+
+check('event-reports: GET the listing → 200 matching the list schema', ['hs'], async (t) => {
+  const res = await hs('GET', '/event_reports')
+  const body = expectOk<{ event_reports: Report[]; total: number }>(t, res, `GET ${PATH}`, { schema: 'homeserver/event-report#List' })
+  if (!body) return
+  const want = [...LIST_KEYS].sort().join(',')
+  const bad = (body.event_reports ?? []).filter((r) => Object.keys(r).sort().join(',') !== want)
+  t.equal(bad.length, 0, `every item has exactly the ${LIST_KEYS.length} list fields`, { firstBad: shown(bad[0]), keys: bad[0] ? Object.keys(bad[0]) : undefined })
+  t.notOk((body.event_reports ?? []).some((r) => 'event_json' in r), 'list items carry no event_json')
+})
+
+check('event-reports: the default listing is dir=b with at most 100 reports', ['hs'], async (t) => {
+  const all = await full()
+  const res = await hs('GET', '/event_reports')
+  const body = expectOk<{ event_reports: Report[]; total: number; next_token?: number }>(t, res, `GET ${PATH}`)
+  if (!body) return
+  const items = body.event_reports ?? []
+  t.equal(items.length, Math.min(100, all.length), 'the default limit is 100')
+  const newest = [...all].sort((a, b) => b.received_ts - a.received_ts).slice(0, 100)
+  t.notOk(monotone(items, 'b'), 'newest first without dir', { problem: monotone(items, 'b') })
+  t.same(items.map((r) => r.received_ts), newest.map((r) => r.received_ts), 'the page holds the newest reports')
+  t.equal(body.next_token !== undefined, all.length > 100, `next_token ${all.length > 100 ? 'present' : 'absent'} with ${all.length} reports`)
+})
+
+check('event-reports: dir=f lists oldest first by received_ts', ['hs'], async (t) => {
+  // The reference walk itself: it fails here (not skips) when the listing cannot be walked.
+  const w = await allReports()
+  const total = w.pages[0]?.body?.total ?? w.items.length
+  assertWalk(t, w, 'dir=f', total)
+  t.notOk(monotone(w.items, 'f'), 'received_ts never decreases', { problem: monotone(w.items, 'f') })
+})
+
+check('event-reports: dir=b lists newest first by received_ts', ['hs'], async (t) => {
+  const all = await nonEmpty()
+  const w = await walkReports({ dir: 'b', limit: 1000 })
+  assertWalk(t, w, 'dir=b', all.length)
+  t.notOk(monotone(w.items, 'b'), 'received_ts never increases', { problem: monotone(w.items, 'b') })
+  sameSet(t, w.items, all, 'dir=b lists the same reports as dir=f')
+})
+
+function pageSizes(n: number): number[] {
+  const sizes = new Set<number>([3, 7, Math.max(1, Math.ceil(n / 2))])
+  if (n <= 200) sizes.add(1)
+  return [...sizes].sort((a, b) => a - b)
+}
+
+for (const dir of ['f', 'b'] as const) {
+  check(`event-reports: ${dir === 'f' ? 'forward' : 'backward'} walks with from/next_token at several page sizes reproduce the full set`, ['hs'], async (t) => {
+    const all = await nonEmpty()
+    for (const limit of pageSizes(all.length)) {
+      const w = await walkReports({ dir, limit })
+      assertWalk(t, w, `dir=${dir}&limit=${limit}`, all.length)
+      sameSet(t, w.items, all, `dir=${dir}&limit=${limit} reaches every report once`)
+      t.notOk(monotone(w.items, dir), `dir=${dir}&limit=${limit}: pages put together keep the order`, { problem: monotone(w.items, dir) })
+    }
+  })
+}
+
+check('event-reports: total equals the number of reports walked', ['hs'], async (t) => {
+  const w = await allReports()
+  t.notOk(w.stopped, 'the listing can be walked to the end', { stopped: w.stopped })
+  const totals = w.pages.map((p) => p.body?.total)
+  t.ok(totals.every((n) => n === w.items.length), `total is ${w.items.length} on every page`, { found: totals })
+})
+
+check('event-reports: next_token appears only while more reports follow', ['hs'], async (t) => {
+  const all = await full()
+  if (all.length < 2) skip('fewer than two event reports on the target')
+  const n = all.length
+  const exact = await reportsPage({ limit: n })
+  if (expectStatus(t, exact.res, 200, `limit=${n}`)) {
+    t.equal(exact.body?.event_reports?.length, n, `limit=${n}: all reports`)
+    t.equal(exact.body?.next_token, undefined, `limit=${n} (all of them): no next_token`)
+  }
+  const short = await reportsPage({ limit: n - 1 })
+  if (expectStatus(t, short.res, 200, `limit=${n - 1}`)) {
+    t.equal(short.body?.event_reports?.length, n - 1, `limit=${n - 1}: ${n - 1} reports`)
+    t.type(short.body?.next_token, 'number', `limit=${n - 1}: a next_token`)
+    if (typeof short.body?.next_token === 'number') {
+      const last = await reportsPage({ limit: n - 1, from: short.body.next_token })
+      if (expectStatus(t, last.res, 200, 'from=next_token')) {
+        t.equal(last.body?.event_reports?.length, 1, 'the following page holds the one remaining report')
+        t.equal(last.body?.next_token, undefined, 'the last page has no next_token')
+      }
+    }
+  }
+  const beyond = await reportsPage({ from: n })
+  if (expectStatus(t, beyond.res, 200, `from=${n}`)) {
+    t.same(beyond.body?.event_reports, [], `from=${n} (the total): no reports`)
+    t.equal(beyond.body?.next_token, undefined, `from=${n}: no next_token`)
+    t.equal(beyond.body?.total, n, `from=${n}: total unchanged`)
+  }
+})
+
+// --- filters: the filtered listing against the full set filtered client-side
+
+type Field = 'user_id' | 'room_id' | 'event_sender_user_id'
+const matches = (r: Report, f: ReportFilters): boolean =>
+  (f.user_id === undefined || r.user_id.includes(f.user_id)) &&
+  (f.room_id === undefined || r.room_id.includes(f.room_id)) &&
+  (f.event_sender_user_id === undefined || r.sender === f.event_sender_user_id)
+
+/** SQL `LIKE '%needle%'`: `_` is any one character, `%` any run; case-insensitive on SQLite. */
+function like(hay: string, needle: string, ci: boolean): boolean {
+  const re = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/_/g, '.').replace(/%/g, '.*')
+  return new RegExp(re, ci ? 'is' : 's').test(hay)
+}
+
+/**
+ * True when every reading of the filter selects the same reports for this value: exact match, plain
+ * substring, and the service's LIKE (case-sensitive on PostgreSQL, not on SQLite).
+ */
+function unambiguous(all: Report[], attr: 'user_id' | 'room_id' | 'sender', v: string, exactToo: boolean): boolean {
+  const values = all.map((r) => r[attr]).filter((x): x is string => typeof x === 'string')
+  const sub = values.filter((x) => x.includes(v)).length
+  const cs = values.filter((x) => like(x, v, false)).length
+  const ci = values.filter((x) => like(x, v, true)).length
+  const exact = values.filter((x) => x === v).length
+  return sub === cs && cs === ci && (!exactToo || sub === exact)
+}
+
+/** The most common value of the field, among those every reading of the filter agrees on. */
+function pick(all: Report[], field: Field, within: ReportFilters = {}): string | undefined {
+  const attr = field === 'event_sender_user_id' ? 'sender' : field
+  const pool = all.filter((r) => matches(r, within))
+  const counts = new Map<string, number>()
+  for (const r of pool) {
+    const v = r[attr]
+    if (typeof v === 'string' && v !== '') counts.set(v, (counts.get(v) ?? 0) + 1)
+  }
+  for (const [v] of [...counts.entries()].sort((a, b) => b[1] - a[1])) {
+    if (unambiguous(all, attr, v, true)) return v
+  }
+  return undefined
+}
+
+function filterCase(name: string, fields: Field[], needsSender: boolean): void {
+  check(`event-reports: ${name} matches the full set filtered client-side`, ['hs'], async (t) => {
+    if (needsSender) await requireSynapseFeature(t, 'event-sender-filter')
+    const all = await nonEmpty()
+    const filters: ReportFilters = {}
+    for (const field of fields) {
+      const v = pick(all, field, filters)
+      if (!v) skip(`no usable ${field} value among the reports`)
+      filters[field] = v
+    }
+    const wanted = all.filter((r) => matches(r, filters))
+    note(t, `filters ${shown(filters)}: ${wanted.length} of ${all.length} reports expected`)
+    const limit = Math.max(1, Math.ceil(wanted.length / 3))
+    const w = await walkReports({ dir: 'f', limit, filters })
+    assertWalk(t, w, `filtered walk (limit ${limit})`, wanted.length)
+    sameSet(t, w.items, wanted, 'the filtered listing equals the full set filtered client-side')
+    t.ok(w.pages.every((p) => p.body?.total === wanted.length), `total counts the ${wanted.length} matching reports`, { found: w.pages.map((p) => p.body?.total) })
+  })
+}
+
+// The service matches user_id and room_id as substrings (SQL LIKE '%value%'); event_sender_user_id exactly.
+check('event-reports: user_id and room_id filters match by substring', ['hs'], async (t) => {
+  const all = await nonEmpty()
+  for (const field of ['user_id', 'room_id'] as const) {
+    // A proper prefix of a value (the sigil and the first characters of the local part) that every
+    // reading of LIKE agrees on.
+    const values = [...new Set(all.map((r) => r[field]))]
+    let part: string | undefined
+    for (const v of values) {
+      const local = v.slice(0, v.indexOf(':') > 0 ? v.indexOf(':') : v.length)
+      for (let n = Math.min(4, local.length - 1); n >= 2 && !part; n--) {
+        const p = local.slice(0, n)
+        if (!/[_%\\]/.test(p) && unambiguous(all, field, p, false) && all.some((r) => r[field] !== p && r[field].includes(p))) part = p
+      }
+      if (part) break
+    }
+    if (!part) {
+      t.pass(`${field}: no substring found that every LIKE reading agrees on`, { skip: 'no usable value' })
+      continue
+    }
+    const wanted = all.filter((r) => r[field].includes(part!))
+    const w = await walkReports({ dir: 'f', limit: 1000, filters: { [field]: part } })
+    assertWalk(t, w, `${field}=${part}`, wanted.length)
+    sameSet(t, w.items, wanted, `${field}=${part} selects every report whose ${field} contains it`)
+  }
+})
+
+filterCase('filter user_id', ['user_id'], false)
+filterCase('filter room_id', ['room_id'], false)
+filterCase('filter event_sender_user_id', ['event_sender_user_id'], true)
+filterCase('the combination of user_id and room_id', ['room_id', 'user_id'], false)
+filterCase('the combination of user_id, room_id and event_sender_user_id', ['room_id', 'user_id', 'event_sender_user_id'], true)
+
+// --- parameter errors
+
+check('event-reports: invalid from → 400 M_INVALID_PARAM', ['hs'], async (t) => {
+  for (const from of ['abc', '-1']) expectHsError(t, await hs('GET', '/event_reports', { query: { from } }), 400, 'M_INVALID_PARAM', `from=${from}`)
+})
+
+check('event-reports: invalid limit → 400 M_INVALID_PARAM', ['hs'], async (t) => {
+  for (const limit of ['abc', '-5']) expectHsError(t, await hs('GET', '/event_reports', { query: { limit } }), 400, 'M_INVALID_PARAM', `limit=${limit}`)
+})
+
+check('event-reports: invalid dir → 400 M_INVALID_PARAM', ['hs'], async (t) => {
+  expectHsError(t, await hs('GET', '/event_reports', { query: { dir: 'bar' } }), 400, 'M_INVALID_PARAM', 'dir=bar', "Query parameter 'dir' must be one of ['b', 'f']")
+})
+
+check('event-reports: invalid report ids → 400 M_INVALID_PARAM', ['hs'], async (t) => {
+  for (const id of ['-123', 'abcdef', '']) {
+    expectHsError(t, await hs('GET', `/event_reports/${id}`), 400, 'M_INVALID_PARAM', `GET ${PATH}/${id}`, BAD_ID_MESSAGE)
+  }
+})
+
+async function unknownId(): Promise<number> {
+  const all = await full()
+  return all.reduce((m, r) => Math.max(m, r.id), 0) + 1_000_000
+}
+
+check('event-reports: an unknown report → 404 M_NOT_FOUND', ['hs'], async (t) => {
+  const id = await unknownId()
+  expectHsError(t, await hs('GET', `/event_reports/${id}`), 404, 'M_NOT_FOUND', `GET ${PATH}/${id}`, 'Event report not found')
+})
+
+// --- single reports
+
+check('event-reports: a single report has the list fields and an event_json of the right shape', ['hs'], async (t) => {
+  const all = await nonEmpty()
+  const picks = [...new Set([0, Math.floor(all.length / 2), all.length - 1])].map((i) => all[i]!)
+  for (const r of picks) {
+    const res = await hs('GET', `/event_reports/${r.id}`)
+    const body = expectOk<Report & { event_json: Record<string, unknown> }>(t, res, `GET ${PATH}/${r.id}`, { schema: 'homeserver/event-report#Single' })
+    if (!body) continue
+    const listed = Object.fromEntries(LIST_KEYS.map((k) => [k, r[k]]))
+    const single = Object.fromEntries(LIST_KEYS.map((k) => [k, body[k]]))
+    t.same(single, listed, `report ${r.id}: the list fields equal the listed item`)
+    const ev = body.event_json
+    t.ok(ev && typeof ev === 'object', `report ${r.id}: event_json is an object`)
+    if (!ev || typeof ev !== 'object') continue
+    t.equal(ev.room_id, r.room_id, `report ${r.id}: event_json.room_id is the report's room`)
+    if (r.sender !== null) t.equal(ev.sender, r.sender, `report ${r.id}: event_json.sender is the report's sender`)
+  }
+})
+
+// --- writes: file a report through the client API, read it back, delete it
+
+interface Filed {
+  id: number
+  roomId: string
+  eventId: string
+  reason: string
+  /** the token that could report the event */
+  as: As
+}
+
+function reportPath(roomId: string, eventId: string): string {
+  return `/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`
+}
+
+/**
+ * File one report through the client API. The reporter must be able to see the event: try events of
+ * existing reports with the non-admin token, then the admin token; else create a room and a message.
+ */
+function filed(t: Test): Promise<Filed | string> {
+  return memo('reports:filed', async () => {
+    const reporters: As[] = target.hs?.userToken ? ['user', 'admin'] : ['admin']
+    const reason = `admin-conformance ${target.runId} ${Date.now()}`
+    const tried: string[] = []
+    const attempt = async (roomId: string, eventId: string, as: As): Promise<Filed | undefined> => {
+      const res = await hsClient('POST', reportPath(roomId, eventId), { as, body: { reason, score: -50 } })
+      if (res.status !== 200) {
+        tried.push(`${typeof as === 'string' ? as : 'token'} on ${eventId}: ${res.status}`)
+        return undefined
+      }
+      const list = await hs('GET', '/event_reports', { query: { room_id: roomId, dir: 'b', limit: 100 } })
+      const mine = ((list.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).find((x) => x.reason === reason)
+      if (!mine) {
+        tried.push(`the report filed on ${eventId} is not among the room's newest 100 reports`)
+        return undefined
+      }
+      cleanup(async () => void (await hs('DELETE', `/event_reports/${mine.id}`)))
+      return { id: mine.id, roomId, eventId, reason, as }
+    }
+    const all = await full()
+    const seen = new Set<string>()
+    for (const r of all.filter((x) => x.sender !== null).slice(0, 3)) {
+      if (seen.has(r.event_id)) continue
+      seen.add(r.event_id)
+      for (const as of reporters) {
+        const f = await attempt(r.room_id, r.event_id, as)
+        if (f) return f
+      }
+    }
+    // No visible event: a room and a message of the reporter's own.
+    const as = reporters[0]!
+    const room = await hsClient('POST', '/createRoom', { as, body: { name: `admin-conformance ${target.runId}` } })
+    const roomId = (room.json as { room_id?: string } | undefined)?.room_id
+    if (room.status !== 200 || !roomId) return `no reportable event (${tried.join('; ') || 'no reports listed'}), and createRoom answered ${room.status}`
+    const sent = await hsClient('PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/ac${Date.now()}`, { as, body: { msgtype: 'm.text', body: 'admin-conformance test message' } })
+    const eventId = (sent.json as { event_id?: string } | undefined)?.event_id
+    if (sent.status !== 200 || !eventId) return `no reportable event (${tried.join('; ')}), and sending a message answered ${sent.status}`
+    note(t, `created room ${roomId} and event ${eventId} to report`)
+    return (await attempt(roomId, eventId, as)) ?? `reporting a fresh event failed (${tried.join('; ')})`
+  })
+}
+
+check('event-reports: a report filed through the client API appears in the listing and reads back', ['hs', 'writes'], async (t) => {
+  const before = await reportsPage({ limit: 1 })
+  const started = Date.now()
+  const f = await filed(t)
+  if (typeof f === 'string') {
+    t.fail(f)
+    return
+  }
+  t.pass(`the report filed through ${target.hs!.clientPrefix}/client/v3/rooms/{roomId}/report/{eventId} is listed with id ${f.id}`)
+  const res = await hs('GET', `/event_reports/${f.id}`)
+  const body = expectOk<Report>(t, res, `GET ${PATH}/${f.id}`, { schema: 'homeserver/event-report#Single' })
+  if (body) {
+    t.equal(body.room_id, f.roomId, 'room_id is the reported room')
+    t.equal(body.event_id, f.eventId, 'event_id is the reported event')
+    t.equal(body.reason, f.reason, 'reason is as sent')
+    t.equal(body.score, -50, 'score is as sent')
+    t.ok(Math.abs(body.received_ts - started) < 3_600_000, 'received_ts is the time of filing', { received_ts: body.received_ts })
+  }
+  const after = await reportsPage({ limit: 1 })
+  if (typeof before.body?.total === 'number') t.equal(after.body?.total, before.body.total + 1, 'total grew by one')
+})
+
+check('event-reports: a report filed without score or reason lists them as null', ['hs', 'writes'], async (t) => {
+  const where = await filed(t)
+  if (typeof where === 'string') skip(`no report could be filed: ${where}`)
+  const before = await hs('GET', '/event_reports', { query: { room_id: where.roomId, dir: 'b', limit: 1000 } })
+  const known = new Set(((before.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).map((r) => r.id))
+  const path = reportPath(where.roomId, where.eventId)
+  const res = await hsClient('POST', path, { as: where.as, body: {} })
+  if (!expectStatus(t, res, 200, `POST ${target.hs!.clientPrefix}/client/v3${path} with {}`)) return
+  const after = await hs('GET', '/event_reports', { query: { room_id: where.roomId, dir: 'b', limit: 1000 } })
+  const fresh = ((after.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).filter((r) => !known.has(r.id) && r.event_id === where.eventId)
+  for (const r of fresh) cleanup(async () => void (await hs('DELETE', `/event_reports/${r.id}`)))
+  if (!t.equal(fresh.length, 1, 'the new report is listed once')) return
+  t.equal(fresh[0]!.score, null, 'score is null')
+  t.equal(fresh[0]!.reason, null, 'reason is null')
+})
+
+check('event-reports: the client report endpoint rejects a score that is not an integer → 400 M_BAD_JSON', ['hs', 'writes'], async (t) => {
+  const where = await filed(t)
+  if (typeof where === 'string') skip(`no report could be filed: ${where}`)
+  const path = reportPath(where.roomId, where.eventId)
+  const before = await reportsPage({ limit: 1 })
+  const res = await hsClient('POST', path, { as: where.as, body: { reason: `admin-conformance ${target.runId} bad score`, score: 'string' } })
+  if (res.status === 200) {
+    // the bug filed a report: remove it
+    const list = await hs('GET', '/event_reports', { query: { room_id: where.roomId, dir: 'b', limit: 100 } })
+    for (const r of ((list.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).filter((x) => x.reason === `admin-conformance ${target.runId} bad score`)) {
+      cleanup(async () => void (await hs('DELETE', `/event_reports/${r.id}`)))
+    }
+  }
+  expectHsError(t, res, 400, 'M_BAD_JSON', `POST ${target.hs!.clientPrefix}/client/v3${path} with score "string"`)
+  const after = await reportsPage({ limit: 1 })
+  t.equal(after.body?.total, before.body?.total, 'no report was stored')
+})
+
+check('event-reports: delete → 200 {}, then the report is gone', ['hs', 'writes'], async (t) => {
+  const f = await filed(t)
+  if (typeof f === 'string') skip(`no report could be filed: ${f}`)
+  const before = await reportsPage({ limit: 1 })
+  const res = await hs('DELETE', `/event_reports/${f.id}`)
+  const body = expectOk(t, res, `DELETE ${PATH}/${f.id}`, { schema: 'homeserver/event-report#DeleteResponse' })
+  if (body !== undefined) t.same(body, {}, 'the body is an empty object')
+  expectHsError(t, await hs('GET', `/event_reports/${f.id}`), 404, 'M_NOT_FOUND', `GET ${PATH}/${f.id} after the delete`, 'Event report not found')
+  expectHsError(t, await hs('DELETE', `/event_reports/${f.id}`), 404, 'M_NOT_FOUND', `DELETE ${PATH}/${f.id} again`, 'Event report not found')
+  const after = await reportsPage({ limit: 1 })
+  if (typeof before.body?.total === 'number') t.equal(after.body?.total, before.body.total - 1, 'total shrank by one')
+  const room = await hs('GET', '/event_reports', { query: { room_id: f.roomId, limit: 1000 } })
+  t.notOk(((room.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).some((r) => r.id === f.id), 'the listing no longer has it')
+})
+
+check('event-reports: delete with an invalid id → 400, with an unknown id → 404', ['hs', 'writes'], async (t) => {
+  for (const id of ['-123', 'abcdef']) {
+    expectHsError(t, await hs('DELETE', `/event_reports/${id}`), 400, 'M_INVALID_PARAM', `DELETE ${PATH}/${id}`, BAD_ID_MESSAGE)
+  }
+  const id = await unknownId()
+  expectHsError(t, await hs('DELETE', `/event_reports/${id}`), 404, 'M_NOT_FOUND', `DELETE ${PATH}/${id}`, 'Event report not found')
+})

@@ -1,0 +1,339 @@
+// The generated OpenAPI document: structurally valid OpenAPI 3.1 (checked against a compact schema of
+// the parts we emit), every $ref resolves, the components compile, and it covers the interface.
+import t from 'tap'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+import { buildOpenApi, ENDPOINTS } from '../../../mock/core/openapi.ts'
+import { listSchemaRefs, schemaName } from '../../../lib/schemas.ts'
+
+type Json = Record<string, unknown>
+
+const ext = { '^x-': true }
+const mediaTypes = {
+  type: 'object',
+  minProperties: 1,
+  propertyNames: { pattern: '^[a-z]+/[a-z0-9.+-]+$' },
+  additionalProperties: {
+    type: 'object',
+    properties: { schema: { type: ['object', 'boolean'] }, example: true, examples: { type: 'object' } },
+    required: ['schema'],
+    additionalProperties: false,
+  },
+}
+const securityRequirement = { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }
+
+// A compact structural schema of OpenAPI 3.1 for the parts buildOpenApi emits (stricter than the full
+// specification where we know what we emit, e.g. no $ref responses).
+const OPENAPI_31 = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  required: ['openapi', 'info', 'paths'],
+  properties: {
+    openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' },
+    info: {
+      type: 'object',
+      required: ['title', 'version'],
+      properties: { title: { type: 'string', minLength: 1 }, version: { type: 'string', minLength: 1 }, description: { type: 'string' } },
+      additionalProperties: false,
+      patternProperties: ext,
+    },
+    servers: {
+      type: 'array',
+      items: { type: 'object', required: ['url'], properties: { url: { type: 'string' }, description: { type: 'string' } }, additionalProperties: false },
+    },
+    tags: {
+      type: 'array',
+      items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, description: { type: 'string' } }, additionalProperties: false },
+    },
+    paths: {
+      type: 'object',
+      propertyNames: { pattern: '^/' },
+      additionalProperties: { $ref: '#/$defs/PathItem' },
+    },
+    components: {
+      type: 'object',
+      properties: {
+        schemas: { type: 'object', additionalProperties: { type: ['object', 'boolean'] } },
+        securitySchemes: { type: 'object', additionalProperties: { $ref: '#/$defs/SecurityScheme' } },
+      },
+      additionalProperties: false,
+    },
+    security: { type: 'array', items: securityRequirement },
+  },
+  additionalProperties: false,
+  patternProperties: ext,
+  $defs: {
+    PathItem: {
+      type: 'object',
+      propertyNames: { enum: ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'summary', 'description', 'parameters'] },
+      additionalProperties: { $ref: '#/$defs/Operation' },
+    },
+    Operation: {
+      type: 'object',
+      required: ['responses', 'operationId'],
+      properties: {
+        tags: { type: 'array', items: { type: 'string' } },
+        summary: { type: 'string' },
+        description: { type: 'string' },
+        operationId: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9]*$' },
+        parameters: { type: 'array', items: { $ref: '#/$defs/Parameter' } },
+        requestBody: {
+          type: 'object',
+          required: ['content'],
+          properties: { description: { type: 'string' }, required: { type: 'boolean' }, content: mediaTypes },
+          additionalProperties: false,
+        },
+        responses: {
+          type: 'object',
+          minProperties: 1,
+          propertyNames: { pattern: '^([1-5][0-9]{2}|default)$' },
+          additionalProperties: {
+            type: 'object',
+            required: ['description'],
+            properties: { description: { type: 'string' }, content: mediaTypes },
+            additionalProperties: false,
+          },
+        },
+        security: { type: 'array', items: securityRequirement },
+        deprecated: { type: 'boolean' },
+      },
+      additionalProperties: false,
+      patternProperties: ext,
+    },
+    Parameter: {
+      type: 'object',
+      required: ['name', 'in', 'schema'],
+      properties: {
+        name: { type: 'string', minLength: 1 },
+        in: { enum: ['query', 'header', 'path', 'cookie'] },
+        description: { type: 'string' },
+        required: { type: 'boolean' },
+        deprecated: { type: 'boolean' },
+        schema: { type: ['object', 'boolean'] },
+        style: { enum: ['matrix', 'label', 'form', 'simple', 'spaceDelimited', 'pipeDelimited', 'deepObject'] },
+        explode: { type: 'boolean' },
+      },
+      if: { properties: { in: { const: 'path' } } },
+      then: { required: ['required'], properties: { required: { const: true } } },
+      additionalProperties: false,
+      patternProperties: ext,
+    },
+    SecurityScheme: {
+      type: 'object',
+      required: ['type'],
+      properties: {
+        type: { enum: ['apiKey', 'http', 'mutualTLS', 'oauth2', 'openIdConnect'] },
+        description: { type: 'string' },
+        scheme: { type: 'string' },
+        bearerFormat: { type: 'string' },
+        name: { type: 'string' },
+        in: { enum: ['query', 'header', 'cookie'] },
+      },
+      allOf: [
+        { if: { properties: { type: { const: 'http' } } }, then: { properties: { scheme: { type: 'string' } }, required: ['scheme'] } },
+        { if: { properties: { type: { const: 'apiKey' } } }, then: { properties: { name: { type: 'string' }, in: { type: 'string' } }, required: ['name', 'in'] } },
+      ],
+      additionalProperties: false,
+    },
+  },
+}
+
+function walk(node: unknown, at: string, visit: (node: Json, at: string) => void): void {
+  if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}/${i}`, visit))
+  else if (typeof node === 'object' && node !== null) {
+    visit(node as Json, at)
+    for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, visit)
+  }
+}
+
+function resolvePointer(doc: unknown, pointer: string): unknown {
+  let node = doc
+  for (const raw of pointer.replace(/^#\/?/, '').split('/').filter((s) => s !== '')) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    node = typeof node === 'object' && node !== null ? (node as Json)[seg] : undefined
+  }
+  return node
+}
+
+const doc = buildOpenApi({ serverUrl: 'http://127.0.0.1:8080' }) as Json
+const paths = doc.paths as Record<string, Record<string, Json>>
+const operations = Object.entries(paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })))
+
+t.test('the document matches the structural OpenAPI 3.1 schema', async (t) => {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true })
+  const validateDoc = ajv.compile(OPENAPI_31)
+  const ok = validateDoc(doc)
+  t.ok(ok, ok ? 'valid' : ajv.errorsText(validateDoc.errors))
+  t.equal((doc.servers as Json[])[0]?.url, 'http://127.0.0.1:8080')
+})
+
+t.test('the structural schema is not vacuous', async (t) => {
+  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true })
+  const validateDoc = ajv.compile(OPENAPI_31)
+  const broken = structuredClone(doc)
+  const op = (broken.paths as Record<string, Record<string, Json>>)['/api/admin/v1/compat-sessions/{id}']?.get as Json
+  ;(op.parameters as Json[])[0] = { name: 'id', in: 'path', schema: {} }
+  t.notOk(validateDoc(broken), 'a path parameter without required: true is refused')
+  t.notOk(validateDoc({ ...doc, openapi: '3.0.3' }), 'OpenAPI 3.0 is refused')
+})
+
+t.test('every $ref resolves and every component compiles as JSON Schema', async (t) => {
+  let refs = 0
+  walk(doc, '#', (node, at) => {
+    if (typeof node.$ref !== 'string') return
+    refs++
+    t.ok(node.$ref.startsWith('#/components/schemas/'), `${at}: local component ref ${node.$ref}`)
+    t.not(resolvePointer(doc, node.$ref), undefined, `${at}: ${node.$ref} resolves`)
+  })
+  t.ok(refs > 100, `${refs} refs checked`)
+
+  // The components as one schema resource: the OpenAPI 3.1 dialect is JSON Schema 2020-12 plus
+  // annotations, so Ajv (with extension keywords allowed) must compile every one of them.
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormatsModule.default(ajv)
+  ajv.addSchema({ $id: 'https://openapi.invalid/doc.json', components: doc.components }, undefined, undefined, false)
+  const components = (doc.components as Json).schemas as Json
+  for (const name of Object.keys(components)) {
+    t.doesNotThrow(() => ajv.getSchema(`https://openapi.invalid/doc.json#/components/schemas/${name}`), `component ${name} compiles`)
+  }
+  const single = ajv.getSchema('https://openapi.invalid/doc.json#/components/schemas/EventReportList')
+  t.ok(single?.({ event_reports: [], total: 0 }), 'a bundled component still validates')
+  t.notOk(single?.({ event_reports: [], total: 0, next_token: '1' }), 'and still rejects')
+})
+
+t.test('components: one per area A/B schema, named by schemaName', async (t) => {
+  const components = (doc.components as Json).schemas as Json
+  const expected = new Set(
+    listSchemaRefs()
+      .filter((r) => r.startsWith('admin/') || r.startsWith('homeserver/'))
+      .map((r) => schemaName(r)),
+  )
+  t.same(new Set(Object.keys(components)), expected)
+  walk(components, '#', (node, at) => {
+    t.notOk('$id' in node || '$schema' in node, `${at} carries no $id/$schema`)
+  })
+})
+
+t.test('operations: unique ids, path parameters match the template, security', async (t) => {
+  const ids = operations.map((o) => o.op.operationId)
+  t.equal(new Set(ids).size, ids.length, 'operationIds are unique')
+  const schemes = Object.keys(((doc.components as Json).securitySchemes as Json) ?? {})
+  for (const { path, method, op } of operations) {
+    const inTemplate = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort()
+    const params = (op.parameters as Json[] | undefined) ?? []
+    const declared = params.filter((p) => p.in === 'path').map((p) => p.name).sort()
+    t.same(declared, inTemplate, `${method} ${path}: path parameters`)
+    const names = params.map((p) => `${p.in}:${p.name}`)
+    t.equal(new Set(names).size, names.length, `${method} ${path}: no duplicate parameters`)
+    for (const req of [...((op.security as Json[] | undefined) ?? []), ...((doc.security as Json[]) ?? [])]) {
+      for (const s of Object.keys(req)) t.ok(schemes.includes(s), `${method} ${path}: security scheme ${s} is defined`)
+    }
+  }
+  t.same(paths['/_synapse/admin/v1/server_version']?.get?.security, [], 'server_version needs no token')
+})
+
+const INTERFACE_A = [
+  'GET /api/admin/v1/site-config',
+  'GET /api/admin/v1/version',
+  'GET /api/admin/v1/compat-sessions',
+  'GET /api/admin/v1/compat-sessions/{id}',
+  'POST /api/admin/v1/compat-sessions/{id}/finish',
+  'GET /api/admin/v1/oauth2-sessions',
+  'GET /api/admin/v1/oauth2-sessions/{id}',
+  'POST /api/admin/v1/oauth2-sessions/{id}/finish',
+  'GET /api/admin/v1/personal-sessions',
+  'POST /api/admin/v1/personal-sessions',
+  'GET /api/admin/v1/personal-sessions/{id}',
+  'POST /api/admin/v1/personal-sessions/{id}/revoke',
+  'POST /api/admin/v1/personal-sessions/{id}/regenerate',
+  'POST /api/admin/v1/policy-data',
+  'GET /api/admin/v1/policy-data/latest',
+  'GET /api/admin/v1/policy-data/{id}',
+]
+const INTERFACE_B = [
+  'GET /_synapse/admin/v1/event_reports',
+  'GET /_synapse/admin/v1/event_reports/{report_id}',
+  'DELETE /_synapse/admin/v1/event_reports/{report_id}',
+  'GET /_synapse/admin/v1/server_version',
+  'GET /_synapse/admin/v1/background_updates/status',
+  'POST /_matrix/client/v3/rooms/{roomId}/report/{eventId}',
+  'POST /_matrix/client/r0/rooms/{roomId}/report/{eventId}',
+]
+
+t.test('covers exactly the endpoints of areas A and B', async (t) => {
+  const got = operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()
+  t.same(got, [...INTERFACE_A, ...INTERFACE_B].sort())
+  t.equal(ENDPOINTS.length, 23)
+})
+
+function op(method: string, path: string): Json {
+  const o = paths[path]?.[method]
+  if (!o) throw new Error(`no ${method} ${path}`)
+  return o
+}
+const paramNames = (o: Json): string[] => ((o.parameters as Json[] | undefined) ?? []).map((p) => p.name as string)
+const responseRef = (o: Json, status: string, type = 'application/json'): unknown =>
+  (((o.responses as Json)[status] as Json | undefined)?.content as Json | undefined)?.[type]
+
+t.test('parameters, bodies and responses of the listings and writes', async (t) => {
+  const compat = op('get', '/api/admin/v1/compat-sessions')
+  t.same(paramNames(compat), [
+    'page[before]', 'page[after]', 'page[first]', 'page[last]', 'count',
+    'filter[user]', 'filter[user-session]', 'filter[status]',
+    'filter[created-before]', 'filter[created-after]', 'filter[last-active-before]', 'filter[last-active-after]',
+  ])
+  const dateFilter = (compat.parameters as Json[]).find((p) => p.name === 'filter[created-after]') as Json
+  t.equal(dateFilter['x-since'], 'v1.20.0', 'the v1.20 date filters are marked')
+  t.same(dateFilter.schema, { type: 'string', format: 'date-time' })
+
+  const oauth2 = op('get', '/api/admin/v1/oauth2-sessions')
+  const client = (oauth2.parameters as Json[]).find((p) => p.name === 'filter[client]') as Json
+  t.match(client, { in: 'query', style: 'form', explode: true, schema: { type: 'array' } }, 'filter[client] is repeatable')
+  t.ok(paramNames(oauth2).includes('filter[client-kind]') && paramNames(oauth2).includes('filter[scope]'))
+
+  const personal = op('get', '/api/admin/v1/personal-sessions')
+  t.same(paramNames(personal).slice(5), [
+    'filter[owner_user]', 'filter[owner_client]', 'filter[actor_user]', 'filter[scope]', 'filter[status]',
+    'filter[expires_before]', 'filter[expires_after]', 'filter[expires]',
+  ])
+
+  const reports = op('get', '/_synapse/admin/v1/event_reports')
+  t.same(paramNames(reports), ['from', 'limit', 'dir', 'user_id', 'room_id', 'event_sender_user_id'])
+  t.same(reports.security, [{ bearer: [] }, { accessTokenQuery: [] }])
+
+  const create = op('post', '/api/admin/v1/personal-sessions')
+  t.same(create.requestBody, { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PersonalSessionCreateRequest' } } } })
+  t.same(responseRef(create, '201'), { schema: { $ref: '#/components/schemas/PersonalSessionCreated' } })
+  t.ok(responseRef(create, '422', 'text/plain'), 'the plain-text body rejection is declared')
+  t.same(Object.keys(create.responses as Json), ['201', '400', '401', '404', '410', '415', '422'])
+
+  const regenerate = op('post', '/api/admin/v1/personal-sessions/{id}/regenerate')
+  t.same(responseRef(regenerate, '201'), { schema: { $ref: '#/components/schemas/PersonalSessionCreated' } })
+  t.same(Object.keys(regenerate.responses as Json), ['201', '400', '401', '403', '404', '415', '422'])
+  t.same(Object.keys(op('post', '/api/admin/v1/personal-sessions/{id}/revoke').responses as Json), ['200', '400', '401', '404', '409'])
+  t.same(responseRef(op('get', '/api/admin/v1/personal-sessions/{id}'), '200'), { schema: { $ref: '#/components/schemas/PersonalSessionSingle' } })
+  t.same(responseRef(op('post', '/api/admin/v1/policy-data'), '201'), { schema: { $ref: '#/components/schemas/PolicyDataSingle' } })
+  t.same(responseRef(op('delete', '/_synapse/admin/v1/event_reports/{report_id}'), '200'), { schema: { $ref: '#/components/schemas/EventReportDeleteResponse' } })
+  t.same(Object.keys(op('get', '/_synapse/admin/v1/event_reports/{report_id}').responses as Json), ['200', '400', '401', '403', '404'])
+  t.same(Object.keys(op('post', '/_matrix/client/v3/rooms/{roomId}/report/{eventId}').responses as Json), ['200', '400', '401', '404'])
+  t.same(responseRef(op('get', '/api/admin/v1/compat-sessions/{id}'), '404'), { schema: { $ref: '#/components/schemas/AdminError' } })
+  t.same(responseRef(op('get', '/_synapse/admin/v1/event_reports'), '403'), { schema: { $ref: '#/components/schemas/HomeserverError' } })
+})
+
+t.test('prefixes are configurable and checked', async (t) => {
+  const custom = buildOpenApi({ hsPrefix: '/_hs', clientPrefix: '/_compat' }) as Json
+  const keys = Object.keys(custom.paths as Json)
+  t.ok(keys.includes('/_hs/admin/v1/event_reports'))
+  t.ok(keys.includes('/_compat/client/v3/rooms/{roomId}/report/{eventId}'))
+  t.notOk(keys.some((k) => k.startsWith('/_synapse') || k.startsWith('/_matrix')))
+  t.same((custom.servers as Json[])[0], { url: '/' })
+  t.throws(() => buildOpenApi({ hsPrefix: '_synapse' }), TypeError)
+  t.throws(() => buildOpenApi({ hsPrefix: '/_synapse/' }), /hsPrefix must look like/)
+  t.throws(() => buildOpenApi({ clientPrefix: '/a b' }), /clientPrefix/)
+})
+
+t.test('the document is plain JSON and deterministic', async (t) => {
+  const again = buildOpenApi({ serverUrl: 'http://127.0.0.1:8080' })
+  t.equal(JSON.stringify(again), JSON.stringify(doc))
+  t.same(JSON.parse(JSON.stringify(doc)), doc)
+})

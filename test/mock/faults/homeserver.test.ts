@@ -1,0 +1,70 @@
+// Every homeserver-side fault is wired: switched on, it changes what a client observes, and switched
+// off again the mock is clean. (That the conformance suites catch each one is tested with the suites.)
+import t from 'tap'
+import { homeserverFaults } from '../../../mock/faults/homeserver.ts'
+import { ADMIN_TOKEN, USER_TOKEN, createRoom, report, send, startHs, type Hs } from '../homeserver/helpers.ts'
+
+const hs = await startHs({ reports: 40 })
+t.teardown(() => hs.close())
+const room = await createRoom(hs, USER_TOKEN)
+const ev = await send(hs, USER_TOKEN, room)
+// A report without score, so that null scores are certain to be listed.
+await report(hs, USER_TOKEN, room, ev, {})
+
+const get = (path: string, token: string | null = ADMIN_TOKEN) => hs.req('GET', path, { token })
+
+/** Each probe returns something that differs between the clean mock and the faulty one. */
+const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
+  'reports-next-token-on-last-page': async () => (await get(`${hs.reports}?from=35`)).body.next_token,
+  'reports-next-token-off-by-one': async () => (await get(`${hs.reports}?limit=5`)).body.next_token,
+  'reports-dir-ignored': async () => (await get(`${hs.reports}?dir=f&limit=1`)).body.event_reports[0].id,
+  'reports-total-ignores-filters': async () => (await get(`${hs.reports}?room_id=${encodeURIComponent(room)}`)).body.total,
+  'reports-user-filter-exact': async () => (await get(`${hs.reports}?user_id=admin`)).body.total + (await get(`${hs.reports}?user_id=%40`)).body.total,
+  'reports-room-filter-exact': async () => (await get(`${hs.reports}?room_id=%21`)).body.total,
+  'reports-sender-filter-ignored': async () => (await get(`${hs.reports}?event_sender_user_id=%40nobody%3Aexample.test`)).body.total,
+  'reports-negative-limit-accepted': async () => (await get(`${hs.reports}?limit=-5`)).status,
+  'reports-dir-message': async () => (await get(`${hs.reports}?dir=x`)).body.error,
+  'reports-null-score-as-zero': async () => (await get(`${hs.reports}?limit=1`)).body.event_reports[0].score,
+  'reports-extra-key': async () => Object.keys((await get(`${hs.reports}?limit=1`)).body.event_reports[0]).length,
+  'reports-missing-event-json': async () => 'event_json' in (await get(`${hs.reports}/2`)).body,
+  'reports-invalid-id-404': async () => (await get(`${hs.reports}/abc`)).status,
+  'reports-not-found-500': async () => (await get(`${hs.reports}/9999`)).status,
+  'reports-delete-keeps-report': async () => {
+    // Delete a fresh report each time and see whether it is still there.
+    await report(hs, USER_TOKEN, room, ev, {})
+    const id = (await get(`${hs.reports}?limit=1`)).body.event_reports[0].id
+    await hs.req('DELETE', `${hs.reports}/${id}`, { token: ADMIN_TOKEN })
+    return (await get(`${hs.reports}/${id}`)).status
+  },
+  'server-version-extra-key': async () => Object.keys((await get(`${hs.admin}/server_version`, null)).body).length,
+  'client-report-score-string-accepted': async () => (await report(hs, USER_TOKEN, room, ev, { score: 'x' })).status,
+  'hs-auth-non-admin-allowed': async () => (await get(hs.reports, USER_TOKEN)).status,
+  'hs-auth-missing-token-403': async () => (await get(hs.reports, null)).status,
+  'hs-auth-unknown-token-no-soft-logout': async () => 'soft_logout' in (await get(hs.reports, 'nope')).body,
+  'background-updates-hidden': async () => {
+    await hs.req('POST', '/_mock/background-updates', { body: {} })
+    const n = Object.keys((await get(`${hs.admin}/background_updates/status`)).body.current_updates).length
+    await hs.req('DELETE', '/_mock/background-updates')
+    return n
+  },
+}
+
+t.test('every homeserver fault has a probe', async (t) => {
+  t.same(Object.keys(probes).sort(), homeserverFaults.map((f) => f.name).sort())
+  t.ok(homeserverFaults.length >= 10)
+  for (const f of homeserverFaults) t.ok(f.description.length > 10, `${f.name} is described`)
+})
+
+for (const fault of homeserverFaults) {
+  t.test(fault.name, async (t) => {
+    const probe = probes[fault.name]
+    if (!probe) return t.fail('no probe')
+    hs.mock.faults.set([])
+    const clean = await probe(hs)
+    hs.mock.faults.set([fault.name])
+    const faulty = await probe(hs)
+    hs.mock.faults.set([])
+    t.not(JSON.stringify(faulty), JSON.stringify(clean), `clean ${JSON.stringify(clean)} vs faulty ${JSON.stringify(faulty)}`)
+    t.same(await probe(hs), clean, 'clean again')
+  })
+}
