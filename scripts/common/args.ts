@@ -103,12 +103,13 @@ export interface NumberRule {
  */
 export function positiveNumber(option: string, value: string | undefined, rule: NumberRule = {}): number | undefined {
   if (value === undefined) return undefined
-  const kind = `${rule.allowZero ? 'a non-negative' : 'a positive'} ${rule.integer ? 'whole number' : 'number'}${rule.unit ? ` of ${rule.unit}` : ''}`
+  const kind = `a positive ${rule.integer ? 'whole number' : 'number'}${rule.unit ? ` of ${rule.unit}` : ''}`
+  const low = rule.min ?? (rule.allowZero ? 0 : undefined)
+  const range = low !== undefined && rule.max !== undefined ? ` (${low} to ${rule.max})` : low !== undefined ? ` (${low} or more)` : rule.max !== undefined ? ` (up to ${rule.max})` : ''
   const pattern = rule.integer ? /^\d+$/ : /^(?:\d+\.?\d*|\.\d+)$/
   const n = Number(value)
   const bad = (): never => {
-    const range = rule.max !== undefined ? ` up to ${rule.max}` : ''
-    throw new UsageError(`${option} must be ${kind}${range}${rule.min !== undefined ? ` (at least ${rule.min})` : ''}, got '${shortText(value)}'`)
+    throw new UsageError(`${option} must be ${kind}${range}, got '${shortText(value)}'`)
   }
   if (!pattern.test(value.trim()) || !Number.isFinite(n)) return bad()
   if (!rule.allowZero && n === 0) return bad()
