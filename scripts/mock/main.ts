@@ -2,6 +2,7 @@
 import { startMock } from '../../mock/core/server.ts'
 import { mockOptions, type MockOptions } from '../../mock/core/options.ts'
 import { FAULTS } from '../../mock/faults/registry.ts'
+import { normalisePrefix } from '../../lib/target.ts'
 import { EXIT, didYouMean, failWith, prefixed, listLines, parseCommandLine, positiveNumber, processIo, UsageError, type Io, type OptionSpecs, type ParsedValues } from '../common/index.ts'
 
 const HELP = `usage: admin-conformance mock [options]
@@ -93,9 +94,11 @@ export function parseMockArgs(values: Values): Partial<MockOptions> {
   const maxBody = int('max-body', values['max-body'], 1024 ** 3, false)
   if (maxBody !== undefined) over.maxBody = maxBody
   if (values['log-format'] !== undefined) over.logFormat = values['log-format'] as MockOptions['logFormat']
-  for (const p of ['hs-prefix', 'client-prefix'] as const) {
-    const v = values[p]
-    if (v !== undefined && !/^\/[A-Za-z0-9_.-]+$/.test(v)) throw new UsageError(`--${p} must look like /_name, got '${v}'`)
+  try {
+    if (values['hs-prefix'] !== undefined) over.hsPrefix = normalisePrefix(values['hs-prefix'], '--hs-prefix')
+    if (values['client-prefix'] !== undefined) over.clientPrefix = normalisePrefix(values['client-prefix'], '--client-prefix')
+  } catch (e) {
+    throw new UsageError((e as Error).message)
   }
   if (values.fault) checkFaults(values.fault)
   return over
@@ -137,8 +140,6 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
   set('hsDelegateClientSecret', values['hs-delegate-client-secret'])
   set('masVersion', values['mas-version'])
   set('hsVersion', values['hs-version'])
-  set('hsPrefix', values['hs-prefix'])
-  set('clientPrefix', values['client-prefix'])
   if (values['log-file'] !== undefined) over.logFile = values['log-file'] === 'none' ? null : values['log-file']
   if (values.fault) over.faults = values.fault
   const generated = {

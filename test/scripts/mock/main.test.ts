@@ -38,7 +38,7 @@ t.test('numbers, choices and unknown options', async (t) => {
     [['--max-body', '0'], /--max-body must be a positive whole number/],
     [['--log-format', 'v120'], /--log-format: unknown value 'v120'; did you mean 'v1.20'\?/],
     [['--sesions', '5'], /unknown option '--sesions'; did you mean '--sessions'\?/],
-    [['--hs-prefix', 'nope'], /--hs-prefix must look like/],
+    [['--hs-prefix', 'nope'], /--hs-prefix: 'nope' must look like \/_synapse/],
   ]
   for (const [argv, re] of cases) {
     const io = collect()
