@@ -48,13 +48,7 @@ export class HttpError extends Error {
 /** The body passed the size cap; the request was aborted there. `size` is what was announced or read. */
 export class ResponseTooLarge extends HttpError {
   override name = 'ResponseTooLarge'
-  constructor(
-    message: string,
-    method: string,
-    url: string,
-    readonly limit: number,
-    readonly size: number,
-  ) {
+  constructor(message: string, method: string, url: string, readonly limit: number, readonly size: number) {
     super(message, 'too-large', method, url)
   }
 }
@@ -62,11 +56,7 @@ export class ResponseTooLarge extends HttpError {
 /** The client's request budget (maxRequests) was spent; `request` is the one that was not sent. */
 export class BudgetSpent extends HttpError {
   override name = 'BudgetSpent'
-  constructor(
-    readonly limit: number,
-    method: string,
-    url: string,
-  ) {
+  constructor(readonly limit: number, method: string, url: string) {
     super(`request budget of ${limit} spent at ${method} ${url}: not sent`, 'budget', method, url)
   }
   /** `METHOD URL`, for "budget spent at <request>" */
@@ -212,14 +202,11 @@ function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`
 }
 
+/** Resolves after ms, or at once when the signal fires (the request then fails as aborted). */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    const done = () => (clearTimeout(timer), signal?.removeEventListener('abort', done), resolve())
     const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
     signal?.addEventListener('abort', done, { once: true })
   })
 }
