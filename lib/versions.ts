@@ -1,5 +1,6 @@
 // Version rules of the homeserver and the auth service, as data (lib/data/*.json, schemas/versions/*.json)
 // plus the small query API the suites and `plan-upgrade` use. lib/data/README.md explains the rules.
+import { normalisePrefix } from './target.ts'
 import rollbackData from './data/rollback-ranges.json' with { type: 'json' }
 import changesData from './data/homeserver-changes.json' with { type: 'json' }
 import masData from './data/mas-features.json' with { type: 'json' }
@@ -107,6 +108,21 @@ export function parseServerVersionString(s: unknown): ServerVersionParse {
     return { ok: true, version, build: build === '' ? null : build, raw }
   } catch (e) {
     return { ok: false, version: null, reason: (e as Error).message, raw }
+  }
+}
+
+/**
+ * The version named by a container image tag (`v1.136.0`, `1.136.0-debug`, `1.136`: a missing patch is 0);
+ * undefined for tags that name no release (`latest`, `main`, `develop`, `sha-…`). Lenient on purpose,
+ * unlike parseVersion: a tag is not user input to validate but a name to read a version from.
+ */
+export function parseVersionTag(tag: string): Version | undefined {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+._].*)?$/.exec(tag.trim())
+  if (!m) return undefined
+  try {
+    return parseVersion(`${m[1]}.${m[2]}.${m[3] ?? '0'}`)
+  } catch {
+    return undefined
   }
 }
 
@@ -335,14 +351,9 @@ export function legacyAdminProbePaths(suffix = 'event_reports'): string[] {
 
 /** Path of the background-updates status endpoint (answers `"current_updates": {}` when nothing runs). */
 export function backgroundUpdatesStatusPath(hsPrefix = '/_synapse'): string {
-  return `${normalisePrefix(hsPrefix)}/admin/v1/background_updates/status`
+  return `${normalisePrefix(hsPrefix, 'the homeserver prefix')}/admin/v1/background_updates/status`
 }
 
-export function normalisePrefix(prefix: string): string {
-  const p = prefix.trim().replace(/\/+$/, '')
-  if (p !== '' && !p.startsWith('/')) throw new VersionError(`prefix ${JSON.stringify(prefix)} must start with '/'`)
-  return p
-}
 
 // ---------------------------------------------------------------------------------------------
 // Features by version

@@ -1,4 +1,5 @@
 // One error type for everything that ends a deployment, with the kind deciding the exit code.
+import { EXIT } from '../common/index.ts'
 
 export type FailureKind =
   | 'usage' // bad input: flags, image names, ports
@@ -22,12 +23,14 @@ export class DeployError extends Error {
   }
 }
 
-export const EXIT = { ok: 0, suitesFailed: 1, usage: 2, failed: 3, interrupted: 130 } as const
+// The project's one table (scripts/common/exit.ts): a deployment that could not be brought up counts as a
+// target that is unreachable or rejected us (3); failed suites are failed checks (1).
+export { EXIT }
 
 export function exitCodeFor(kind: FailureKind): number {
   if (kind === 'usage') return EXIT.usage
   if (kind === 'interrupted') return EXIT.interrupted
-  return EXIT.failed
+  return EXIT.unreachable
 }
 
 export function interrupted(signal?: AbortSignal): DeployError {

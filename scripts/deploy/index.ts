@@ -4,5 +4,5 @@ export { generateFiles, homeserverConfig, makePlan, masConfig, planSecrets, post
 export { configureTestcontainers, engineStatus, LABEL_PROJECT, LABEL_ROLE, LABEL_RUN, listProjectContainers, NAME_PREFIX, removeProjectContainers } from './engine.ts'
 export { DeployError, EXIT, type FailureKind } from './errors.ts'
 export { AREAS, type Area, type SuiteResult } from './suites.ts'
-export { delegationMode, homeserverKind, splitImage, tagVersion, type DelegationMode } from './versions.ts'
+export { delegationMode, homeserverKind, splitImage, type DelegationMode } from './versions.ts'
 export { toYaml } from './yaml.ts'

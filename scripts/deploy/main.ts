@@ -1,6 +1,6 @@
 // `admin-conformance deploy`: start a throwaway deployment in containers, bootstrap it, run the suites on it,
 // and tear it down. The work is done by scripts/deploy (`deploy(opts)`); this file is flags and printing.
-import { parseArgs } from 'node:util'
+import { durationSeconds, EXIT_CODES_HELP, failWith, parseCommandLine, positiveNumber, processIo, UsageError } from '../common/index.ts'
 import { AREAS, deploy, DEFAULT_IMAGES, DEFAULT_TIMEOUTS, EXIT, LABEL_RUN, type Area, type DeployOptions } from './index.ts'
 import { splitImage } from './versions.ts'
 
@@ -50,7 +50,7 @@ timeouts (seconds):
 
   -h, --help             this help
 
-exit codes: 0 all passed, 1 suites failed, 2 bad input, 3 the deployment failed, 130 interrupted.
+${EXIT_CODES_HELP} (here: 3 the deployment failed).
 Needs a Docker engine. Every container is named ${'admin-conformance-<run>-<role>'} and labelled ${LABEL_RUN}=<run>.
 `
 
@@ -59,55 +59,49 @@ function withTag(ref: string, tag: string): string {
 }
 
 function seconds(flag: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined
-  if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) throw new Error(`--${flag} must be a positive number of seconds, got '${v}'`)
-  return Number(v) * 1000
+  const n = durationSeconds(`--${flag}`, v, { max: 86_400 })
+  return n === undefined ? undefined : n * 1000
 }
 
 function integer(flag: string, v: string | undefined, min: number, max: number): number | undefined {
-  if (v === undefined) return undefined
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new Error(`--${flag} must be an integer from ${min} to ${max}, got '${v}'`)
-  return Number(v)
+  return positiveNumber(`--${flag}`, v, { integer: true, min, max, allowZero: min === 0 })
 }
 
+const OPTIONS = {
+  'mas-image': { type: 'string' },
+  'hs-image': { type: 'string' },
+  'pg-image': { type: 'string' },
+  'mas-tag': { type: 'string' },
+  'hs-tag': { type: 'string' },
+  'pg-tag': { type: 'string' },
+  'mock-image': { type: 'string' },
+  'stand-in': { type: 'boolean' },
+  'skip-db': { type: 'boolean' },
+  delegation: { type: 'string', choices: ['stable', 'msc3861'] },
+  'mas-port': { type: 'string' },
+  'hs-port': { type: 'string' },
+  'pg-port': { type: 'string' },
+  'server-name': { type: 'string' },
+  users: { type: 'string' },
+  reports: { type: 'string' },
+  out: { type: 'string' },
+  keep: { type: 'boolean' },
+  area: { type: 'string', choices: [...AREAS, 'none'], list: true },
+  suites: { type: 'string', choices: [...AREAS, 'none'], list: true },
+  'pull-timeout': { type: 'string' },
+  'start-timeout': { type: 'string' },
+  'health-timeout': { type: 'string' },
+  'stop-timeout': { type: 'string' },
+  'run-timeout': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
 export function parseDeployArgs(argv: string[]): DeployOptions | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'mas-image': { type: 'string' },
-      'hs-image': { type: 'string' },
-      'pg-image': { type: 'string' },
-      'mas-tag': { type: 'string' },
-      'hs-tag': { type: 'string' },
-      'pg-tag': { type: 'string' },
-      'mock-image': { type: 'string' },
-      'stand-in': { type: 'boolean' },
-      'skip-db': { type: 'boolean' },
-      delegation: { type: 'string' },
-      'mas-port': { type: 'string' },
-      'hs-port': { type: 'string' },
-      'pg-port': { type: 'string' },
-      'server-name': { type: 'string' },
-      users: { type: 'string' },
-      reports: { type: 'string' },
-      out: { type: 'string' },
-      keep: { type: 'boolean' },
-      area: { type: 'string' },
-      suites: { type: 'string' },
-      'pull-timeout': { type: 'string' },
-      'start-timeout': { type: 'string' },
-      'health-timeout': { type: 'string' },
-      'stop-timeout': { type: 'string' },
-      'run-timeout': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: false,
-  })
+  const { values } = parseCommandLine(argv, OPTIONS)
   if (values.help) return 'help'
   const mock = values['mock-image']
   if (mock !== undefined && (values['mas-image'] !== undefined || values['hs-image'] !== undefined)) {
-    throw new Error('--mock-image sets both --mas-image and --hs-image: give one or the others')
+    throw new UsageError('--mock-image sets both --mas-image and --hs-image: give one or the others')
   }
   let masImage = mock ?? values['mas-image']
   let hsImage = mock ?? values['hs-image']
@@ -116,7 +110,7 @@ export function parseDeployArgs(argv: string[]): DeployOptions | 'help' {
   if (values['hs-tag'] !== undefined) hsImage = withTag(hsImage ?? DEFAULT_IMAGES.homeserver, values['hs-tag'])
   if (values['pg-tag'] !== undefined) pgImage = withTag(pgImage ?? DEFAULT_IMAGES.postgres, values['pg-tag'])
   for (const [flag, t] of [['mas-tag', values['mas-tag']], ['hs-tag', values['hs-tag']], ['pg-tag', values['pg-tag']]] as const) {
-    if (t !== undefined && !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(t)) throw new Error(`--${flag}: not a valid image tag: '${t}'`)
+    if (t !== undefined && !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(t)) throw new UsageError(`--${flag}: not a valid image tag: '${t}'`)
   }
   const areaList = values.area ?? values.suites
   let areas: Area[] | undefined
@@ -124,12 +118,11 @@ export function parseDeployArgs(argv: string[]): DeployOptions | 'help' {
     const parts = areaList.split(',').map((a) => a.trim()).filter(Boolean)
     if (parts.length === 1 && parts[0] === 'none') areas = []
     else {
-      for (const a of parts) if (!(AREAS as readonly string[]).includes(a)) throw new Error(`--area: unknown area '${a}' (known: ${AREAS.join(', ')}, none)`)
+      if (parts.includes('none')) throw new UsageError("--area: 'none' runs no area and goes alone")
       areas = parts as Area[]
     }
   }
-  const delegation = values.delegation
-  if (delegation !== undefined && delegation !== 'stable' && delegation !== 'msc3861') throw new Error(`--delegation must be stable or msc3861, got '${delegation}'`)
+  const delegation = values.delegation as DeployOptions['delegation']
   const ports: DeployOptions['ports'] = {}
   const mp = integer('mas-port', values['mas-port'], 1, 65535)
   if (mp !== undefined) ports.mas = mp
@@ -153,7 +146,7 @@ export function parseDeployArgs(argv: string[]): DeployOptions | 'help' {
   set('stopMs', 'stop-timeout')
   set('runMs', 'run-timeout')
   const standIn = values['stand-in'] || mock !== undefined
-  if (values['skip-db'] && !standIn) throw new Error('--skip-db only works with --stand-in or --mock-image: the real services need PostgreSQL')
+  if (values['skip-db'] && !standIn) throw new UsageError('--skip-db only works with --stand-in or --mock-image: the real services need PostgreSQL')
   return {
     ...(masImage !== undefined ? { masImage } : {}),
     ...(hsImage !== undefined ? { hsImage } : {}),
@@ -176,12 +169,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     opts = parseDeployArgs(argv)
   } catch (e) {
-    process.stderr.write(`admin-conformance deploy: ${(e as Error).message}\n\nrun 'admin-conformance deploy --help' for the options\n`)
-    return EXIT.usage
+    return failWith(processIo, 'deploy', e)
   }
   if (opts === 'help') {
     process.stdout.write(HELP)
-    return 0
+    return EXIT.pass
   }
   const result = await deploy({ ...opts, handleSignals: true })
   if (result.kept) {

@@ -1,11 +1,18 @@
-// Running the conformance suites against the deployment: `admin-conformance run` as a child process, one
-// area at a time so that each starts with a fresh admin token (they live 5 minutes). Tokens travel in the
-// child's environment, never in its arguments, so they do not show in process lists.
+// Running the conformance suites against the deployment: the run engine (scripts/run) in a child process
+// started through one entry (runner-child.ts, RUNNER_COMMAND), one area at a time so that each starts with
+// a fresh admin token (they live 5 minutes). Tokens travel in the child's environment, never in its
+// arguments, so they do not show in process lists.
+//
+// Why a child process and not the engine's run() in this process: run() answers the process's own
+// SIGINT/SIGTERM and takes no abort signal, so deploy's --run-timeout and a caller's abort could not stop
+// it, while a child can be killed and its tap processes with it; the engine spawns a tap process per suite
+// file anyway, so one more process per area costs well under a second of a deployment's minutes; and the
+// tokens stay out of this process's environment. Not bin/: the entry is the engine's own, not the CLI's.
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { bounded, DeployError, interrupted } from './errors.ts'
-import type { Redactor } from './redact.ts'
+import type { Redactor } from '../../lib/redact.ts'
 
 export const AREAS = ['admin', 'reports', 'log'] as const
 export type Area = (typeof AREAS)[number]
@@ -29,7 +36,8 @@ export interface SuiteResult {
 }
 
 const PROJECT = fileURLToPath(new URL('../../', import.meta.url))
-export const CLI = fileURLToPath(new URL('../../bin/admin-conformance.mjs', import.meta.url))
+/** The one way deploy starts the run engine: node with the TypeScript loader on runner-child.ts. */
+export const RUNNER_COMMAND: readonly string[] = [process.execPath, '--import', 'tsx', fileURLToPath(new URL('./runner-child.ts', import.meta.url))]
 
 /** Why the suite runner cannot be used, or undefined when it can. */
 export function runnerMissing(): string | undefined {
@@ -49,7 +57,7 @@ export interface RunAreaOptions {
   redactor: Redactor
   out: (line: string) => void
   signal?: AbortSignal
-  /** command to run instead of `node bin/admin-conformance.mjs` (tests) */
+  /** command to run instead of RUNNER_COMMAND (tests); it gets the `run` options */
   command?: string[]
 }
 
@@ -58,8 +66,8 @@ export async function runArea(o: RunAreaOptions): Promise<SuiteResult> {
   // The log area checks the collected snapshot of the auth service's log as it is: requests sent now
   // would not be in it, so it gets the file alone and no target to send traffic to.
   const target = o.area === 'log' && o.logFile ? ['--log-file', o.logFile] : ['--mas-url', o.masUrl, '--hs-url', o.homeserverUrl, '--allow-writes']
-  const args = ['run', ...target, '--area', o.area, '--reporter', 'json', '--output', o.reportFile]
-  const [cmd, ...pre] = o.command ?? [process.execPath, CLI]
+  const args = [...target, '--area', o.area, '--reporter', 'json', '--output', o.reportFile]
+  const [cmd, ...pre] = o.command ?? RUNNER_COMMAND
   const env = {
     ...process.env,
     MAS_ADMIN_TOKEN: o.tokens.masAdmin,

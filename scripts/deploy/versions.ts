@@ -1,30 +1,11 @@
 // Which configuration shape a target version needs, decided from the image tags.
 
-export interface Semver {
-  major: number
-  minor: number
-  patch: number
-}
+// Versions are read with the project's one parser (lib/versions.ts, parseVersionTag for image tags).
+import { compareVersions, parseVersionTag, type Version } from '../../lib/versions.ts'
 
-/**
- * The version in an image tag such as `v1.136.0`, `1.136.0-debug` or `1.136`; undefined for tags that name
- * no release (`latest`, `main`, `develop`, `sha-…`), which are taken as the newest.
- */
-export function tagVersion(tag: string): Semver | undefined {
-  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+._].*)?$/.exec(tag)
-  if (!m) return undefined
-  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? 0) }
-}
-
-export function compare(a: Semver, b: Semver): number {
-  return a.major - b.major || a.minor - b.minor || a.patch - b.patch
-}
-
-export function atLeast(v: Semver | undefined, min: string): boolean {
-  if (v === undefined) return true
-  const m = tagVersion(min)
-  if (!m) throw new Error(`bad version ${min}`)
-  return compare(v, m) >= 0
+/** true when the tag's version (parseVersionTag) is `min` or later, or when the tag names no release (taken as the newest). */
+export function atLeast(v: Version | undefined, min: string): boolean {
+  return v === undefined || compareVersions(v, min) >= 0
 }
 
 /**
@@ -36,7 +17,7 @@ export function atLeast(v: Semver | undefined, min: string): boolean {
 export type DelegationMode = 'stable' | 'msc3861'
 
 export function delegationMode(homeserverTag: string): DelegationMode {
-  return atLeast(tagVersion(homeserverTag), '1.136.0') ? 'stable' : 'msc3861'
+  return atLeast(parseVersionTag(homeserverTag), '1.136.0') ? 'stable' : 'msc3861'
 }
 
 /**
@@ -46,7 +27,7 @@ export function delegationMode(homeserverTag: string): DelegationMode {
  */
 export function homeserverKind(authTag: string, mode: DelegationMode): string {
   if (mode === 'stable') return 'synapse'
-  return atLeast(tagVersion(authTag), '1.0.0') ? 'synapse_legacy' : 'synapse'
+  return atLeast(parseVersionTag(authTag), '1.0.0') ? 'synapse_legacy' : 'synapse'
 }
 
 /** Split `repo/name:tag` (or `repo@sha256:…`) into its repository and tag; `latest` when no tag is given. */

@@ -4,7 +4,8 @@ import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { parse as parseYaml } from 'yaml'
 import { toYaml } from '../../../scripts/deploy/yaml.ts'
-import { delegationMode, homeserverKind, splitImage, tagVersion } from '../../../scripts/deploy/versions.ts'
+import { delegationMode, homeserverKind, splitImage } from '../../../scripts/deploy/versions.ts'
+import { parseVersionTag as tagVersion } from '../../../lib/versions.ts'
 
 const tricky = {
   plain: 'value',

@@ -8,7 +8,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { ServerReadError, fetchServerVersion, run, serverVersionUrl } from '../../../scripts/plan-upgrade/main.ts'
-import { VersionError } from '../../../lib/versions.ts'
+import { UsageError } from '../../../scripts/common/index.ts'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const BIN = `${ROOT}bin/admin-conformance.mjs`
@@ -58,7 +58,7 @@ t.test('--json prints one object with the plan', async (t) => {
   t.match(plan, {
     from: 'v1.90.0',
     to: 'v1.100.0',
-    table: 'interface',
+    table: 'complete',
     rollbackFloor: 'v1.96.0',
     canRollBackToFrom: false,
     steps: ['v1.97.0', 'v1.100.0'],
@@ -71,22 +71,76 @@ t.test('--json prints one object with the plan', async (t) => {
     t.type(c.change, 'string')
     t.ok(Array.isArray(c.actions) && c.actions.length > 0)
     t.match(c.version, /^v\d+\.\d+\.\d+$/)
+    t.match(c, { source: /^(interface|synapse)$/, cite: /\S/ }, 'each change names its source')
   }
   t.same(plan.changes.map((c: { version: string }) => c.version), ['v1.93.0', 'v1.94.0', 'v1.100.0'])
   t.ok(Array.isArray(plan.reminders) && plan.reminders.length > 0)
   t.ok(Array.isArray(plan.stepDetails))
 })
 
-t.test('--json beyond the interface table and with --table reference', async (t) => {
-  const d = JSON.parse((await cli(['--from', '1.95.0', '--to', '1.110.0', '--json'])).stdout)
-  t.equal(d.rollbackFloor, null)
-  t.equal(d.canRollBackToFrom, null)
-  t.match(d.beyondTable, { lastRow: { to: 'v1.102.0' }, reference: { rollbackFloor: 'v1.100.0', label: /reference table/ } })
+t.test('--json: the complete table by default, each row with its source; --table interface and reference', async (t) => {
+  const d = JSON.parse((await cli(['--from', '1.100.0', '--to', '1.110.0', '--json'])).stdout)
+  t.match(d, { table: 'complete', rollbackFloor: 'v1.100.0', canRollBackToFrom: true, beyondTable: null, steps: ['v1.110.0'] })
+  t.match(d.targetRange, { from: 'v1.105.1', to: null, floor: 'v1.100.0', source: 'synapse', cite: /^Synapse docs\/upgrade\.md, "Rolling back to older versions"/ })
+  const old = JSON.parse((await cli(['--from', '1.40.0', '--to', '1.53.0', '--json'])).stdout)
+  t.match(old.targetRange, { source: 'interface', cite: /^interface document.*lib\/data\/rollback-ranges\.json/ }, 'rows the interface document has cite it')
+  const ext = JSON.parse((await cli(['--from', '1.90.0', '--to', '1.104.0', '--json'])).stdout)
+  t.match(ext.targetRange, { from: 'v1.98.0', to: 'v1.105.0', floor: 'v1.96.0', source: 'interface', cite: /v1\.98\.0–v1\.102\.0; extended to v1\.105\.0 by Synapse docs\/upgrade\.md/ })
+  const i = JSON.parse((await cli(['--from', '1.95.0', '--to', '1.110.0', '--json', '--table', 'interface'])).stdout)
+  t.equal(i.rollbackFloor, null)
+  t.equal(i.canRollBackToFrom, null)
+  t.match(i.beyondTable, { lastRow: { to: 'v1.102.0' }, reference: { rollbackFloor: 'v1.100.0', range: { source: 'synapse' } } })
   const r = JSON.parse((await cli(['--from', '1.95.0', '--to', '1.110.0', '--json', '--table', 'reference'])).stdout)
   t.match(r, { table: 'reference', rollbackFloor: 'v1.100.0', canRollBackToFrom: false, beyondTable: null })
   const same = JSON.parse((await cli(['--from', '1.98.0', '--to', '1.98.0', '--json'])).stdout)
   t.same(same.changes, [])
   t.same(same.steps, [])
+  t.equal(same.upToDate, true)
+  t.equal(same.rollbackFloor, 'v1.96.0')
+  for (const out of [d, old, ext, i, r]) t.notMatch(JSON.stringify(out), /(?<![\w/])reference\/|spec\/interface\.md|§/, 'no file outside the repository is cited')
+})
+
+t.test('the case of the issue: --from v1.100.0 --to v1.110.0 answers v1.100.0 by default', async (t) => {
+  const r = await cli(['--from', 'v1.100.0', '--to', 'v1.110.0'])
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout, /v1\.110\.0 is in the range v1\.105\.1 onward, which can be rolled back to v1\.100\.0 at the earliest\./)
+  t.match(r.stdout, /Rollback to v1\.100\.0 after the upgrade: possible\./)
+  t.match(r.stdout, /\[source: Synapse docs\/upgrade\.md/)
+  t.notMatch(r.stdout, /not the default|--table reference|(?<![\w/])reference\/|§/)
+})
+
+t.test('--to equal to the running version: a clear answer', async (t) => {
+  const r = await cli(['--from', '1.110.0', '--to', 'v1.110.0'])
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout, /Nothing to upgrade: v1\.110\.0 is the version running now\./)
+  t.match(r.stdout, /can be rolled back to v1\.100\.0 at the earliest/)
+  t.notMatch(r.stdout, /Steps|Reminder/)
+})
+
+t.test("the auth service's changes and upgrade notes", async (t) => {
+  const r = await cli(['--mas-from', 'v0.15.0', '--mas-to', '1.20.0'])
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout, /^Auth service \(MAS\) v0\.15\.0 → v1\.20\.0\n/)
+  t.match(r.stdout, /v0\.16\.0 {2}The policy-data endpoints.*\[matrix-authentication-service v0\.16\.0, docs\/api\/spec\.json/)
+  t.match(r.stdout, /v1\.20\.0 {2}The requester field.*docs\/reference\/request-log\.md/)
+  t.match(r.stdout, /matrix\.kind: synapse_legacy/, 'crossing v1.0.0')
+  t.match(r.stdout, /github\.com\/element-hq\/matrix-authentication-service\/releases/)
+  t.ok(r.stdout.indexOf('    v1.4.0') < r.stdout.indexOf('    v1.20.0'), 'oldest first')
+  const later = await cli(['--mas-from', 'v1.4.0', '--mas-to', '1.6.0', '--json'])
+  t.same(JSON.parse(later.stdout).mas.changes.map((c: { version: string }) => c.version), ['v1.6.0'])
+  t.notMatch(later.stdout, /synapse_legacy/)
+  const both = await cli(['--from', '1.100.0', '--to', '1.110.0', '--mas-from', '1.20.0', '--mas-to', '1.20.0'])
+  t.match(both.stdout, /Upgrade plan v1\.100\.0 → v1\.110\.0[\s\S]*Auth service \(MAS\) v1\.20\.0 → v1\.20\.0\n {2}Nothing to upgrade/)
+  t.notMatch(r.stdout + both.stdout, /(?<![\w/])reference\/|§/)
+  for (const [args, msg] of [
+    [['--mas-from', '1.0.0'], /--mas-from and --mas-to go together/],
+    [['--mas-from', '1.5.0', '--mas-to', '1.4.0'], /reversed range: --mas-from v1\.5\.0/],
+    [['--mas-from', '1.5', '--mas-to', '1.6.0'], /--mas-from: "1\.5" has 2 numbers/],
+  ] as [string[], RegExp][]) {
+    const bad = await cli(args)
+    t.equal(bad.code, 2, JSON.stringify(args))
+    t.match(bad.stderr, msg)
+  }
 })
 
 t.test('text output has the floor, changes, steps and the reminder', async (t) => {
@@ -103,9 +157,9 @@ t.test('text output has the floor, changes, steps and the reminder', async (t) =
   t.match(long.stdout, /1\. v1\.8\.0 +range v1\.3\.0–v1\.8\.0, floor v1\.3\.0; rollback to v1\.0\.0 NOT possible \(no plan avoids this/)
   t.match(r.stdout, /background updates have finished/)
   t.ok(r.stdout.indexOf('v1.42.0') < r.stdout.indexOf('v1.47.0'), 'oldest first')
-  const b = await cli(['--from', '1.95.0', '--to', '1.110.0'])
+  const b = await cli(['--from', '1.95.0', '--to', '1.110.0', '--table', 'interface'])
   t.match(b.stdout, /beyond the interface document's rollback table/)
-  t.match(b.stdout, /\[reference table .*not the default/)
+  t.match(b.stdout, /The default table \(--table complete\) answers: v1\.110\.0 is in v1\.105\.1 onward → v1\.100\.0/)
 })
 
 t.test('bad input exits 2 with a message on stderr', async (t) => {
@@ -122,13 +176,15 @@ t.test('bad input exits 2 with a message on stderr', async (t) => {
     [['--to', '1.5.0'], /--from <version> or --hs-url <url> is required/],
     [['--from', '1.0.0'], /--to <version> is required/],
     [['--from', '1.0.0', '--to', '1.5.0', '--hs-url', 'http://127.0.0.1:1'], /either --from or --hs-url/],
-    [['--from', '1.0.0', '--to', '1.5.0', '--table', 'blog'], /--table must be one of interface, reference/],
-    [['--from', '1.0.0', '--to', '1.5.0', '--frm', '1'], /Unknown option '--frm'/],
-    [['--from', '1.0.0', '--to', '1.5.0', 'extra'], /positional/i],
+    [['--from', '1.0.0', '--to', '1.5.0', '--table', 'blog'], /--table: unknown value 'blog' \(one of: complete, interface, reference\)/],
+    [['--from', '1.0.0', '--to', '1.5.0', '--table', 'interfac'], /did you mean 'interface'\?/],
+    [['--from', '1.0.0', '--to', '1.5.0', '--frm', '1'], /unknown option '--frm'; did you mean '--from'\?/],
+    [['--from', '1.0.0', '--to', '1.5.0', 'extra'], /unexpected argument 'extra'/],
     [['--to', '1.5.0', '--hs-url', 'not a url'], /is not a URL/],
     [['--to', '1.5.0', '--hs-url', 'ftp://127.0.0.1/'], /http or https/],
-    [['--to', '1.5.0', '--hs-url', 'http://127.0.0.1:1', '--timeout', '0'], /--timeout must be/],
-    [['--to', '1.5.0', '--hs-url', 'http://127.0.0.1:1', '--hs-prefix', 'nope'], /must start with '\/'/],
+    [['--to', '1.5.0', '--hs-url', 'http://127.0.0.1:1', '--timeout', '0'], /--timeout must be a positive number of seconds/],
+    [['--to', '1.5.0', '--hs-url', 'http://127.0.0.1:1', '--timeout', '-1'], /^admin-conformance plan-upgrade: --timeout must be a positive number of seconds \(up to 3600\), got '-1'\n/],
+    [['--to', '1.5.0', '--hs-url', 'http://127.0.0.1:1', '--hs-prefix', 'nope'], /--hs-prefix: 'nope' must look like \/_synapse/],
     [['--from', '1.0.0', '--to', '1.5.0', '--hs-prefix', '/x'], /--hs-prefix only applies with --hs-url/],
   ]
   for (const [args, msg] of cases) {
@@ -189,7 +245,7 @@ t.test('--hs-url reads --from from server_version', async (t) => {
   ]
   for (const [prefix, msg] of fails) {
     const f = await cli(['--hs-url', base, '--hs-prefix', prefix, '--to', '1.100.0'])
-    t.equal(f.code, 1, `exit 1 for ${prefix}`)
+    t.equal(f.code, 3, `exit 3 (target rejected) for ${prefix}`)
     t.match(f.stderr, new RegExp(`could not read the homeserver version from http://127\\.0\\.0\\.1:${port}${prefix}/admin/v1/server_version`))
     t.match(f.stderr, msg)
     t.equal(f.stdout, '')
@@ -200,22 +256,22 @@ t.test('--hs-url reads --from from server_version', async (t) => {
   t.match(rev.stderr, /reversed range/)
 })
 
-t.test('--hs-url against a refusing server fails with exit 1 naming the URL', async (t) => {
+t.test('--hs-url against a refusing server fails with exit 3 naming the URL', async (t) => {
   const probe = http.createServer()
   const port = await listen(probe)
   await close(probe) // nothing listens there now
-  const r = await bin(['--hs-url', `http://127.0.0.1:${port}`, '--to', '1.100.0', '--timeout', '2000'])
-  t.equal(r.code, 1)
-  t.match(r.stderr, new RegExp(`could not read the homeserver version from http://127\\.0\\.0\\.1:${port}/_synapse/admin/v1/server_version: connection refused`))
+  const r = await bin(['--hs-url', `http://127.0.0.1:${port}`, '--to', '1.100.0', '--timeout', '2'])
+  t.equal(r.code, 3, 'target unreachable: exit 3')
+  t.match(r.stderr, new RegExp(`^admin-conformance plan-upgrade: could not read the homeserver version from http://127\\.0\\.0\\.1:${port}/_synapse/admin/v1/server_version: connection refused`))
   t.equal(r.signal, null, 'the CLI ended by itself')
 })
 
-t.test('--hs-url against a hanging server gives up after --timeout', async (t) => {
+t.test('--hs-url against a hanging server gives up after --timeout (seconds)', async (t) => {
   const server = http.createServer(() => { /* accept, never answer */ })
   const port = await listen(server)
   t.teardown(() => close(server))
-  const r = await bin(['--hs-url', `http://127.0.0.1:${port}`, '--to', '1.100.0', '--timeout', '300'])
-  t.equal(r.code, 1)
+  const r = await bin(['--hs-url', `http://127.0.0.1:${port}`, '--to', '1.100.0', '--timeout', '0.3'])
+  t.equal(r.code, 3)
   t.equal(r.signal, null, 'the CLI ended by itself, not by the test harness kill')
   t.match(r.stderr, /could not read the homeserver version from http:\/\/127\.0\.0\.1:\d+\/_synapse\/admin\/v1\/server_version: no (response|complete answer) within 300 ms/)
 })
@@ -224,21 +280,21 @@ t.test('fetchServerVersion in-process: errors and redaction', async (t) => {
   const probe = http.createServer()
   const port = await listen(probe)
   await close(probe)
-  await t.rejects(fetchServerVersion(`http://admin:s3cret@127.0.0.1:${port}`, { timeoutMs: 2000 }), ServerReadError)
+  await t.rejects(fetchServerVersion(`http://admin:s3cret@127.0.0.1:${port}`, { timeoutS: 2 }), ServerReadError)
   try {
-    await fetchServerVersion(`http://admin:s3cret@127.0.0.1:${port}`, { timeoutMs: 2000 })
+    await fetchServerVersion(`http://admin:s3cret@127.0.0.1:${port}`, { timeoutS: 2 })
   } catch (e) {
     t.notMatch((e as Error).message, /s3cret/, 'credentials in the URL are not shown')
     t.match((e as Error).message, /connection refused/)
   }
-  t.throws(() => serverVersionUrl('127.0.0.1:8008', '/_synapse'), VersionError)
+  t.throws(() => serverVersionUrl('127.0.0.1:8008', '/_synapse'), UsageError)
   t.equal(serverVersionUrl('http://h:8008/a/b/?x=1#f', '/_synapse').href, 'http://h:8008/a/b/_synapse/admin/v1/server_version')
-  t.equal(serverVersionUrl('https://h', '').href, 'https://h/admin/v1/server_version')
+  t.throws(() => serverVersionUrl('https://h', ''), UsageError, 'one prefix rule (lib/target.ts): a prefix is /_name')
 
   const big = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ server_version: '1.98.0', pad: 'x'.repeat(100_000) }))
   })
   const bigPort = await listen(big)
   t.teardown(() => close(big))
-  await t.rejects(fetchServerVersion(`http://127.0.0.1:${bigPort}`, { timeoutMs: 2000 }), /larger than/)
+  await t.rejects(fetchServerVersion(`http://127.0.0.1:${bigPort}`, { timeoutS: 2 }), /larger than/)
 })
