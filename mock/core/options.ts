@@ -35,8 +35,8 @@ export interface MockOptions {
   logFormat: LogFormat
   /** file to append request-log lines to; undefined: stderr; null: no log */
   logFile?: string | null
-  /** largest request body accepted, in bytes; above it: 413 */
-  maxBody: number
+  /** largest request body accepted, in bytes, above it 413; undefined: each area's real limit (core/limits.ts) */
+  maxBody?: number
   faults: string[]
   /** fixed clock for seeding: same seed, same world */
   epoch: Date
@@ -76,7 +76,7 @@ export function mockOptions(over: Partial<MockOptions> = {}, env: NodeJS.Process
     clientPrefix: '/_matrix',
     logFormat: 'v1.20',
     logFile: undefined,
-    maxBody: 1024 * 1024,
+    maxBody: undefined,
     faults: [],
     epoch: new Date('2026-01-05T09:00:00Z'),
     ...over,

@@ -5,6 +5,7 @@ import { reasonPhrase, levelForStatus, formatTimestamp, type HttpVersion } from 
 import type { Area, Ctx, Reply } from './context.ts'
 import type { MockState, Site } from './state.ts'
 import { internalError } from './answers.ts'
+import { safeStringify } from './json.ts'
 
 const HTTP_VERSIONS = new Set(['0.9', '1.0', '1.1', '2.0', '3.0'])
 
@@ -22,14 +23,15 @@ const CORS: readonly string[] = [
 function serialise(reply: Reply): { payload: string | undefined; contentType?: string } | null {
   if (reply.body === undefined) return { payload: undefined }
   if (typeof reply.body === 'string' && reply.contentType) return { payload: reply.body, contentType: reply.contentType }
-  try {
-    return { payload: JSON.stringify(reply.body), contentType: reply.contentType ?? 'application/json' }
-  } catch {
-    return null
-  }
+  const payload = safeStringify(reply.body)
+  return payload === null ? null : { payload, contentType: reply.contentType ?? 'application/json' }
 }
 
-/** Sends the reply (or a 500 in the area's envelope if its body cannot be serialised); returns what was sent. */
+/**
+ * Sends the reply and returns what was sent: a body too deep for JSON.stringify is written without
+ * recursion; one that has no JSON at all (a cycle, a BigInt: a bug of the mock) becomes a 500 in the
+ * area's envelope.
+ */
 export function send(site: Site, req: IncomingMessage, res: ServerResponse, area: Area, reply: Reply): Reply {
   let body = serialise(reply)
   if (body === null) {

@@ -12,7 +12,8 @@ import { adminTable } from '../admin/routes.ts'
 import { publicTable } from '../auth-service/routes.ts'
 import { homeserverTable } from '../homeserver/routes.ts'
 import { buildOpenApi } from './openapi.ts'
-import { handle, type Site } from './dispatch.ts'
+import { answeredByParser, handle, type Site } from './dispatch.ts'
+import { MAX_HEAD_BYTES } from './limits.ts'
 import { routesAt, type RouteTable } from './table.ts'
 import type { Area } from './context.ts'
 import type { MockOptions } from './options.ts'
@@ -99,7 +100,8 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
   let baseUrl = ''
   const site = buildSite(state, () => baseUrl)
 
-  const server = createServer({ maxHeaderSize: 32 * 1024 }, (req, res) => {
+  // node's parser takes the largest head any area does; dispatch refuses what a smaller area would not take.
+  const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES }, (req, res) => {
     let pending: void | Promise<void>
     try {
       pending = handle(site, req, res)
@@ -117,9 +119,11 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
   })
   server.keepAliveTimeout = 65_000
   server.on('clientError', (err, socket) => {
-    // Malformed request lines or oversized headers: answer instead of dropping the socket.
+    // Malformed request lines, bodies or oversized heads: answer instead of dropping the socket, and
+    // tell dispatch what was answered (a request that failed mid-body is logged with this status).
     const code = (err as NodeJS.ErrnoException).code
     const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+    answeredByParser.set(socket, socket.writable ? status : 400)
     if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
     else socket.destroy()
   })
