@@ -5,6 +5,7 @@ import type { Area, Ctx, Reply } from './context.ts'
 import type { Site } from './state.ts'
 import { internalError, tooLarge, unroutedDefault, uriTooLong } from './answers.ts'
 import { nestsDeeperThan } from './json.ts'
+import { isPreflight } from './cors.ts'
 import { bodyLimit, LIMITS } from './limits.ts'
 import { send, writeLog } from './respond.ts'
 
@@ -139,7 +140,12 @@ function dispatch(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ct
   const refused = headRefusal(req, area)
   if (refused) return early(refused)
   if (rawQuery.length > MAX_QUERY) return early(uriTooLong(area))
-  if (method === 'OPTIONS' && req.headers['access-control-request-method']) return early({ status: 204 }) // CORS preflight (headers added on send)
+  if (method === 'OPTIONS') {
+    // CORS headers are added on send; an area may answer every OPTIONS itself (Synapse does).
+    const own = site.hooks[area]?.options
+    if (own) return early(own(path, site.state.options))
+    if (isPreflight(method, req.headers)) return early({ status: 204 })
+  }
   ctx.body = body
   const m = site.router.match(method, path)
   if (m.kind !== 'found') {

@@ -35,6 +35,8 @@ export interface MockOptions {
   logFormat: LogFormat
   /** file to append request-log lines to; undefined: stderr; null: no log */
   logFile?: string | null
+  /** the origin CORS answers echo with credentials allowed; undefined: `*` without credentials */
+  corsOrigin?: string
   /** largest request body accepted, in bytes, above it 413; undefined: each area's real limit (core/limits.ts) */
   maxBody?: number
   faults: string[]
@@ -76,9 +78,19 @@ export function mockOptions(over: Partial<MockOptions> = {}, env: NodeJS.Process
     clientPrefix: '/_matrix',
     logFormat: 'v1.20',
     logFile: undefined,
+    corsOrigin: corsOrigin(env.MOCK_CORS_ORIGIN),
     maxBody: undefined,
     faults: [],
     epoch: new Date('2026-01-05T09:00:00Z'),
     ...over,
   }
+}
+
+/** An origin as browsers send it (`scheme://host[:port]`), or an error naming what is wrong. */
+export function corsOrigin(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined
+  if (!/^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?$/.test(value) && !/^https?:\/\/\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/.test(value)) {
+    throw new Error(`the CORS origin must look like http://host:port (scheme, host, optional port, no path), got '${value}'`)
+  }
+  return value
 }

@@ -6,18 +6,10 @@ import type { Area, Ctx, Reply } from './context.ts'
 import type { MockState, Site } from './state.ts'
 import { internalError } from './answers.ts'
 import { safeStringify } from './json.ts'
+import { serviceCors } from './cors.ts'
 
 const HTTP_VERSIONS = new Set(['0.9', '1.0', '1.1', '2.0', '3.0'])
 
-// CORS is on for frontend work; these three go on every answer.
-const CORS: readonly string[] = [
-  'access-control-allow-origin',
-  '*',
-  'access-control-allow-methods',
-  'GET, POST, PUT, DELETE, OPTIONS',
-  'access-control-allow-headers',
-  'Authorization, Content-Type, X-Requested-With',
-]
 
 /** The body as text and its content type; null when it cannot be serialised (a cycle, a BigInt, a stack overflow). */
 function serialise(reply: Reply): { payload: string | undefined; contentType?: string } | null {
@@ -39,8 +31,15 @@ export function send(site: Site, req: IncomingMessage, res: ServerResponse, area
     body = serialise(reply)!
   }
   // A flat [name, value, ...] list: node takes it as is, without building a header object.
-  const headers: string[] = CORS.slice()
-  const extra = site.hooks[area]?.headers?.(req.method ?? 'GET', reply, site.state.options)
+  const method = req.method ?? 'GET'
+  const { options } = site.state
+  const hooks = site.hooks[area]
+  let headers: string[]
+  if (hooks?.cors) {
+    headers = []
+    for (const [k, v] of Object.entries(hooks.cors(method, req.headers, options))) headers.push(k, v)
+  } else headers = serviceCors(method, req.headers, options)
+  const extra = hooks?.headers?.(method, reply, options)
   if (extra) for (const [k, v] of Object.entries(extra)) headers.push(k, v)
   if (reply.headers) {
     for (const [k, v] of Object.entries(reply.headers)) {

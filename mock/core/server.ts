@@ -14,7 +14,8 @@ import { homeserverTable } from '../homeserver/routes.ts'
 import { buildOpenApi } from './openapi.ts'
 import { answeredByParser, handle, type Site } from './dispatch.ts'
 import { MAX_HEAD_BYTES } from './limits.ts'
-import { routesAt, type RouteTable } from './table.ts'
+import { routesAt, type AreaHooks, type RouteTable } from './table.ts'
+import { synapseHooks } from './cors.ts'
 import type { Area } from './context.ts'
 import type { MockOptions } from './options.ts'
 import type { MockState, ReseedOptions } from './state.ts'
@@ -73,12 +74,18 @@ function allTables(state: MockState, baseUrl: () => string): RouteTable[] {
 function buildSite(state: MockState, baseUrl: () => string): Site {
   const tables = allTables(state, baseUrl)
   const router = new Router()
-  const hooks: Site['hooks'] = {}
+  // The core's defaults (Synapse's CORS and caching on the homeserver's paths), each hook replaceable
+  // by the table of the API that owns the area.
+  const hooks: Site['hooks'] = { hs: { ...synapseHooks } }
+  const given = new Set<string>()
   for (const table of tables) {
     router.add(routesAt(table, state.options))
-    for (const [area, h] of Object.entries(table.hooks ?? {}) as [Area, NonNullable<Site['hooks'][Area]>][]) {
-      if (hooks[area]) throw new Error(`two tables give hooks for the ${area} area`)
-      hooks[area] = h
+    for (const [area, h] of Object.entries(table.hooks ?? {}) as [Area, AreaHooks][]) {
+      for (const name of Object.keys(h)) {
+        if (given.has(`${area}.${name}`)) throw new Error(`two tables give the ${name} hook of the ${area} area`)
+        given.add(`${area}.${name}`)
+      }
+      hooks[area] = { ...hooks[area], ...h }
     }
   }
   return { state, router, hooks }
