@@ -2,6 +2,9 @@
 // tests build a MockOptions through `mockOptions()` so that defaults are never repeated.
 import { randomBytes } from 'node:crypto'
 import type { LogFormat } from '../../lib/requestlog.ts'
+import { masHas } from '../../lib/versions.ts'
+
+const DEFAULT_MAS_VERSION = 'v1.22.0'
 
 export interface MockOptions {
   host: string
@@ -72,11 +75,12 @@ export function mockOptions(over: Partial<MockOptions> = {}, env: NodeJS.Process
     hsDelegateUrl: env.MOCK_HS_DELEGATE_URL || undefined,
     hsDelegateClientId: env.MOCK_HS_DELEGATE_CLIENT_ID || undefined,
     hsDelegateClientSecret: env.MOCK_HS_DELEGATE_CLIENT_SECRET || undefined,
-    masVersion: 'v1.22.0',
+    masVersion: DEFAULT_MAS_VERSION,
     hsVersion: '1.157.1',
     hsPrefix: '/_synapse',
     clientPrefix: '/_matrix',
-    logFormat: 'v1.20',
+    // The log line's shape follows the claimed version unless set (the v1.20 fields: lib/data/mas-features.json).
+    logFormat: masHas(over.masVersion ?? DEFAULT_MAS_VERSION, 'log-requester') === false ? 'pre-v1.20' : 'v1.20',
     logFile: undefined,
     corsOrigin: corsOrigin(env.MOCK_CORS_ORIGIN),
     maxBody: undefined,

@@ -48,7 +48,8 @@ t.test('a configured origin is echoed with credentials', async (t) => {
 
 t.test('homeserver paths answer as Synapse does', async (t) => {
   const tm = await startTestMock(t, { sessions: 3, reports: 2, corsOrigin: 'http://localhost:5173' })
-  for (const headers of [{}, { origin: 'http://x', 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'x-custom' }]) {
+  const variants: Record<string, string>[] = [{}, { origin: 'http://x', 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'x-custom' }]
+  for (const headers of variants) {
     for (const path of ['/_synapse/admin/v1/event_reports', '/_synapse/admin/v1/nothing', '/_matrix/client/v3/rooms/!r/report/$e']) {
       const res = await tm.req('OPTIONS', path, { headers })
       t.equal(res.status, 204, `OPTIONS ${path} ${Object.keys(headers).length ? 'preflight' : 'plain'}: 204`)
