@@ -8,6 +8,9 @@
 // - count=only: no data, links.self only (path + filters + count=only);
 // - meta.count counts the filtered items, ignoring cursors.
 // Pagination and path-ULID rejections are not logged as events (no record_error! on them).
+import { INCLUDE_COUNT_VALUES } from '../../../lib/schemas.ts'
+import { masHas } from '../../../lib/versions.ts'
+import type { AdminEnvelopeIncludeCount } from '../../../lib/types.gen.ts'
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { Bound, OrderedCollection, Keyed, Query } from '../../store/ordered.ts'
 import { groupPairs, parseStruct, parseUlid, rejectionTitles, type FieldKind } from './query.ts'
@@ -23,7 +26,7 @@ export interface PageParams {
   size: number
   /** page size as the service prints it */
   sizeText: string
-  include: 'true' | 'false' | 'only'
+  include: AdminEnvelopeIncludeCount
 }
 
 const FIELDS = {
@@ -31,11 +34,16 @@ const FIELDS = {
   'page[after]': { kind: 'ulid' },
   'page[first]': { kind: 'nonzero' },
   'page[last]': { kind: 'nonzero' },
-  count: { kind: 'enum', values: ['true', 'false', 'only'] },
+  count: { kind: 'enum', values: INCLUDE_COUNT_VALUES },
 } as const satisfies Record<string, FieldKind>
 
 export function parsePagination(ctx: Ctx): { ok: true; page: PageParams } | { ok: false; reply: Reply } {
   let groups = groupPairs(ctx.query)
+  // Before v1.4.0 there is no count parameter: the key is unknown, so ignored, and meta.count is always there.
+  if (masHas(ctx.options.masVersion, 'count-param') === false && groups.has('count')) {
+    groups = new Map(groups) // the grouping is cached per query: not changed in place
+    groups.delete('count')
+  }
   if (ctx.faults.has('pagination-zero-page-accepted')) {
     // the bug: a zero page size silently means the default
     groups = new Map([...groups].map(([k, v]) => [k, (k === 'page[first]' || k === 'page[last]') && v.length === 1 && /^0+$/.test(v[0]!) ? [''] : v]))
@@ -52,7 +60,7 @@ export function parsePagination(ctx: Ctx): { ok: true; page: PageParams } | { ok
     'page[after]'?: string
     'page[first]'?: { digits: string; value: number }
     'page[last]'?: { digits: string; value: number }
-    count?: 'true' | 'false' | 'only'
+    count?: AdminEnvelopeIncludeCount
   }
   const first = v['page[first]']
   const last = v['page[last]']
