@@ -14,21 +14,17 @@
 // ---------------------------------------------------------------------------------------------
 // Layout shared with scripts/audit-log/wasm-scanner.ts
 
-/** Activities, in the order of ACTIVITIES in scripts/audit-log/auditor.ts. */
-const A_LOGIN: i32 = 0
-const A_LOGIN_FAILED: i32 = 1
-const A_LOGOUT: i32 = 2
-const A_REGISTRATION: i32 = 3
-const A_UPSTREAM: i32 = 4
-const A_CLIENT_LOGIN: i32 = 5
-const A_CLIENT_LOGOUT: i32 = 6
-const A_TOKEN: i32 = 7
-const A_REVOKE: i32 = 8
-const A_INTROSPECT: i32 = 9
-const A_AUTHORIZE: i32 = 10
-const A_SELF_SERVICE: i32 = 11
-const A_OTHER: i32 = 12
-const ACTIVITIES: i32 = 13
+import {
+  A_AUTHORIZE, A_CLIENT_LOGIN, A_CLIENT_LOGOUT, A_INTROSPECT, A_LOGIN, A_LOGIN_FAILED, A_LOGOUT, A_OTHER, A_REGISTRATION,
+  A_REVOKE, A_SELF_SERVICE, A_TOKEN, A_UPSTREAM, ACTIVITIES,
+  P_ADMIN_API, P_ADMIN_HS, P_AUTHORIZE, P_CLIENT, P_CLIENT_LOGIN, P_CLIENT_LOGOUT, P_FINISH, P_GRAPHQL, P_INTROSPECT, P_LOGIN,
+  P_LOGOUT, P_LOGOUT_ALL, P_REGISTER, P_REVOKE, P_TOKEN, P_UPSTREAM,
+  S_ADDRESS, S_CLIENT, S_CPU, S_DB, S_ELAPSED, S_FETCHED, S_HOMESERVER, S_HTTP, S_MUTATION, S_NONE, S_OPNAME, S_OPTYPE,
+  S_OTHER, S_POLLS, S_QUERIES, S_QUERY, S_REQUESTER, S_RESPONSE, S_SUBSCRIPTION, S_TRACE, S_UNKNOWN, S_UNNAMED, S_USER,
+} from './constants.gen'
+
+// Activities (their numbers, in the order of ACTIVITIES in scripts/audit-log/activities.ts) and
+// every literal below come from constants.gen.ts, generated from the JavaScript side.
 
 /** Per requester: requests, latest line, then one counter per activity. */
 export const REQUESTER_STRIDE: i32 = 2 + ACTIVITIES
@@ -253,11 +249,6 @@ export function reset(): void {
   operations.clear()
 }
 
-// The names of lines without requester, as scripts/audit-log/auditor.ts prints them.
-const NONE = memory.data<u8>([0x28, 0x6e, 0x6f, 0x6e, 0x65, 0x29]) // (none)
-const UNKNOWN = memory.data<u8>([0x28, 0x75, 0x6e, 0x6b, 0x6e, 0x6f, 0x77, 0x6e, 0x29]) // (unknown)
-const UNNAMED = memory.data<u8>([0x28, 0x75, 0x6e, 0x6e, 0x61, 0x6d, 0x65, 0x64, 0x29]) // (unnamed)
-
 /**
  * Audits the lines of input[0, n) (separated by '\n', none at the end): counts the canonical ones
  * and lists the others as [start, end, index] triples of u32 at declinedAddress(), for the
@@ -353,39 +344,48 @@ const TS_PUNCT_1 = i8x16(0x3a, 0, 0, 0x2e, 0, 0, 0, 0, 0, 0, 0x5a, 0x20, 0, 0, 0
 }
 
 // Literals, compared 8 bytes at a time.
-const L_RESPONSE = lit(' http.server.response ')
-const L_HTTP = lit(' HTTP/')
-const L_POLLS = lit('polls: ')
-const L_CPU = lit(', cpu: ')
-const L_DB = lit(', db: ')
-const L_ELAPSED = lit(', elapsed: ')
-const L_QUERIES = lit(', queries: ')
-const L_FETCHED = lit(', fetched: ')
-const L_REQUESTER = lit(' requester=')
-const L_USER = lit('user:')
-const L_CLIENT = lit('oauth2-client:')
-const L_HOMESERVER = lit('homeserver')
-const L_ADDRESS = lit(' client.address=')
-const L_OPTYPE = lit(' graphql.operation.type=')
-const L_QUERY = lit('query')
-const L_MUTATION = lit('mutation')
-const L_SUBSCRIPTION = lit('subscription')
-const L_OPNAME = lit(' graphql.operation.name=')
-const L_TRACE = lit(' trace.id=')
-const L_OTHER = lit('_OTHER')
+const L_RESPONSE = lit(S_RESPONSE)
+const L_HTTP = lit(S_HTTP)
+const L_POLLS = lit(S_POLLS)
+const L_CPU = lit(S_CPU)
+const L_DB = lit(S_DB)
+const L_ELAPSED = lit(S_ELAPSED)
+const L_QUERIES = lit(S_QUERIES)
+const L_FETCHED = lit(S_FETCHED)
+const L_REQUESTER = lit(S_REQUESTER)
+const L_USER = lit(S_USER)
+const L_CLIENT = lit(S_CLIENT)
+const L_HOMESERVER = lit(S_HOMESERVER)
+const L_ADDRESS = lit(S_ADDRESS)
+const L_OPTYPE = lit(S_OPTYPE)
+const L_QUERY = lit(S_QUERY)
+const L_MUTATION = lit(S_MUTATION)
+const L_SUBSCRIPTION = lit(S_SUBSCRIPTION)
+const L_OPNAME = lit(S_OPNAME)
+const L_TRACE = lit(S_TRACE)
+const L_OTHER = lit(S_OTHER)
 // Paths classified
-const P_LOGIN = lit('/login')
-const P_LOGOUT = lit('/logout')
-const P_TOKEN = lit('/oauth2/token')
-const P_REVOKE = lit('/oauth2/revoke')
-const P_INTROSPECT = lit('/oauth2/introspect')
-const P_AUTHORIZE = lit('/authorize')
-const P_GRAPHQL = lit('/graphql')
-const P_UPSTREAM = lit('/upstream/link/')
-const P_CLIENT = lit('/client/')
-const P_LOGOUT_ALL = lit('/logout/all')
-const P_REGISTER = lit('/register/steps/')
-const P_FINISH = lit('/finish')
+const L_LOGIN = lit(P_LOGIN)
+const L_LOGOUT = lit(P_LOGOUT)
+const L_TOKEN = lit(P_TOKEN)
+const L_REVOKE_PATH = lit(P_REVOKE)
+const L_INTROSPECT = lit(P_INTROSPECT)
+const L_AUTHORIZE = lit(P_AUTHORIZE)
+const L_GRAPHQL = lit(P_GRAPHQL)
+const L_UPSTREAM = lit(P_UPSTREAM)
+const L_CLIENT_PATH = lit(P_CLIENT)
+const L_CLIENT_LOGIN = lit(P_CLIENT_LOGIN)
+const L_CLIENT_LOGOUT = lit(P_CLIENT_LOGOUT)
+const L_LOGOUT_ALL = lit(P_LOGOUT_ALL)
+const L_REGISTER = lit(P_REGISTER)
+const L_FINISH = lit(P_FINISH)
+// Admin writes are left to JavaScript (scripts/audit-log/admin-actions.ts says why).
+const L_ADMIN_API = lit(P_ADMIN_API)
+const L_ADMIN_HS = lit(P_ADMIN_HS)
+// The names of lines without requester and of unnamed operations, as the JavaScript side counts them.
+const NONE = lit(S_NONE)
+const UNKNOWN = lit(S_UNKNOWN)
+const UNNAMED = lit(S_UNNAMED)
 
 /**
  * A literal of up to 24 bytes: its length, then three 8-byte words of its bytes and three masks
@@ -821,7 +821,7 @@ function pathIs(l: usize): bool {
 
 /** Is the path `<prefix>/client/<one segment><tail>`? (The caller checked `<prefix>/client/`.) */
 function clientPath(tail: usize): bool {
-  const from = <u32>prefixLen + 8
+  const from = <u32>prefixLen + litLen(L_CLIENT_PATH)
   const tl = litLen(tail)
   if (pathLen < tl) return false
   const to = pathLen - tl
@@ -835,44 +835,50 @@ function classify(hasRequester: bool): i32 {
   if (method == 2) {
     switch (pathLen) {
       case 6:
-        if (pathIs(P_LOGIN)) return status == 200 ? code(A_LOGIN_FAILED, false) : code(A_LOGIN, status == 303 && hasRequester)
+        if (pathIs(L_LOGIN)) return status == 200 ? code(A_LOGIN_FAILED, false) : code(A_LOGIN, status == 303 && hasRequester)
         break
       case 7:
-        if (pathIs(P_LOGOUT)) return code(A_LOGOUT, status == 303)
+        if (pathIs(L_LOGOUT)) return code(A_LOGOUT, status == 303)
         break
       case 13:
-        if (pathIs(P_TOKEN)) return code(A_TOKEN, status == 200)
+        if (pathIs(L_TOKEN)) return code(A_TOKEN, status == 200)
         break
       case 14:
-        if (pathIs(P_REVOKE)) return code(A_REVOKE, status == 200)
+        if (pathIs(L_REVOKE_PATH)) return code(A_REVOKE, status == 200)
         break
       case 18:
-        if (pathIs(P_INTROSPECT)) return code(A_INTROSPECT, status == 200)
+        if (pathIs(L_INTROSPECT)) return code(A_INTROSPECT, status == 200)
         break
       case 10:
-        if (pathIs(P_AUTHORIZE)) return code(A_AUTHORIZE, status == 303)
+        if (pathIs(L_AUTHORIZE)) return code(A_AUTHORIZE, status == 303)
         break
       case 8:
-        if (pathIs(P_GRAPHQL)) return code(A_SELF_SERVICE, status == 200)
+        if (pathIs(L_GRAPHQL)) return code(A_SELF_SERVICE, status == 200)
         break
     }
-    if (pathLen > 15 && at(pathStart, P_UPSTREAM)) return code(A_UPSTREAM, status == 303 && hasRequester)
+    if (pathLen > 15 && at(pathStart, L_UPSTREAM)) return code(A_UPSTREAM, status == 303 && hasRequester)
     const pl = <u32>prefixLen
-    if (pathLen > pl + 8 && memory.compare(pathStart, prefix, pl) == 0 && at(pathStart + pl, P_CLIENT)) {
-      if (clientPath(P_LOGIN)) return code(A_CLIENT_LOGIN, status == 200 && hasRequester)
-      if (clientPath(P_LOGOUT) || clientPath(P_LOGOUT_ALL)) return code(A_CLIENT_LOGOUT, status == 200)
+    if (pathLen > pl + 8 && memory.compare(pathStart, prefix, pl) == 0 && at(pathStart + pl, L_CLIENT_PATH)) {
+      if (clientPath(L_CLIENT_LOGIN)) return code(A_CLIENT_LOGIN, status == 200 && hasRequester)
+      if (clientPath(L_CLIENT_LOGOUT) || clientPath(L_LOGOUT_ALL)) return code(A_CLIENT_LOGOUT, status == 200)
     }
   } else if (method == 1) {
-    if (pathIs(P_AUTHORIZE)) return code(A_AUTHORIZE, status == 303)
-    if (pathLen > 23 && at(pathStart, P_REGISTER) && at(pathStart + pathLen - 7, P_FINISH)) return code(A_REGISTRATION, status == 303)
+    if (pathIs(L_AUTHORIZE)) return code(A_AUTHORIZE, status == 303)
+    if (pathLen > 23 && at(pathStart, L_REGISTER) && at(pathStart + pathLen - litLen(L_FINISH), L_FINISH)) return code(A_REGISTRATION, status == 303)
   }
   return code(A_OTHER, status < 400)
 }
 
-/** Counts the line at p when it is canonical: its '\n' then, else 0. */
+/** A method other than GET on a path under an admin prefix (isAdminWrite in scripts/audit-log/admin-actions.ts). */
+function adminWrite(): bool {
+  if (method == 1) return false
+  return (pathLen >= litLen(L_ADMIN_API) && at(pathStart, L_ADMIN_API)) || (pathLen >= litLen(L_ADMIN_HS) && at(pathStart, L_ADMIN_HS))
+}
+
+/** Counts the line at p when it is canonical (and not an admin write): its '\n' then, else 0. */
 function audit(p: usize, t: usize, lineNo: f64): usize {
   const e = parse(p)
-  if (e == 0) return 0
+  if (e == 0 || adminWrite()) return 0
   const c = classify(!v120 || reqLen != 0)
   const activity = c >> 1
   // totals: requests, v1.20, pre-v1.20, counts
@@ -882,11 +888,11 @@ function audit(p: usize, t: usize, lineNo: f64): usize {
   const ct = t + 24 + (<usize>c << 3)
   store<f64>(ct, load<f64>(ct) + 1)
   if (activity == A_SELF_SERVICE) {
-    const k = opLen != 0 ? operations.index(opStart, opLen) : operations.index(UNNAMED, 9)
+    const k = opLen != 0 ? operations.index(opStart, opLen) : operations.index(UNNAMED + 8, litLen(UNNAMED))
     const at0 = operations.statAt(k, 0)
     store<f64>(at0, load<f64>(at0) + 1)
   }
-  const r = reqLen != 0 ? requesters.index(reqStart, reqLen) : v120 ? requesters.index(NONE, 6) : requesters.index(UNKNOWN, 9)
+  const r = reqLen != 0 ? requesters.index(reqStart, reqLen) : v120 ? requesters.index(NONE + 8, litLen(NONE)) : requesters.index(UNKNOWN + 8, litLen(UNKNOWN))
   const rq = requesters.statAt(r, 0)
   store<f64>(rq, load<f64>(rq) + 1)
   store<f64>(requesters.statAt(r, 1), lineNo)
