@@ -1,13 +1,22 @@
-// The one HTTP client of the suites and the runner (undici). Three duties live here and nowhere else:
+// The one HTTP client of the project (undici): the suites, the runner's preflight, plan-upgrade and deploy's
+// bootstrap all send through HttpClient. Its duties live here and nowhere else:
 // - bounded time: a connect timeout, header/body timeouts and an overall deadline on every request, so a
 //   dead or hanging target ends in a clear failure, never a hang;
-// - redaction: every error message (and anything passed through `redact`) has tokens removed;
+// - bounded memory: a response's body is streamed and the request aborted once it passes the size cap
+//   (ResponseTooLarge), so whatever a target sends, the harness holds at most the cap per request;
+// - redaction: every error message (and anything passed through `redact`, lib/redact.ts) has tokens removed;
 // - read-only: POST/PUT/PATCH/DELETE are refused with WritesNotAllowed unless writes are allowed, so a
-//   check cannot send a mutating request by forgetting to ask.
+//   check cannot send a mutating request by forgetting to ask;
+// - production manners: an optional rate (requestsPerSecond) and budget (maxRequests), and the meter
+//   (requests per base URL, per-endpoint timing) the runner reports from.
 import { Agent, request as undiciRequest } from 'undici'
+import { redact, REDACTED } from './redact.ts'
+
+export { redact, REDACTED }
 
 export const MUTATING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-export const REDACTED = '[REDACTED]'
+/** Default cap on one response's body: far above any admin-API page (a page of 100 sessions is ~60 KiB). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 
 /** A mutating request was refused because the run is read-only. Suites turn it into a skip. */
 export class WritesNotAllowed extends Error {
@@ -21,7 +30,7 @@ export class WritesNotAllowed extends Error {
   }
 }
 
-export type HttpErrorKind = 'refused' | 'dns' | 'connect-timeout' | 'timeout' | 'reset' | 'tls' | 'other'
+export type HttpErrorKind = 'refused' | 'dns' | 'connect-timeout' | 'timeout' | 'reset' | 'tls' | 'too-large' | 'budget' | 'aborted' | 'other'
 
 /** The request got no HTTP answer (refused, timed out, reset...). The message is redacted and names the URL. */
 export class HttpError extends Error {
@@ -33,6 +42,36 @@ export class HttpError extends Error {
     readonly url: string,
   ) {
     super(message)
+  }
+}
+
+/** The body passed the size cap; the request was aborted there. `size` is what was announced or read. */
+export class ResponseTooLarge extends HttpError {
+  override name = 'ResponseTooLarge'
+  constructor(
+    message: string,
+    method: string,
+    url: string,
+    readonly limit: number,
+    readonly size: number,
+  ) {
+    super(message, 'too-large', method, url)
+  }
+}
+
+/** The client's request budget (maxRequests) was spent; `request` is the one that was not sent. */
+export class BudgetSpent extends HttpError {
+  override name = 'BudgetSpent'
+  constructor(
+    readonly limit: number,
+    method: string,
+    url: string,
+  ) {
+    super(`request budget of ${limit} spent at ${method} ${url}: not sent`, 'budget', method, url)
+  }
+  /** `METHOD URL`, for "budget spent at <request>" */
+  get request(): string {
+    return `${this.method} ${this.url}`
   }
 }
 
@@ -64,6 +103,10 @@ export interface RequestOptions {
   rawBody?: string
   /** overall deadline of this request (default: the client's requestMs) */
   timeoutMs?: number
+  /** cap on this response's body (default: the client's maxResponseBytes) */
+  maxResponseBytes?: number
+  /** abort this request (e.g. Ctrl-C); ends in an HttpError of kind 'timeout' naming the request */
+  signal?: AbortSignal
 }
 
 export interface ClientOptions {
@@ -73,29 +116,14 @@ export interface ClientOptions {
   userAgent: string
   /** secrets to remove from every message (tokens); more can be added with addSecret */
   secrets?: readonly string[]
-}
-
-// Token shapes of the auth service (mat_, mpt_, mar_, mct_, mcr_) and the homeserver (syt_, syr_):
-// redacted even when the value is not a known secret (e.g. a personal token created by a check).
-const TOKEN_SHAPE = /\b(?:mat|mpt|mar|mct|mcr|syt|syr)_[A-Za-z0-9_]{8,}/g
-const ACCESS_TOKEN_PARAM = /(access_token=)[^&\s"'#]+/gi
-const AUTH_HEADER = /((?:authorization)["']?\s*[:=]\s*["']?(?:bearer|basic)\s+)[^\s"',}]+/gi
-const BEARER = /(\bbearer\s+)[A-Za-z0-9._~+/=-]{6,}/gi
-
-/** Remove every given secret, `access_token=` values, Authorization values and token-shaped strings. */
-export function redact(text: string, secrets: Iterable<string> = []): string {
-  let out = text
-  for (const s of secrets) {
-    if (!s || s.length < 4) continue
-    out = out.split(s).join(REDACTED)
-    const enc = encodeURIComponent(s)
-    if (enc !== s) out = out.split(enc).join(REDACTED)
-  }
-  return out
-    .replace(ACCESS_TOKEN_PARAM, `$1${REDACTED}`)
-    .replace(AUTH_HEADER, `$1${REDACTED}`)
-    .replace(BEARER, `$1${REDACTED}`)
-    .replace(TOKEN_SHAPE, REDACTED)
+  /** cap on one response's body in bytes (default DEFAULT_MAX_RESPONSE_BYTES); run's --max-response later */
+  maxResponseBytes?: number
+  /** at most this many requests per second, spread evenly (default: no limit); run's --rate */
+  requestsPerSecond?: number
+  /** at most this many requests in all; then BudgetSpent (default: no limit); run's --max-requests */
+  maxRequests?: number
+  /** called after every request that got an answer or failed (timing, status, size) */
+  onRequest?: (record: RequestRecord) => void
 }
 
 /** Query encoding that keeps `[` and `]` readable in keys, like the admin API's own links. */
@@ -130,6 +158,72 @@ function describeNetworkError(err: unknown, timeoutMs: number, connectMs: number
   return { kind: 'other', text: `${code ? code + ': ' : ''}${e?.message ?? String(err)}` }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The meter: what the runner reports (requests per base URL, the slowest endpoints). Endpoints are
+// templated (ids become {id}) so the table stays small however many ids a run visits.
+
+export interface RequestRecord {
+  method: string
+  /** the base URL the request was sent to (the target's), as given to request() */
+  base: string
+  /** `METHOD /path/{id}` */
+  endpoint: string
+  /** the URL requested, redacted */
+  url: string
+  /** undefined when no answer came */
+  status?: number
+  durationMs: number
+  /** body bytes read */
+  bytes: number
+  error?: HttpErrorKind
+}
+
+export interface EndpointTiming {
+  endpoint: string
+  count: number
+  totalMs: number
+  maxMs: number
+}
+
+export interface ClientStats {
+  /** requests sent in all */
+  requests: number
+  /** requests sent and their summed time, per base URL */
+  byBase: Record<string, { requests: number; totalMs: number }>
+  /** per endpoint, slowest (by maxMs) first */
+  endpoints: EndpointTiming[]
+}
+
+const ID_SEGMENT = /^(?:\d+|[0-9A-HJKMNP-TV-Z]{26}|[0-9a-f-]{32,36}|(?:%40|%21|%24|%23|[@!$#]).*)$/i
+const MAX_ENDPOINTS = 500
+
+/** `GET /api/admin/v1/users/{id}`: the path without query, id-like segments replaced. */
+export function endpointOf(method: string, url: string): string {
+  let path: string
+  try {
+    path = new URL(url).pathname
+  } catch {
+    path = url.split('?')[0]!
+  }
+  return `${method} ${path.split('/').map((seg) => (ID_SEGMENT.test(seg) ? '{id}' : seg)).join('/')}`
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, { once: true })
+  })
+}
+
 export class HttpClient {
   readonly allowWrites: boolean
   readonly userAgent: string
@@ -137,16 +231,31 @@ export class HttpClient {
   readonly sent: Record<string, number> = {}
   /** mutating requests refused because the run is read-only */
   readonly refused: Record<string, number> = {}
+  readonly maxResponseBytes: number
+  readonly maxRequests: number | undefined
+  private requestsSent = 0
+  private readonly byBase = new Map<string, { requests: number; totalMs: number }>()
+  private readonly endpoints = new Map<string, EndpointTiming>()
   private readonly secrets = new Set<string>()
   private readonly agent: Agent
   private readonly requestTimeoutMs: number
   private readonly connectTimeoutMs: number
+  private readonly intervalMs: number
+  private nextSlot = 0
+  private readonly onRequest: ((r: RequestRecord) => void) | undefined
 
   constructor(opts: ClientOptions) {
     this.allowWrites = opts.allowWrites
     this.userAgent = opts.userAgent
     this.requestTimeoutMs = opts.requestTimeoutMs
     this.connectTimeoutMs = opts.connectTimeoutMs
+    this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+    this.maxRequests = opts.maxRequests
+    this.intervalMs = opts.requestsPerSecond ? 1000 / opts.requestsPerSecond : 0
+    this.onRequest = opts.onRequest
+    for (const [name, v] of [['maxResponseBytes', this.maxResponseBytes], ['requestsPerSecond', opts.requestsPerSecond], ['maxRequests', opts.maxRequests]] as const) {
+      if (v !== undefined && !(v > 0)) throw new RangeError(`${name} must be positive, got ${v}`)
+    }
     for (const s of opts.secrets ?? []) this.addSecret(s)
     this.agent = new Agent({
       connect: { timeout: opts.connectTimeoutMs },
@@ -158,7 +267,7 @@ export class HttpClient {
   }
 
   addSecret(s: string | undefined | null): void {
-    if (s && s.length >= 4) this.secrets.add(s)
+    if (s) this.secrets.add(s)
   }
 
   redact(text: string): string {
@@ -172,6 +281,20 @@ export class HttpClient {
     return q ? joined + (joined.includes('?') ? '&' : '?') + q : joined
   }
 
+  /** Requests sent so far, per base URL, and per-endpoint timing (slowest first). */
+  stats(): ClientStats {
+    return {
+      requests: this.requestsSent,
+      byBase: Object.fromEntries([...this.byBase].map(([k, v]) => [k, { ...v }])),
+      endpoints: [...this.endpoints.values()].map((e) => ({ ...e })).sort((a, b) => b.maxMs - a.maxMs),
+    }
+  }
+
+  /** The n endpoints with the slowest single request. */
+  slowest(n = 5): EndpointTiming[] {
+    return this.stats().endpoints.slice(0, n)
+  }
+
   async request(base: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
     const method = (opts.method ?? 'GET').toUpperCase()
     const url = this.url(base, path, opts.query)
@@ -180,6 +303,7 @@ export class HttpClient {
       this.refused[method] = (this.refused[method] ?? 0) + 1
       throw new WritesNotAllowed(method, this.redact(path))
     }
+    if (this.maxRequests !== undefined && this.requestsSent >= this.maxRequests) throw new BudgetSpent(this.maxRequests, method, shownUrl)
     const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: 'application/json', ...opts.headers }
     if (opts.token) headers.authorization = `Bearer ${opts.token}`
     let body: string | undefined
@@ -188,8 +312,13 @@ export class HttpClient {
       headers['content-type'] ??= 'application/json'
     } else if (opts.rawBody !== undefined) body = opts.rawBody
     const timeoutMs = opts.timeoutMs ?? this.requestTimeoutMs
+    const cap = opts.maxResponseBytes ?? this.maxResponseBytes
+    this.requestsSent++
+    await this.pace(opts.signal)
     const started = performance.now()
     this.sent[method] = (this.sent[method] ?? 0) + 1
+    const record = (status: number | undefined, bytes: number, error?: HttpErrorKind) => this.record(base, method, url, shownUrl, status, bytes, performance.now() - started, error)
+    const timeout = AbortSignal.timeout(timeoutMs)
     try {
       const res = await undiciRequest(url, {
         method: method as 'GET',
@@ -198,14 +327,15 @@ export class HttpClient {
         dispatcher: this.agent,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
       })
-      const text = await res.body.text()
+      const { text, bytes } = await this.readCapped(res, method, shownUrl, cap)
       const h: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) {
         if (v === undefined) continue
         h[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v)
       }
+      record(res.statusCode, bytes)
       const out: HttpResponse = { method, url: shownUrl, status: res.statusCode, headers: h, text, durationMs: performance.now() - started }
       if (text !== '' && /^\s*[[{"0-9tfn-]/.test(text)) {
         try {
@@ -216,9 +346,58 @@ export class HttpClient {
       }
       return out
     } catch (err) {
-      const { kind, text } = describeNetworkError(err, timeoutMs, this.connectTimeoutMs)
+      if (err instanceof ResponseTooLarge) {
+        record(undefined, err.size, 'too-large')
+        throw err
+      }
+      const { kind, text } = opts.signal?.aborted && !timeout.aborted
+        ? { kind: 'aborted' as const, text: 'aborted' }
+        : describeNetworkError(err, timeoutMs, this.connectTimeoutMs)
+      record(undefined, 0, kind)
       throw new HttpError(this.redact(`${method} ${shownUrl}: ${text}`), kind, method, shownUrl)
     }
+  }
+
+  /** Wait for this request's slot under requestsPerSecond (slots are handed out in call order). */
+  private async pace(signal?: AbortSignal): Promise<void> {
+    if (this.intervalMs === 0) return
+    const now = performance.now()
+    const slot = Math.max(now, this.nextSlot)
+    this.nextSlot = slot + this.intervalMs
+    if (slot > now) await sleep(slot - now, signal)
+  }
+
+  /** Read the body up to `cap` bytes; past it, abort the request and throw ResponseTooLarge. */
+  private async readCapped(res: Awaited<ReturnType<typeof undiciRequest>>, method: string, shownUrl: string, cap: number): Promise<{ text: string; bytes: number }> {
+    const tooLarge = (size: number, how: string): never => {
+      res.body.destroy()
+      throw new ResponseTooLarge(`${method} ${shownUrl}: the response is larger than the cap of ${formatBytes(cap)} (${cap} bytes): ${how}`, method, shownUrl, cap, size)
+    }
+    const announced = Number(res.headers['content-length'])
+    if (Number.isFinite(announced) && announced > cap) tooLarge(announced, `the server announced ${announced} bytes (${formatBytes(announced)})`)
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length
+      if (size > cap) tooLarge(size, `stopped after reading ${size} bytes`)
+      chunks.push(chunk as Buffer)
+    }
+    return { text: Buffer.concat(chunks, size).toString('utf8'), bytes: size }
+  }
+
+  private record(base: string, method: string, url: string, shownUrl: string, status: number | undefined, bytes: number, ms: number, error?: HttpErrorKind): void {
+    const b = this.byBase.get(base) ?? { requests: 0, totalMs: 0 }
+    b.requests++
+    b.totalMs += ms
+    this.byBase.set(base, b)
+    let endpoint = endpointOf(method, url)
+    if (!this.endpoints.has(endpoint) && this.endpoints.size >= MAX_ENDPOINTS) endpoint = `${method} (other endpoints)`
+    const e = this.endpoints.get(endpoint) ?? { endpoint, count: 0, totalMs: 0, maxMs: 0 }
+    e.count++
+    e.totalMs += ms
+    e.maxMs = Math.max(e.maxMs, ms)
+    this.endpoints.set(endpoint, e)
+    this.onRequest?.({ method, base, endpoint, url: shownUrl, status, durationMs: ms, bytes, ...(error ? { error } : {}) })
   }
 
   /** Close once the requests in flight are done. */

@@ -6,7 +6,7 @@ import { describe, get, http, type HttpResponse } from './http.ts'
 import { randomAlnum } from './secrets.ts'
 import { clientCredentialsGrant, TokenSource } from './oauth.ts'
 import type { DeployPlan } from './config.ts'
-import type { Redactor } from './redact.ts'
+import type { Redactor } from '../../lib/redact.ts'
 
 export interface FixtureOptions {
   /** regular users (at least 1) besides the admin user */

@@ -3,17 +3,7 @@ import { connect } from 'node:net'
 import { DeployError, sleep, throwIfAborted } from './errors.ts'
 import type { RunningService } from './service.ts'
 
-/** true when GET url answers 200; otherwise why not. */
-export async function httpHealthy(url: string, timeoutMs = 3_000): Promise<true | string> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' })
-    await res.arrayBuffer()
-    return res.status === 200 ? true : `answered ${res.status}`
-  } catch (e) {
-    const err = e as Error & { cause?: { code?: string; message?: string } }
-    return err.cause?.code ?? err.cause?.message ?? err.message
-  }
-}
+export { httpHealthy } from './http.ts'
 
 /**
  * true when PostgreSQL answers a protocol 3.0 startup message with an authentication request ('R'), which it

@@ -1,4 +1,8 @@
-// The HTTP calls of the bootstrap: JSON in and out, bounded in time, errors that say what was asked.
+// The HTTP calls of the bootstrap and the health probes: JSON in and out, bounded in time and size, errors
+// that say what was asked. They go through the project's one client (lib/http.ts), with writes allowed
+// (the bootstrap creates users, sessions, rooms and reports) and redirects not followed.
+import { HttpClient, HttpError, type HttpResponse as ClientResponse } from '../../lib/http.ts'
+import { interrupted } from './errors.ts'
 
 export interface HttpOptions {
   bearer?: string
@@ -15,42 +19,57 @@ export interface HttpResponse {
   json: unknown
 }
 
-export class HttpError extends Error {}
+export { HttpError }
 
+const DEFAULT_TIMEOUT_MS = 30_000
+
+// One client for the process: its connection pool is reused by every call; idle sockets do not keep the
+// process alive (undici unrefs them).
+let shared: HttpClient | undefined
+function client(): HttpClient {
+  shared ??= new HttpClient({ allowWrites: true, connectTimeoutMs: 10_000, requestTimeoutMs: DEFAULT_TIMEOUT_MS, userAgent: 'admin-conformance-deploy' })
+  return shared
+}
+
+/** Send one request; a network failure throws HttpError (lib/http.ts), an abort of `signal` an interruption. */
 export async function http(method: string, url: string, opts: HttpOptions = {}): Promise<HttpResponse> {
-  const headers: Record<string, string> = { accept: 'application/json' }
-  let body: string | undefined
-  if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`
+  const headers: Record<string, string> = {}
+  let rawBody: string | undefined
   if (opts.basic) {
     // RFC 6749 §2.3.1: id and secret are form-encoded before the Basic encoding.
     const creds = `${encodeURIComponent(opts.basic.id)}:${encodeURIComponent(opts.basic.secret)}`
     headers.authorization = `Basic ${Buffer.from(creds).toString('base64')}`
   }
-  if (opts.json !== undefined) {
-    headers['content-type'] = 'application/json'
-    body = JSON.stringify(opts.json)
-  } else if (opts.form) {
+  if (opts.form) {
     headers['content-type'] = 'application/x-www-form-urlencoded'
-    body = new URLSearchParams(opts.form).toString()
+    rawBody = new URLSearchParams(opts.form).toString()
   }
-  const timeout = AbortSignal.timeout(opts.timeoutMs ?? 30_000)
-  const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout
-  let res: Response
+  const u = new URL(url)
+  let res: ClientResponse
   try {
-    res = await fetch(url, { method, headers, body, signal, redirect: 'manual' })
+    res = await client().request(u.origin, u.pathname + u.search, {
+      method,
+      headers,
+      token: opts.bearer,
+      ...(opts.json !== undefined ? { body: opts.json } : rawBody !== undefined ? { rawBody } : {}),
+      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      signal: opts.signal,
+    })
   } catch (e) {
-    const err = e as Error & { cause?: Error }
-    const why = timeout.aborted ? `no answer within ${(opts.timeoutMs ?? 30_000) / 1000} s` : (err.cause?.message ?? err.message)
-    throw new HttpError(`${method} ${new URL(url).pathname}: ${why}`)
+    if (e instanceof HttpError && e.kind === 'aborted') throw interrupted(opts.signal)
+    throw e
   }
-  const text = await res.text()
-  let json: unknown
+  return { status: res.status, text: res.text, json: res.json }
+}
+
+/** true when GET url answers 200; otherwise why not ("answered 503", "connection refused"). */
+export async function httpHealthy(url: string, timeoutMs = 3_000): Promise<true | string> {
   try {
-    json = text ? JSON.parse(text) : undefined
-  } catch {
-    json = undefined
+    const res = await http('GET', url, { timeoutMs })
+    return res.status === 200 ? true : `answered ${res.status}`
+  } catch (e) {
+    return e instanceof HttpError ? e.message.replace(/^\S+ \S+: /, '') : (e as Error).message
   }
-  return { status: res.status, text, json }
 }
 
 /** `what failed: METHOD /path answered 4xx: <start of body>` */

@@ -1,5 +1,5 @@
 // Progress of a deployment: each phase prints when it starts and how long it took.
-import type { Redactor } from './redact.ts'
+import type { Redactor } from '../../lib/redact.ts'
 
 export interface PhaseRecord {
   name: string

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { bounded, DeployError, interrupted } from './errors.ts'
-import type { Redactor } from './redact.ts'
+import type { Redactor } from '../../lib/redact.ts'
 
 export const AREAS = ['admin', 'reports', 'log'] as const
 export type Area = (typeof AREAS)[number]

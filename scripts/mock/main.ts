@@ -1,8 +1,8 @@
 // `admin-conformance mock`: start the bundled reference mock and keep it running until SIGINT/SIGTERM.
-import { parseArgs } from 'node:util'
 import { startMock } from '../../mock/core/server.ts'
 import { mockOptions, type MockOptions } from '../../mock/core/options.ts'
 import { FAULTS } from '../../mock/faults/registry.ts'
+import { EXIT, didYouMean, failWith, prefixed, listLines, parseCommandLine, positiveNumber, processIo, UsageError, type Io, type OptionSpecs, type ParsedValues } from '../common/index.ts'
 
 const HELP = `usage: admin-conformance mock [options]
 
@@ -38,81 +38,89 @@ options:
   -h, --help               this help
 `
 
-export async function main(argv: string[]): Promise<number> {
-  let values
-  try {
-    ;({ values } = parseArgs({
-      args: argv,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        seed: { type: 'string' },
-        sessions: { type: 'string' },
-        reports: { type: 'string' },
-        'admin-token': { type: 'string' },
-        'user-token': { type: 'string' },
-        'hs-admin-token': { type: 'string' },
-        'hs-user-token': { type: 'string' },
-        'admin-client-id': { type: 'string' },
-        'admin-client-secret': { type: 'string' },
-        'hs-delegate-url': { type: 'string' },
-        'hs-delegate-client-id': { type: 'string' },
-        'hs-delegate-client-secret': { type: 'string' },
-        'mas-version': { type: 'string' },
-        'hs-version': { type: 'string' },
-        'hs-prefix': { type: 'string' },
-        'client-prefix': { type: 'string' },
-        'log-file': { type: 'string' },
-        'log-format': { type: 'string' },
-        'max-body': { type: 'string' },
-        fault: { type: 'string', multiple: true },
-        'list-faults': { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        silent: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }))
-  } catch (e) {
-    process.stderr.write(`admin-conformance mock: ${(e as Error).message}\n\n${HELP}`)
-    return 2
+const OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  seed: { type: 'string' },
+  sessions: { type: 'string' },
+  reports: { type: 'string' },
+  'admin-token': { type: 'string' },
+  'user-token': { type: 'string' },
+  'hs-admin-token': { type: 'string' },
+  'hs-user-token': { type: 'string' },
+  'admin-client-id': { type: 'string' },
+  'admin-client-secret': { type: 'string' },
+  'hs-delegate-url': { type: 'string' },
+  'hs-delegate-client-id': { type: 'string' },
+  'hs-delegate-client-secret': { type: 'string' },
+  'mas-version': { type: 'string' },
+  'hs-version': { type: 'string' },
+  'hs-prefix': { type: 'string' },
+  'client-prefix': { type: 'string' },
+  'log-file': { type: 'string' },
+  'log-format': { type: 'string', choices: ['v1.20', 'pre-v1.20'] },
+  'max-body': { type: 'string' },
+  fault: { type: 'string', multiple: true },
+  'list-faults': { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  silent: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpecs
+
+type Values = ParsedValues<typeof OPTIONS>
+
+/** Unknown fault names are a usage error: the closest name, then every known name one per line. */
+export function checkFaults(names: readonly string[]): void {
+  const known = FAULTS.map((f) => f.name)
+  for (const n of names) {
+    if (known.includes(n)) continue
+    throw new UsageError(`--fault: unknown fault '${n}'${didYouMean(n, known)}\nknown faults (${known.length}; --list-faults describes them):\n${listLines(known)}`)
   }
-  if (values.help) {
-    process.stdout.write(HELP)
-    return 0
-  }
-  if (values['list-faults']) {
-    for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(36)} ${f.area.padEnd(11)} ${f.description}\n`)
-    return 0
-  }
+}
+
+/** The mock options given on the command line; throws UsageError. */
+export function parseMockArgs(values: Values): Partial<MockOptions> {
   const over: Partial<MockOptions> = {}
-  const int = (name: string, v: string | undefined, min: number, max: number): number | undefined => {
-    if (v === undefined) return undefined
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new Error(`--${name} must be an integer from ${min} to ${max}, got '${v}'`)
-    return Number(v)
+  const int = (name: string, v: string | undefined, max: number, allowZero = true) => positiveNumber(`--${name}`, v, { integer: true, max, allowZero })
+  const port = int('port', values.port, 65535)
+  if (port !== undefined) over.port = port
+  const seed = int('seed', values.seed, 2 ** 31 - 1)
+  if (seed !== undefined) over.seed = seed
+  const sessions = int('sessions', values.sessions, 2_000_000)
+  if (sessions !== undefined) over.sessions = sessions
+  const reports = int('reports', values.reports, 2_000_000)
+  if (reports !== undefined) over.reports = reports
+  const maxBody = int('max-body', values['max-body'], 1024 ** 3, false)
+  if (maxBody !== undefined) over.maxBody = maxBody
+  if (values['log-format'] !== undefined) over.logFormat = values['log-format'] as MockOptions['logFormat']
+  for (const p of ['hs-prefix', 'client-prefix'] as const) {
+    const v = values[p]
+    if (v !== undefined && !/^\/[A-Za-z0-9_.-]+$/.test(v)) throw new UsageError(`--${p} must look like /_name, got '${v}'`)
   }
+  if (values.fault) checkFaults(values.fault)
+  return over
+}
+
+export async function main(argv: string[]): Promise<number> {
+  return run(argv, processIo)
+}
+
+export async function run(argv: string[], io: Io, stopped?: Promise<void>): Promise<number> {
+  let values: Values
+  let over: Partial<MockOptions>
   try {
-    const port = int('port', values.port, 0, 65535)
-    if (port !== undefined) over.port = port
-    const seed = int('seed', values.seed, 0, 2 ** 31 - 1)
-    if (seed !== undefined) over.seed = seed
-    const sessions = int('sessions', values.sessions, 0, 2_000_000)
-    if (sessions !== undefined) over.sessions = sessions
-    const reports = int('reports', values.reports, 0, 2_000_000)
-    if (reports !== undefined) over.reports = reports
-    const maxBody = int('max-body', values['max-body'], 1, 1024 ** 3)
-    if (maxBody !== undefined) over.maxBody = maxBody
-    if (values['log-format'] !== undefined) {
-      if (values['log-format'] !== 'v1.20' && values['log-format'] !== 'pre-v1.20') throw new Error(`--log-format must be v1.20 or pre-v1.20`)
-      over.logFormat = values['log-format']
+    values = parseCommandLine(argv, OPTIONS).values
+    if (values.help) {
+      io.out(HELP)
+      return EXIT.pass
     }
-    for (const p of ['hs-prefix', 'client-prefix'] as const) {
-      const v = values[p]
-      if (v !== undefined && !/^\/[A-Za-z0-9_.-]+$/.test(v)) throw new Error(`--${p} must look like /_name, got '${v}'`)
+    if (values['list-faults']) {
+      for (const f of FAULTS) io.out(`${f.name.padEnd(36)} ${f.area.padEnd(11)} ${f.description}\n`)
+      return EXIT.pass
     }
+    over = parseMockArgs(values)
   } catch (e) {
-    process.stderr.write(`admin-conformance mock: ${(e as Error).message}\n`)
-    return 2
+    return failWith(io, 'mock', e)
   }
   const set = <K extends keyof MockOptions>(k: K, v: MockOptions[K] | undefined) => {
     if (v !== undefined) over[k] = v
@@ -145,12 +153,14 @@ export async function main(argv: string[]): Promise<number> {
   try {
     mock = await startMock(options)
   } catch (e) {
-    process.stderr.write(`admin-conformance mock: ${(e as Error).message}\n`)
-    return 1
+    // A taken or foreign address is the caller's choice of --host/--port: a usage error, not a failed check.
+    const code = (e as { code?: string }).code
+    io.err(prefixed('mock', (e as Error).message) + '\n')
+    return code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' ? EXIT.usage : EXIT.failed
   }
   if (values.silent) {
     // nothing: a container's stdout and stderr are one stream, and that stream is the request log
-  } else if (values.quiet) process.stdout.write(mock.url + '\n')
+  } else if (values.quiet) io.out(mock.url + '\n')
   else {
     // Generated tokens are printed once here, so a developer can use them; given ones are not echoed.
     const lines = [
@@ -166,13 +176,14 @@ export async function main(argv: string[]): Promise<number> {
       '  control API:              /_mock/info, /_mock/reset, /_mock/seed, /_mock/jobs, /_mock/faults',
       'stop with Ctrl-C',
     ]
-    process.stdout.write(lines.filter(Boolean).join('\n') + '\n')
+    io.out(lines.filter(Boolean).join('\n') + '\n')
   }
-  await new Promise<void>((resolve) => {
+  await (stopped ?? new Promise<void>((resolve) => {
     const stop = () => resolve()
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
-  })
+  }))
   await mock.close()
-  return 0
+  // Stopping is how a mock ends (Ctrl-C by hand, SIGTERM in a container): a normal end, not an interruption.
+  return EXIT.pass
 }

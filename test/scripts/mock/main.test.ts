@@ -1,0 +1,63 @@
+// `admin-conformance mock`: the shared CLI conventions (exit 2 with did-you-mean, fault names one per line,
+// negative numbers), and a start/stop in-process.
+import t from 'tap'
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { run } from '../../../scripts/mock/main.ts'
+import { FAULTS } from '../../../mock/faults/registry.ts'
+
+const BIN = fileURLToPath(new URL('../../../bin/admin-conformance.mjs', import.meta.url))
+
+function collect() {
+  const io = { stdout: '', stderr: '', out: (s: string) => void (io.stdout += s), err: (s: string) => void (io.stderr += s) }
+  return io
+}
+
+t.test('an unknown fault: exit 2, the closest name, every name on its own line', async (t) => {
+  const io = collect()
+  t.equal(await run(['--fault', 'pagination-of-by-one'], io), 2)
+  const lines = io.stderr.split('\n')
+  t.equal(lines[0], "admin-conformance mock: --fault: unknown fault 'pagination-of-by-one'; did you mean 'pagination-off-by-one'?")
+  for (const f of FAULTS) t.ok(lines.includes(`  ${f.name}`), f.name)
+  t.notOk(lines.some((l) => l.includes(', log-')), 'no comma-separated list')
+  t.match(io.stderr, /run 'admin-conformance mock --help' for usage/)
+})
+
+t.test('the real binary: --fault no-such exits 2', async (t) => {
+  const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = execFile(process.execPath, [BIN, 'mock', '--fault', 'no-such', '--port', '0'], { timeout: 60_000 }, (_e, _o, stderr) => resolve({ code: child.exitCode, stderr }))
+  })
+  t.equal(r.code, 2)
+  t.match(r.stderr, /^admin-conformance mock: --fault: unknown fault 'no-such'\nknown faults \(\d+; --list-faults describes them\):\n {2}log-level-ignores-status\n/)
+})
+
+t.test('numbers, choices and unknown options', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['--sessions', '-5'], /--sessions must be a positive whole number \(0 to 2000000\), got '-5'/],
+    [['--port', '70000'], /--port must be a positive whole number \(0 to 65535\)/],
+    [['--max-body', '0'], /--max-body must be a positive whole number/],
+    [['--log-format', 'v120'], /--log-format: unknown value 'v120'; did you mean 'v1.20'\?/],
+    [['--sesions', '5'], /unknown option '--sesions'; did you mean '--sessions'\?/],
+    [['--hs-prefix', 'nope'], /--hs-prefix must look like/],
+  ]
+  for (const [argv, re] of cases) {
+    const io = collect()
+    t.equal(await run(argv, io), 2, argv.join(' '))
+    t.match(io.stderr, re)
+    t.notMatch(io.stderr, /ambiguous/)
+  }
+})
+
+t.test('starts, prints its URL, stops', async (t) => {
+  const io = collect()
+  let stop!: () => void
+  const stopped = new Promise<void>((r) => (stop = r))
+  const done = run(['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none'], io, stopped)
+  for (let i = 0; i < 100 && !io.stdout; i++) await new Promise((r) => setTimeout(r, 50))
+  t.match(io.stdout, /^http:\/\/127\.0\.0\.1:\d+\n$/)
+  const res = await fetch(io.stdout.trim() + '/_mock/info')
+  t.equal(res.status, 200)
+  await res.arrayBuffer()
+  stop()
+  t.equal(await done, 0)
+})
