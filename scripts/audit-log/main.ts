@@ -7,8 +7,8 @@
 
 import { stat } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
-import { parseArgs } from 'node:util'
-import { Auditor, auditFile, DEFAULT_CLIENT_PREFIX, type AuditFileOptions, type AuditResult } from './auditor.ts'
+import { closest, CommandError, EXIT, failWith, parseCommandLine, positiveNumber, prefixed, UsageError, type Io, type OptionSpecs } from '../common/index.ts'
+import { Auditor, auditFile, DEFAULT_CLIENT_PREFIX, type AuditEngine, type AuditFileOptions, type AuditResult } from './auditor.ts'
 import { quietOnClosedPipe, type Writable } from './closed-pipe.ts'
 import { HELP } from './help.ts'
 import { fmtInt, humanReport, timelineLine } from './report.ts'
@@ -32,10 +32,12 @@ const OPTIONS = {
   'max-admin-actions': { type: 'string' },
   top: { type: 'string' },
   jobs: { type: 'string' },
-  engine: { type: 'string' },
+  engine: { type: 'string', choices: ['wasm', 'js'] },
   'no-progress': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
-} as const
+} as const satisfies OptionSpecs
+
+const COMMAND = 'audit-log'
 
 interface Settings {
   file: string
@@ -46,44 +48,25 @@ interface Settings {
   opts: AuditFileOptions
 }
 
-function usageError(io: AuditIo, msg: string): number {
-  io.stderr.write(`audit-log: ${msg}\nrun 'admin-conformance audit-log --help' for usage\n`)
-  return 2
-}
+const count = (option: string, value: string | undefined, dflt: number) => positiveNumber(option, value, { integer: true, allowZero: true }) ?? dflt
 
-function parseCount(value: string | undefined, name: string, dflt: number): number | string {
-  if (value === undefined) return dflt
-  if (!/^[0-9]+$/.test(value)) return `--${name} needs a non-negative integer, got '${value}'`
-  return Number(value)
-}
-
-/** The settings of a run, or the message of a usage error; `help` when --help was asked for. */
-function settings(argv: string[]): Settings | 'help' | string {
-  let parsed
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS })
-  } catch (err) {
-    return (err as Error).message
-  }
-  const { values, positionals } = parsed
+/** The settings of a run, or `help` when --help was asked for; a UsageError for anything wrong. */
+function settings(argv: string[]): Settings | 'help' {
+  const { values, positionals } = parseCommandLine(argv, OPTIONS, { positionals: true })
   if (values.help === true) return 'help'
-  if (positionals.length !== 1) return positionals.length === 0 ? 'missing FILE (use - for stdin)' : `expected one FILE, got ${positionals.length}`
-  const maxMalformed = parseCount(values['max-malformed'], 'max-malformed', 100)
-  if (typeof maxMalformed === 'string') return maxMalformed
-  const maxAdminActions = parseCount(values['max-admin-actions'], 'max-admin-actions', 100)
-  if (typeof maxAdminActions === 'string') return maxAdminActions
-  const top = parseCount(values.top, 'top', 20)
-  if (typeof top === 'string') return top
-  const jobs = values.jobs === undefined ? undefined : parseCount(values.jobs, 'jobs', 1)
-  if (typeof jobs === 'string') return jobs
-  if (jobs === 0) return '--jobs must be at least 1'
-  const engine = values.engine
-  if (engine !== undefined && engine !== 'wasm' && engine !== 'js') return `--engine must be wasm or js, got '${engine}'`
-  if (engine === 'wasm' && scanModule() === null) return '--engine wasm: the WebAssembly scanner does not load here (scripts/audit-log/wasm/audit-scan.wasm missing, or no WebAssembly SIMD); use --engine js'
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing FILE (use - for stdin)' : `expected one FILE, got ${positionals.length}`)
+  const maxMalformed = count('--max-malformed', values['max-malformed'], 100)
+  const maxAdminActions = count('--max-admin-actions', values['max-admin-actions'], 100)
+  const top = count('--top', values.top, 20)
+  const jobs = positiveNumber('--jobs', values.jobs, { integer: true, min: 1 })
+  const engine = values.engine as AuditEngine | undefined
+  if (engine === 'wasm' && scanModule() === null) {
+    throw new UsageError('--engine wasm: the WebAssembly scanner does not load here (scripts/audit-log/wasm/audit-scan.wasm missing, or no WebAssembly SIMD); use --engine js')
+  }
   const clientPrefix = values['client-prefix'] ?? DEFAULT_CLIENT_PREFIX
-  if (clientPrefix !== '' && !clientPrefix.startsWith('/')) return `--client-prefix must start with '/', got '${clientPrefix}'`
+  if (clientPrefix !== '' && !clientPrefix.startsWith('/')) throw new UsageError(`--client-prefix must start with '/', got '${clientPrefix}'`)
   const requester = values.requester
-  if (requester !== undefined && requester.trim() === '') return '--requester needs a value'
+  if (requester !== undefined && requester.trim() === '') throw new UsageError('--requester needs a value')
   const opts: AuditFileOptions = { clientPrefix, maxMalformed, maxAdminActions }
   if (jobs !== undefined) opts.jobs = jobs
   if (engine !== undefined) opts.engine = engine
@@ -93,53 +76,54 @@ function settings(argv: string[]): Settings | 'help' | string {
 
 export async function main(argv: string[], io: AuditIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const out = quietOnClosedPipe(io.stdout)
-  const s = settings(argv)
-  if (s === 'help') {
-    out.write(HELP)
-    return 0
+  const cio: Io = { out: (t) => out.write(t), err: (t) => void io.stderr.write(t) }
+  try {
+    const s = settings(argv)
+    if (s === 'help') {
+      out.write(HELP)
+      return EXIT.pass
+    }
+    return await run(s, io, out)
+  } catch (err) {
+    return failWith(cio, COMMAND, err)
   }
-  if (typeof s === 'string') return usageError(io, s)
+}
+
+async function run(s: Settings, io: AuditIo, out: { write(s: string): void }): Promise<number> {
+  const input = s.file === '-' ? 'stdin' : s.file
   if (s.file !== '-') {
     // Check up front so that a wrong path is a usage error with a clear message.
-    try {
-      const st = await stat(s.file)
-      if (st.isDirectory()) return usageError(io, `cannot read ${s.file}: it is a directory`)
-    } catch (err) {
-      return usageError(io, `cannot read ${s.file}: ${describeError(err)}`)
-    }
+    const st = await stat(s.file).catch((err: unknown) => {
+      throw new UsageError(`cannot read ${s.file}: ${describeError(err)}`)
+    })
+    if (st.isDirectory()) throw new UsageError(`cannot read ${s.file}: it is a directory`)
   }
   const showProgress = io.stderr.isTTY === true && s.progress
+  const clearProgress = () => showProgress && io.stderr.write('\r\x1b[K')
   if (s.requester !== undefined && !s.json) {
     // Print the timeline while reading instead of keeping it: memory stays flat.
     s.opts.collectTimeline = false
     out.write(`timeline of ${s.requester}:\n`)
     s.opts.onTimeline = (e) => {
-      if (showProgress) io.stderr.write('\r\x1b[K')
+      clearProgress()
       out.write(timelineLine(e) + '\n')
     }
   }
   if (showProgress) s.opts.onProgress = progressReporter(io)
-  let result: AuditResult
-  try {
-    result = await audit(s, io)
-  } catch (err) {
-    if (showProgress) io.stderr.write('\r\x1b[K')
-    return usageError(io, `cannot read ${s.file === '-' ? 'stdin' : s.file}: ${describeError(err)}`)
-  }
-  if (showProgress) io.stderr.write('\r\x1b[K')
-  const input = s.file === '-' ? 'stdin' : s.file
+  const result = await audit(s, io).catch((err: unknown) => {
+    throw new UsageError(`cannot read ${input}: ${describeError(err)}`)
+  }).finally(clearProgress)
   const empty = result.requests === 0
   if (s.json) out.write(JSON.stringify(result, null, 2) + '\n')
   else if (!empty || result.lines > result.blank) out.write(humanReport(result, { top: s.top, requester: s.requester }))
   if (empty) {
-    io.stderr.write(`audit-log: ${input} holds no http.server.response line (${result.lines === result.blank ? 'the input is empty' : `${fmtInt(result.lines)} lines read`}): nothing was audited\n`)
-    return 1
+    const what = result.lines === result.blank ? 'the input is empty' : `${fmtInt(result.lines)} lines read`
+    throw new CommandError(`${input} holds no http.server.response line (${what}): nothing was audited`, EXIT.failed)
   }
   if (s.requester !== undefined && !requesterSeen(result, s.requester)) {
-    io.stderr.write(`audit-log: --requester ${s.requester}: no request of ${input} was made by it${requesterHint(result, s.requester)}\n`)
-    return 2
+    throw new CommandError(`--requester ${s.requester}: no request of ${input} was made by it${requesterHint(result, s.requester)}`, EXIT.usage)
   }
-  return result.malformedCount > 0 ? 1 : 0
+  return result.malformedCount > 0 ? EXIT.failed : EXIT.pass
 }
 
 async function audit(s: Settings, io: AuditIo): Promise<AuditResult> {
@@ -158,7 +142,7 @@ function progressReporter(io: AuditIo): NonNullable<AuditFileOptions['onProgress
     if (now - lastProgress < 200) return
     lastProgress = now
     const pct = total !== undefined && total > 0 ? ` (${Math.min(100, Math.floor((bytes / total) * 100))}%)` : ''
-    io.stderr.write(`\r\x1b[Kaudit-log: ${fmtInt(lines)} lines, ${(bytes / 1048576).toFixed(1)} MiB${pct}`)
+    io.stderr.write(`\r\x1b[K${prefixed(COMMAND, `${fmtInt(lines)} lines, ${(bytes / 1048576).toFixed(1)} MiB${pct}`)}`)
   }
 }
 
@@ -168,12 +152,22 @@ function requesterSeen(r: AuditResult, selector: string): boolean {
   return Object.keys(r.requesters).some((k) => keys.has(k))
 }
 
-/** The closest requester of the log, or a few of them. */
+/** The closest requester of the log (by its key, its printed form or its bare id), or a few of them. */
 function requesterHint(r: AuditResult, selector: string): string {
   const keys = Object.keys(r.requesters)
-  const want = selector.trim().toLowerCase()
-  const near = keys.find((k) => k.toLowerCase().includes(want) || want.includes(k.toLowerCase()))
-  if (near !== undefined) return `; did you mean '${near}'?`
+  const want = selector.trim()
+  // What a user may have typed (key, printed form, bare id, username) -> what to suggest.
+  const forms = new Map<string, string>()
+  for (const [k, v] of Object.entries(r.requesters)) {
+    const printed = v.username !== undefined ? `${k}(${v.username})` : k
+    forms.set(k, k)
+    forms.set(printed, printed)
+    if (v.username !== undefined) forms.set(v.username, printed)
+    const colon = k.indexOf(':')
+    if (colon > 0) forms.set(k.slice(colon + 1), k)
+  }
+  const near = closest(want, forms.keys())
+  if (near !== undefined) return `; did you mean '${forms.get(near)}'?`
   const shown = keys.slice(0, 5)
   return `; requesters of this log (most requests first): ${shown.join(', ')}${keys.length > shown.length ? `, … (${keys.length} in all)` : ''}`
 }
