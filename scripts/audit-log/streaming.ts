@@ -4,9 +4,9 @@
 // counters, not lines.
 
 import type { Readable } from 'node:stream'
-import { finishAudit, DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState } from './finish.ts'
+import { CHUNK_LINE_SPAN, finishAudit, DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState } from './finish.ts'
 import { createLineScanner, type AuditEngine, type LineScanner } from './scanners/index.ts'
-import { CHUNK_LINE_SPAN, Tally } from './tally.ts'
+import { Tally } from './tally.ts'
 import type { AuditOptions, AuditResult } from './types.ts'
 
 // A line longer than this is reported as malformed and skipped rather than buffered without bound.

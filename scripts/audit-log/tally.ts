@@ -5,7 +5,7 @@ import { parseLine, type ResponseLine } from '../../lib/requestlog.ts'
 import { A_ADMIN_FIRST, A_SELF_SERVICE, ACTIVITIES, isAdminActivity, NO_REQUESTER, UNKNOWN_REQUESTER, UNNAMED_OPERATION } from './activities.ts'
 import { adminTarget } from './admin-actions.ts'
 import { classifyCode, DEFAULT_CLIENT_PREFIX, normalizePrefix } from './classify.ts'
-import { CHUNK_LINE_SPAN, DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState, type StateMalformed, type StateTime } from './finish.ts'
+import { DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState, type StateMalformed, type StateTime } from './finish.ts'
 import { OperationTable, RequesterTable } from './key-index.ts'
 import { requesterKey, requesterSelector } from './requesters.ts'
 import type { AdminActionEntry, AuditOptions, TimelineEntry } from './types.ts'
@@ -179,7 +179,6 @@ export class Tally {
   }
 }
 
-export { CHUNK_LINE_SPAN }
 
 /** A flat copy: the string may be a slice of a whole block of text, which it would keep alive. */
 function flat(s: string): string {
