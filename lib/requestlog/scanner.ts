@@ -161,7 +161,6 @@ function scanRequestId(s: string, p: number): number {
 
 /** "METHOD path HTTP/version" */
 function scanRequestLine(s: string, p: number): number {
-  const n = s.length
   let sp: number
   if (s.charCodeAt(p) !== 34) return fail('request-line', p, 'expected \'"\' opening the request line')
   p++
@@ -194,7 +193,6 @@ function scanRequestLine(s: string, p: number): number {
 
 /** Status and reason phrase. */
 function scanStatusAndReason(s: string, p: number): number {
-  const n = s.length
   status = parseUint(s, p, p + 3)
   if (status < 0 || isDigit(s.charCodeAt(p + 3))) return fail('status', p, 'expected a 3-digit status code')
   if (status < 100 || status > 599) return fail('status', p, 'status code out of range 100..599')
@@ -218,7 +216,6 @@ function scanStatusAndReason(s: string, p: number): number {
 
 /** The User-Agent: Rust Debug quoted, or a bare hyphen. */
 function scanUserAgent(s: string, p: number): number {
-  const n = s.length
   if (bareHyphen) {
     uaStart = -1
     p++
@@ -244,7 +241,6 @@ function scanUserAgent(s: string, p: number): number {
 
 /** Stats: ' [' then the block (grammar.ts RE_STATS). */
 function scanStats(s: string, p: number): number {
-  const n = s.length
   if (s.charCodeAt(p) !== 32 || s.charCodeAt(p + 1) !== 91) return fail('stats', p, "expected ' [' opening the stats")
   p += 2
   stStart = p
