@@ -43,6 +43,29 @@ export type AuditResultActivity =
   | 'token-introspection'
   | 'authorization-grant'
   | 'account-self-service'
+  | 'admin-compat-session-finish'
+  | 'admin-oauth2-session-finish'
+  | 'admin-user-session-finish'
+  | 'admin-personal-session-create'
+  | 'admin-personal-session-revoke'
+  | 'admin-personal-session-regenerate'
+  | 'admin-policy-data-set'
+  | 'admin-user-create'
+  | 'admin-user-lock'
+  | 'admin-user-unlock'
+  | 'admin-user-deactivate'
+  | 'admin-user-reactivate'
+  | 'admin-user-set-admin'
+  | 'admin-user-set-password'
+  | 'admin-user-email-add'
+  | 'admin-user-email-delete'
+  | 'admin-registration-token-add'
+  | 'admin-registration-token-revoke'
+  | 'admin-registration-token-unrevoke'
+  | 'admin-registration-token-update'
+  | 'admin-upstream-link-add'
+  | 'admin-upstream-link-delete'
+  | 'admin-event-report-delete'
   | 'other'
 /**
  * Query parameters of GET /compat-sessions as decoded values. All optional.
@@ -386,6 +409,15 @@ export interface AuditResult {
     [k: string]: AuditResultRequesterSummary
   }
   /**
+   * The first and the last timestamp of the input (of its well-formed lines, in input order); null when no line has one.
+   */
+  timeRange: null | AuditResultTimeRange
+  /**
+   * The admin API writes (finish, revoke, regenerate, create, lock, delete…), at most --max-admin-actions, in input order; all are counted in activities.
+   */
+  adminActions: AuditResultAdminAction[]
+  adminActionsTruncated: boolean
+  /**
    * Only with --requester: that requester's requests in input order.
    */
   timeline?: AuditResultTimelineEntry[]
@@ -418,6 +450,29 @@ export interface AuditResultActivityCounts {
   'token-introspection': number
   'authorization-grant': number
   'account-self-service': number
+  'admin-compat-session-finish': number
+  'admin-oauth2-session-finish': number
+  'admin-user-session-finish': number
+  'admin-personal-session-create': number
+  'admin-personal-session-revoke': number
+  'admin-personal-session-regenerate': number
+  'admin-policy-data-set': number
+  'admin-user-create': number
+  'admin-user-lock': number
+  'admin-user-unlock': number
+  'admin-user-deactivate': number
+  'admin-user-reactivate': number
+  'admin-user-set-admin': number
+  'admin-user-set-password': number
+  'admin-user-email-add': number
+  'admin-user-email-delete': number
+  'admin-registration-token-add': number
+  'admin-registration-token-revoke': number
+  'admin-registration-token-unrevoke': number
+  'admin-registration-token-update': number
+  'admin-upstream-link-add': number
+  'admin-upstream-link-delete': number
+  'admin-event-report-delete': number
   other: number
 }
 export interface AuditResultActivityOutcomes {
@@ -434,6 +489,30 @@ export interface AuditResultRequesterSummary {
   activities: {
     [k: string]: number
   }
+}
+export interface AuditResultTimeRange {
+  first: string
+  last: string
+}
+/**
+ * One admin write: who did what to which target, when, and how it ended.
+ */
+export interface AuditResultAdminAction {
+  line: number
+  timestamp: string
+  activity: AuditResultActivity
+  method: string
+  path: string
+  /**
+   * The id in the path; absent for a create or policy data.
+   */
+  target?: string
+  /**
+   * As printed: user:<id>(<name>), user:<id>, oauth2-client:<id>, homeserver; (none) or (unknown).
+   */
+  requester: string
+  status: number
+  outcome: 'ok' | 'failed'
 }
 export interface AuditResultTimelineEntry {
   line: number
@@ -1203,10 +1282,12 @@ export interface SchemaTypes {
   'requestlog/audit-result#Activity': AuditResultActivity
   'requestlog/audit-result#ActivityCounts': AuditResultActivityCounts
   'requestlog/audit-result#ActivityOutcomes': AuditResultActivityOutcomes
+  'requestlog/audit-result#AdminAction': AuditResultAdminAction
   'requestlog/audit-result#AuditResult': AuditResult
   'requestlog/audit-result#Malformed': AuditResultMalformed
   'requestlog/audit-result#Outcome': AuditResultOutcome
   'requestlog/audit-result#RequesterSummary': AuditResultRequesterSummary
+  'requestlog/audit-result#TimeRange': AuditResultTimeRange
   'requestlog/audit-result#TimelineEntry': AuditResultTimelineEntry
   'requestlog/response-line': ResponseLine
   'requestlog/response-line#LogFormat': ResponseLineLogFormat

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { monotonicFactory } from 'ulidx'
 import { OrderedCollection } from './ordered.ts'
+import { rustDebugQuote as rustDebug } from '../../lib/requestlog.ts'
 
 /** microseconds since the Unix epoch */
 export type Micros = number
@@ -195,21 +196,8 @@ function isLikelySynapseMacaroon(token: string): boolean {
   return Buffer.from(token, 'base64url').subarray(4, 13).toString('latin1') === 'location '
 }
 
-/** Rust's `{:?}` of a string: quoted, with escapes. */
-export function rustDebug(s: string): string {
-  let out = '"'
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!
-    if (ch === '"') out += '\\"'
-    else if (ch === '\\') out += '\\\\'
-    else if (ch === '\n') out += '\\n'
-    else if (ch === '\r') out += '\\r'
-    else if (ch === '\t') out += '\\t'
-    else if (c < 0x20 || c === 0x7f) out += `\\u{${c.toString(16)}}`
-    else out += ch
-  }
-  return out + '"'
-}
+/** Rust's `{:?}` of a string: the one copy is the request-log grammar's (lib/requestlog/rust-debug.ts). */
+export { rustDebug }
 
 /** A scope token: non-empty printable ASCII without space, `"` and `\`. */
 export function isScopeToken(s: string): boolean {

@@ -33,6 +33,8 @@ function relevant(kind: string, v: LineView): unknown {
     format: v.format,
     requester: v.requester ?? '',
     graphqlOperationName: v.graphqlOperationName,
+    // The time range of audit-log reads it from either side.
+    timestamp: v.timestamp,
   }
 }
 

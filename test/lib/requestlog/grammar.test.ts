@@ -19,7 +19,7 @@ import {
 } from '../../../lib/requestlog.ts'
 import { validate } from '../../../lib/schemas.ts'
 
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/requestlog/${name}`, import.meta.url), 'utf8')
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/requestlog/${name}`, import.meta.url), 'utf8')
 
 function response(t: Test, line: string): ResponseLine {
   const r = parseLine(line)

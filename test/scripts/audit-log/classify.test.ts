@@ -1,4 +1,5 @@
-// The activity table of the interface (area C), row by row, with the outcome of each status.
+// The activity table of the interface (area C) and the admin actions, row by row, with the outcome
+// of each status.
 import t from 'tap'
 import { ACTIVITIES, classify, type ActivityName, type Outcome } from '../../../scripts/audit-log/auditor.ts'
 import { levelForStatus, reasonPhrase, type LogFormat, type Requester, type ResponseLine } from '../../../lib/requestlog.ts'
@@ -82,7 +83,40 @@ const rows: Row[] = [
   ['GET', '/graphql', 200, USER, 'other', 'ok'],
   // Everything else.
   ['GET', '/api/admin/v1/compat-sessions', 200, CLIENT, 'other', 'ok'],
-  ['POST', '/api/admin/v1/compat-sessions/01J44S0000000000000000000A/finish', 400, USER, 'other', 'failed'],
+  // Admin writes are activities of their own (issue 14): ok when answered 2xx.
+  ['POST', '/api/admin/v1/compat-sessions/01J44S0000000000000000000A/finish', 400, USER, 'admin-compat-session-finish', 'failed'],
+  ['POST', '/api/admin/v1/compat-sessions/01J44S0000000000000000000A/finish', 200, CLIENT, 'admin-compat-session-finish', 'ok'],
+  ['POST', '/api/admin/v1/oauth2-sessions/01J44S0000000000000000000B/finish', 200, CLIENT, 'admin-oauth2-session-finish', 'ok'],
+  ['POST', '/api/admin/v1/user-sessions/01J44S0000000000000000000C/finish', 404, CLIENT, 'admin-user-session-finish', 'failed'],
+  ['POST', '/api/admin/v1/personal-sessions', 201, CLIENT, 'admin-personal-session-create', 'ok'],
+  ['POST', '/api/admin/v1/personal-sessions/01J44S0000000000000000000D/revoke', 200, CLIENT, 'admin-personal-session-revoke', 'ok'],
+  ['POST', '/api/admin/v1/personal-sessions/01J44S0000000000000000000D/regenerate', 200, CLIENT, 'admin-personal-session-regenerate', 'ok'],
+  ['POST', '/api/admin/v1/policy-data', 201, CLIENT, 'admin-policy-data-set', 'ok'],
+  ['POST', '/api/admin/v1/users', 201, CLIENT, 'admin-user-create', 'ok'],
+  ['POST', '/api/admin/v1/users/01J44S0000000000000000000E/lock', 200, CLIENT, 'admin-user-lock', 'ok'],
+  ['POST', '/api/admin/v1/users/01J44S0000000000000000000E/unlock', 200, CLIENT, 'admin-user-unlock', 'ok'],
+  ['POST', '/api/admin/v1/users/01J44S0000000000000000000E/deactivate', 200, CLIENT, 'admin-user-deactivate', 'ok'],
+  ['POST', '/api/admin/v1/users/01J44S0000000000000000000E/reactivate', 200, CLIENT, 'admin-user-reactivate', 'ok'],
+  ['POST', '/api/admin/v1/users/01J44S0000000000000000000E/set-admin', 200, CLIENT, 'admin-user-set-admin', 'ok'],
+  ['POST', '/api/admin/v1/users/01J44S0000000000000000000E/set-password', 204, CLIENT, 'admin-user-set-password', 'ok'],
+  ['POST', '/api/admin/v1/user-emails', 201, CLIENT, 'admin-user-email-add', 'ok'],
+  ['DELETE', '/api/admin/v1/user-emails/01J44S0000000000000000000F', 204, CLIENT, 'admin-user-email-delete', 'ok'],
+  ['POST', '/api/admin/v1/user-registration-tokens', 201, CLIENT, 'admin-registration-token-add', 'ok'],
+  ['POST', '/api/admin/v1/user-registration-tokens/01J44S0000000000000000000G/revoke', 200, CLIENT, 'admin-registration-token-revoke', 'ok'],
+  ['POST', '/api/admin/v1/user-registration-tokens/01J44S0000000000000000000G/unrevoke', 400, CLIENT, 'admin-registration-token-unrevoke', 'failed'],
+  ['PUT', '/api/admin/v1/user-registration-tokens/01J44S0000000000000000000G', 200, CLIENT, 'admin-registration-token-update', 'ok'],
+  ['POST', '/api/admin/v1/upstream-oauth-links', 201, CLIENT, 'admin-upstream-link-add', 'ok'],
+  ['DELETE', '/api/admin/v1/upstream-oauth-links/01J44S0000000000000000000H', 204, CLIENT, 'admin-upstream-link-delete', 'ok'],
+  ['DELETE', '/_synapse/admin/v1/event_reports/42', 200, undefined, 'admin-event-report-delete', 'ok'],
+  ['DELETE', '/_synapse/admin/v1/event_reports/42', 404, undefined, 'admin-event-report-delete', 'failed'],
+  // …but not reads, other methods, or paths beside the routes.
+  ['GET', '/api/admin/v1/users/01J44S0000000000000000000E/lock', 200, CLIENT, 'other', 'ok'],
+  ['GET', '/_synapse/admin/v1/event_reports/42', 200, undefined, 'other', 'ok'],
+  ['PATCH', '/api/admin/v1/compat-sessions/01J44S0000000000000000000A/finish', 405, CLIENT, 'other', 'failed'],
+  ['POST', '/api/admin/v1/compat-sessions//finish', 404, CLIENT, 'other', 'failed'],
+  ['POST', '/api/admin/v1/compat-sessions/01J44S0000000000000000000A/finish/', 404, CLIENT, 'other', 'failed'],
+  ['POST', '/api/admin/v1/users/01J44S0000000000000000000E/frobnicate', 404, CLIENT, 'other', 'failed'],
+  ['DELETE', '/api/admin/v1/users/01J44S0000000000000000000E', 405, CLIENT, 'other', 'failed'],
   ['_OTHER', '/login', 405, undefined, 'other', 'failed'],
   ['GET', '/health', 200, undefined, 'other', 'ok'],
   ['GET', '/nope', 301, undefined, 'other', 'ok'],
@@ -107,6 +141,25 @@ t.test('the client prefix is configurable', async (t) => {
 t.test('activity names are exactly the documented ones', async (t) => {
   t.same([...ACTIVITIES], [
     'browser-login', 'browser-login-failed', 'browser-logout', 'registration', 'upstream-login', 'client-login', 'client-logout',
-    'token-issuance', 'token-revocation', 'token-introspection', 'authorization-grant', 'account-self-service', 'other',
+    'token-issuance', 'token-revocation', 'token-introspection', 'authorization-grant', 'account-self-service',
+    'admin-compat-session-finish', 'admin-oauth2-session-finish', 'admin-user-session-finish', 'admin-personal-session-create',
+    'admin-personal-session-revoke', 'admin-personal-session-regenerate', 'admin-policy-data-set', 'admin-user-create',
+    'admin-user-lock', 'admin-user-unlock', 'admin-user-deactivate', 'admin-user-reactivate', 'admin-user-set-admin',
+    'admin-user-set-password', 'admin-user-email-add', 'admin-user-email-delete', 'admin-registration-token-add',
+    'admin-registration-token-revoke', 'admin-registration-token-unrevoke', 'admin-registration-token-update',
+    'admin-upstream-link-add', 'admin-upstream-link-delete', 'admin-event-report-delete',
+    'other',
   ])
+})
+
+t.test('the target of an admin action is the id in its path', async (t) => {
+  const { ADMIN_ACTIONS, adminActionIndex, adminTarget } = await import('../../../scripts/audit-log/admin-actions.ts')
+  const i = adminActionIndex('POST', '/api/admin/v1/personal-sessions/01J44S0000000000000000000D/regenerate')
+  t.equal(ADMIN_ACTIONS[i]!.activity, 'admin-personal-session-regenerate')
+  t.equal(adminTarget(i, '/api/admin/v1/personal-sessions/01J44S0000000000000000000D/regenerate'), '01J44S0000000000000000000D')
+  const r = adminActionIndex('DELETE', '/_synapse/admin/v1/event_reports/42')
+  t.equal(adminTarget(r, '/_synapse/admin/v1/event_reports/42'), '42')
+  const c = adminActionIndex('POST', '/api/admin/v1/policy-data')
+  t.equal(adminTarget(c, '/api/admin/v1/policy-data'), undefined, 'no target for policy data')
+  t.equal(adminTarget(adminActionIndex('DELETE', '/api/admin/v1/user-emails/a%20b'), '/api/admin/v1/user-emails/a%20b'), 'a b', 'percent-decoded')
 })

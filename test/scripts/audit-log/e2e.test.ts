@@ -2,14 +2,16 @@
 // registrations, upstream logins, client login/logout, token issuance/revocation/introspection with a
 // bad client, authorization, GraphQL operations, admin API calls), keep a tally of what was sent, then
 // audit the mock's log with auditStream and with the `audit-log --json` command and compare: requests,
-// activities, outcomes, GraphQL operations and who did what.
+// activities, outcomes, GraphQL operations and who did what, and the admin actions with their
+// targets and requesters.
 import { spawnSync } from 'node:child_process'
 import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { ACTIVITIES, auditStream, type ActivityName, type AuditResult, type Outcome } from '../../../scripts/audit-log/auditor.ts'
+import { ACTIVITIES, auditStream, type ActivityName, type AdminActionEntry, type AuditResult, type Outcome } from '../../../scripts/audit-log/auditor.ts'
+import { AREA_C_ACTIVITIES } from '../../../scripts/audit-log/activities.ts'
 import { parseLine } from '../../../lib/requestlog.ts'
 import { startMock } from '../../../mock/core/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
@@ -43,6 +45,8 @@ const tally: Tally = {
   operations: {},
   requesters: {},
 }
+/** the admin writes sent, as the audit must list them (line numbers aside) */
+const adminSent: Array<Omit<AdminActionEntry, 'line' | 'timestamp'>> = []
 /** the activities of one user, in order (for the timeline) */
 const timelineOf = new Map<string, ActivityName[]>()
 
@@ -219,6 +223,26 @@ t.test('drive a known mix of traffic at the mock', async (t) => {
   await send('admin API with the admin token', '/api/admin/v1/version', { bearer: opts.adminToken }, { status: 200, activity: 'other', outcome: 'ok', requester: adminClient })
   await send('admin API without a token', '/api/admin/v1/compat-sessions', {}, { status: 400, activity: 'other', outcome: 'failed', requester: NONE })
   await send('admin API, unknown session', '/api/admin/v1/compat-sessions/01040G2081040G2081040G2081', { bearer: opts.adminToken }, { status: 404, activity: 'other', outcome: 'failed', requester: adminClient })
+
+  // Admin writes: activities of their own, each listed with its target and requester.
+  const admin = async (what: string, method: string, p: string, json: unknown, status: number, activity: ActivityName, target?: string) => {
+    const outcome: Outcome = status >= 200 && status < 300 ? 'ok' : 'failed'
+    const res = await send(what, p, { method, bearer: opts.adminToken, json }, { status, activity, outcome, requester: adminClient })
+    adminSent.push({ activity, method, path: p, ...(target !== undefined ? { target } : {}), requester: adminClient, status, outcome })
+    return res
+  }
+  const c4 = await send('a fourth client login', '/_matrix/client/v3/login', clientLogin('cy.e2e', password), { status: 200, activity: 'client-login', outcome: 'ok', requester: userKey('cy.e2e') })
+  const active = m.world().mas.lookupAccessToken(((await c4.json()) as { access_token: string }).access_token)!.sessionId
+  const UNKNOWN = '01040G2081040G2081040G2081'
+  await admin('finish an active compat session', 'POST', `/api/admin/v1/compat-sessions/${active}/finish`, undefined, 200, 'admin-compat-session-finish', active)
+  await admin('finish an unknown compat session', 'POST', `/api/admin/v1/compat-sessions/${UNKNOWN}/finish`, undefined, 404, 'admin-compat-session-finish', UNKNOWN)
+  await admin('finish an unknown OAuth 2.0 session', 'POST', `/api/admin/v1/oauth2-sessions/${UNKNOWN}/finish`, undefined, 404, 'admin-oauth2-session-finish', UNKNOWN)
+  await admin('revoke an unknown personal session', 'POST', `/api/admin/v1/personal-sessions/${UNKNOWN}/revoke`, undefined, 404, 'admin-personal-session-revoke', UNKNOWN)
+  await admin('regenerate an unknown personal session', 'POST', `/api/admin/v1/personal-sessions/${UNKNOWN}/regenerate`, {}, 404, 'admin-personal-session-regenerate', UNKNOWN)
+  await admin('a personal session for an unknown actor', 'POST', '/api/admin/v1/personal-sessions', { actor_user_id: UNKNOWN, human_name: 'e2e', scope: 'openid' }, 404, 'admin-personal-session-create')
+  await admin('set policy data', 'POST', '/api/admin/v1/policy-data', { data: { e2e: true } }, 201, 'admin-policy-data-set')
+  await admin('create a user', 'POST', '/api/admin/v1/users', { username: 'eve.e2e' }, 201, 'admin-user-create')
+  await admin('set the password of an unknown user', 'POST', `/api/admin/v1/users/${UNKNOWN}/set-password`, { password }, 404, 'admin-user-set-password', UNKNOWN)
   await m.close()
 })
 
@@ -245,6 +269,12 @@ function compare(t: Test, r: AuditResult, how: string): void {
     t.same(got?.activities, acts, `${how}: ${key}: activities`)
   }
   for (const name of people) t.equal(r.requesters[userKey(name)]?.username, name, `${how}: ${userKey(name)} is shown with its username ${name}`)
+  t.same(
+    r.adminActions.map(({ line: _l, timestamp: _t, ...e }) => e),
+    adminSent,
+    `${how}: the ${adminSent.length} admin actions in order, with their targets and requesters`,
+  )
+  t.ok(r.adminActions.every((e) => r.timeRange !== null && e.timestamp >= r.timeRange.first && e.timestamp <= r.timeRange.last), `${how}: admin actions within the time range`)
 }
 
 t.test('the mock logged one parseable line per request', async (t) => {
@@ -284,6 +314,8 @@ t.test('audit-log --json counts what was sent', async (t) => {
 t.test('figures', async (t) => {
   const sent = Object.fromEntries(ACTIVITIES.map((a) => [a, tally.activities[a].ok + tally.activities[a].failed]))
   t.comment(`requests driven: ${tally.requests}; per activity: ${JSON.stringify(sent)}; operations: ${JSON.stringify(tally.operations)}; requesters: ${Object.keys(tally.requesters).length}`)
-  t.ok(ACTIVITIES.every((a) => a === 'other' || tally.activities[a].ok + tally.activities[a].failed > 0), 'the traffic covers every activity of the table')
+  t.ok(AREA_C_ACTIVITIES.every((a) => tally.activities[a].ok + tally.activities[a].failed > 0), 'the traffic covers every activity of the table')
+  // The mock serves only some admin writes; classify.test.ts covers every admin route.
+  t.ok(adminSent.length >= 9 && new Set(adminSent.map((a) => a.activity)).size >= 8, `admin actions of ${new Set(adminSent.map((a) => a.activity)).size} kinds driven`)
   t.ok(ACTIVITIES.filter((a) => tally.activities[a].failed > 0).length >= 8, 'and failure outcomes of most of them')
 })

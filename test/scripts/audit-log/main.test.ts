@@ -7,7 +7,7 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { Auditor, auditFile, auditStream, finishAudit, workerMode, type AuditResult } from '../../../scripts/audit-log/auditor.ts'
+import { ADMIN_ACTIONS, Auditor, auditFile, auditStream, finishAudit, workerMode, type AuditResult } from '../../../scripts/audit-log/auditor.ts'
 import { validate } from '../../../lib/schemas.ts'
 import { main, type AuditIo } from '../../../scripts/audit-log/main.ts'
 
@@ -40,6 +40,8 @@ const EXPECTED_ACTIVITIES = {
   'token-introspection': 2, // l.16 homeserver, l.32 client (last line, no newline)
   'authorization-grant': 1, // l.17
   'account-self-service': 3, // l.18, l.19 SetDisplayName, l.20 unnamed query
+  // The fixture has no admin write (l.23 is a read): admin-actions.test.ts has those.
+  ...Object.fromEntries(ADMIN_ACTIONS.map((a) => [a.activity, 0])),
   other: 3, // l.23 admin API (ANSI) ok, l.28 _OTHER 405 failed, l.29 health ok
 }
 const EXPECTED_OUTCOMES = {
@@ -55,6 +57,7 @@ const EXPECTED_OUTCOMES = {
   'token-introspection': { ok: 2, failed: 0 },
   'authorization-grant': { ok: 1, failed: 0 },
   'account-self-service': { ok: 3, failed: 0 },
+  ...Object.fromEntries(ADMIN_ACTIONS.map((a) => [a.activity, { ok: 0, failed: 0 }])),
   other: { ok: 2, failed: 1 },
 }
 
@@ -71,6 +74,8 @@ function checkFixtureResult(t: Test, r: AuditResult): void {
   t.same(r.outcomes, EXPECTED_OUTCOMES)
   t.same(r.operations, { SetDisplayName: 2, '(unnamed)': 1 })
   t.same(r.formats, { 'v1.20': 24, 'pre-v1.20': 1 })
+  t.same(r.timeRange, { first: '2026-06-17T10:50:00.107919Z', last: '2026-06-17T10:50:29.337570Z' }, 'the time range: first and last timestamp')
+  t.same([r.adminActions, r.adminActionsTruncated], [[], false], 'no admin action')
 }
 
 t.test('--json on the fixture file', async (t) => {
@@ -146,6 +151,8 @@ t.test('human summary', async (t) => {
   t.equal(code, 1)
   t.match(stdout, /^32 lines: 25 requests \(v1\.20 24, pre-v1\.20 1\), 4 other events, 1 blank, 2 malformed$/m)
   t.match(stdout, /^token-issuance +3 +1 +2$/m, 'activity with its ok/failed breakdown')
+  t.match(stdout, /^time range: 2026-06-17T10:50:00\.107919Z to 2026-06-17T10:50:29\.337570Z$/m, 'the time range of the input')
+  t.notMatch(stdout, /admin-user-lock|admin actions/, 'no admin rows when the log has no admin action')
   t.match(stdout, /^browser-login-failed +1 +0 +1$/m)
   t.match(stdout, /^ +SetDisplayName +2$/m, 'GraphQL operations')
   t.match(stdout, /^ +user:01J2KDPHTZYW3TAT1SKVAD63SQ\(alice\) +9 +browser-login 1, /m, 'requesters with their username')
@@ -200,12 +207,12 @@ t.test('usage errors and unreadable input exit 2', async (t) => {
   const cases: [string[], RegExp][] = [
     [[], /missing FILE/],
     [['a', 'b'], /expected one FILE, got 2/],
-    [['--bogus', FIXTURE], /Unknown option '--bogus'/],
-    [['--max-malformed', 'x', FIXTURE], /--max-malformed needs a non-negative integer/],
+    [['--bogus', FIXTURE], /unknown option '--bogus'/i],
+    [['--max-malformed', 'x', FIXTURE], /--max-malformed must be a positive whole number \(0 or more\), got 'x'/],
     [['--top', '-1', FIXTURE], /./],
     [['--client-prefix', '_matrix', FIXTURE], /--client-prefix must start with '\/'/],
     [['--requester', '', FIXTURE], /--requester needs a value/],
-    [['--engine', 'fast', FIXTURE], /--engine must be wasm or js, got 'fast'/],
+    [['--engine', 'fast', FIXTURE], /--engine: unknown value 'fast'.*\(one of: wasm, js\)/],
     [[path.join(dir, 'missing.log')], /cannot read .*missing\.log: no such file/],
     [[dir], /cannot read .*: it is a directory/],
   ]
@@ -222,8 +229,10 @@ t.test('usage errors and unreadable input exit 2', async (t) => {
   const empty = path.join(dir, 'empty.log')
   writeFileSync(empty, '')
   const e = await run(['--json', empty])
-  t.equal(e.code, 0)
-  t.match(JSON.parse(e.stdout), { lines: 0, requests: 0, malformedCount: 0 })
+  // An empty input proved nothing: it says so and fails (issue 14; this was exit 0 before).
+  t.equal(e.code, 1)
+  t.match(JSON.parse(e.stdout), { lines: 0, requests: 0, malformedCount: 0, timeRange: null })
+  t.match(e.stderr, /holds no http\.server\.response line \(the input is empty\): nothing was audited/)
 })
 
 t.test('progress goes to stderr only when it is a terminal', async (t) => {

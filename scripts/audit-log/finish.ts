@@ -1,0 +1,161 @@
+// The raw counters of one Auditor (AuditState: what a worker thread sends back), and their merge
+// into the result.
+
+import { ACTIVITIES, type ActivityName } from './activities.ts'
+import { requesterKey } from './requesters.ts'
+import type { AdminActionEntry, AuditResult, MalformedEntry, RequesterSummary } from './types.ts'
+
+export const DEFAULT_MAX_MALFORMED = 1000
+export const DEFAULT_MAX_ADMIN_ACTIONS = 1000
+
+/** Requesters remember their latest line as chunk * CHUNK_LINE_SPAN + line (exact in a double). */
+export const CHUNK_LINE_SPAN = 2 ** 32
+
+export interface StateMalformed {
+  chunk: number
+  /** 1-based, within the chunk */
+  line: number
+  part: string
+  column: number
+  message: string
+}
+
+/** The raw counters of an Auditor; the states of the threads that shared a file merge in finishAudit. */
+export interface AuditState {
+  /** Lines per chunk, as [chunk, lines] (a single pass is chunk 0). */
+  chunkLines: Array<[number, number]>
+  requests: number
+  events: number
+  blank: number
+  malformedCount: number
+  /** The first malformed lines of this state, in its order. */
+  malformed: StateMalformed[]
+  v120: number
+  pre120: number
+  /** By classification code (activity * 2 + ok). */
+  counts: Float64Array
+  operationKeys: string[]
+  operationCounts: Float64Array
+  requesterKeys: string[]
+  requesterRequests: Float64Array
+  requesterLast: Float64Array
+  /** [requester * ACTIVITIES.length + activity] */
+  requesterCounts: Float64Array
+  /** The first and the last timestamped line of this state, by chunk * CHUNK_LINE_SPAN + line. */
+  firstTime: StateTime | null
+  lastTime: StateTime | null
+  /** The first admin actions of this state, in its order (line numbers within their chunk). */
+  adminActions: Array<AdminActionEntry & { chunk: number }>
+  adminActionCount: number
+}
+
+export interface StateTime {
+  at: number
+  timestamp: string
+}
+
+/** Merges the states of one input (one per thread; chunks in any split) and builds the result. */
+export function finishAudit(states: AuditState[], maxMalformed = DEFAULT_MAX_MALFORMED, maxAdminActions = DEFAULT_MAX_ADMIN_ACTIONS): AuditResult {
+  // Line numbers: each chunk starts after the lines of the chunks before it.
+  const chunkLines = states.flatMap((st) => st.chunkLines).sort((a, b) => a[0] - b[0])
+  const offset = new Map<number, number>()
+  let lines = 0
+  for (const [chunk, n] of chunkLines) {
+    offset.set(chunk, lines)
+    lines += n
+  }
+  const malformed = states
+    .flatMap((st) => st.malformed)
+    .sort((a, b) => a.chunk - b.chunk || a.line - b.line)
+    .slice(0, maxMalformed)
+    .map((m): MalformedEntry => ({ line: offset.get(m.chunk)! + m.line, error: `${m.part} at column ${m.column}: ${m.message}`, part: m.part, column: m.column }))
+  const adminActions = states
+    .flatMap((st) => st.adminActions)
+    .sort((a, b) => a.chunk - b.chunk || a.line - b.line)
+    .slice(0, maxAdminActions)
+    .map(({ chunk, ...e }): AdminActionEntry => ({ ...e, line: offset.get(chunk)! + e.line }))
+  const sum = (f: (st: AuditState) => number) => states.reduce((acc, st) => acc + f(st), 0)
+  const malformedCount = sum((st) => st.malformedCount)
+  return {
+    lines,
+    requests: sum((st) => st.requests),
+    events: sum((st) => st.events),
+    blank: sum((st) => st.blank),
+    malformedCount,
+    malformed,
+    malformedTruncated: malformedCount > malformed.length,
+    formats: { 'v1.20': sum((st) => st.v120), 'pre-v1.20': sum((st) => st.pre120) },
+    ...activityCounts(states),
+    operations: operationCounts(states),
+    requesters: requesterSummaries(states),
+    timeRange: timeRange(states),
+    adminActions,
+    adminActionsTruncated: sum((st) => st.adminActionCount) > adminActions.length,
+  }
+}
+
+function activityCounts(states: AuditState[]): Pick<AuditResult, 'activities' | 'outcomes'> {
+  const counts = new Float64Array(ACTIVITIES.length * 2)
+  for (const st of states) for (let i = 0; i < counts.length; i++) counts[i]! += st.counts[i]!
+  const activities = {} as Record<ActivityName, number>
+  const outcomes = {} as Record<ActivityName, { ok: number; failed: number }>
+  ACTIVITIES.forEach((a, i) => {
+    const ok = counts[i * 2 + 1]!
+    const failed = counts[i * 2]!
+    activities[a] = ok + failed
+    outcomes[a] = { ok, failed }
+  })
+  return { activities, outcomes }
+}
+
+function operationCounts(states: AuditState[]): Record<string, number> {
+  const opCounts = new Map<string, number>()
+  for (const st of states) st.operationKeys.forEach((k, i) => opCounts.set(k, (opCounts.get(k) ?? 0) + st.operationCounts[i]!))
+  const operations: Record<string, number> = {}
+  for (const [k, v] of [...opCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) operations[k] = v
+  return operations
+}
+
+/** Folds user:<id>(<name>) into user:<id>, keeping the username of the latest request. */
+function requesterSummaries(states: AuditState[]): Record<string, RequesterSummary> {
+  // Plain arrays: a small typed array costs microseconds to allocate, which thousands of requesters feel.
+  const folded = new Map<string, { requests: number; counts: number[]; username?: string; nameLast: number }>()
+  const A = ACTIVITIES.length
+  for (const st of states) {
+    for (let r = 0; r < st.requesterKeys.length; r++) {
+      const printed = st.requesterKeys[r]!
+      const key = requesterKey(printed)
+      let f = folded.get(key)
+      if (f === undefined) {
+        f = { requests: 0, counts: new Array<number>(A).fill(0), nameLast: -1 }
+        folded.set(key, f)
+      }
+      f.requests += st.requesterRequests[r]!
+      for (let i = 0; i < A; i++) f.counts[i]! += st.requesterCounts[r * A + i]!
+      const last = st.requesterLast[r]!
+      if (key.length !== printed.length && last > f.nameLast) {
+        f.username = printed.slice(key.length + 1, -1)
+        f.nameLast = last
+      }
+    }
+  }
+  const requesters: Record<string, RequesterSummary> = {}
+  for (const [key, f] of [...folded].sort((a, b) => b[1].requests - a[1].requests || (a[0] < b[0] ? -1 : 1))) {
+    const perActivity: Partial<Record<ActivityName, number>> = {}
+    for (let i = 0; i < A; i++) if (f.counts[i]! > 0) perActivity[ACTIVITIES[i]!] = f.counts[i]!
+    const s: RequesterSummary = { requester: key, requests: f.requests, activities: perActivity }
+    if (f.username !== undefined) s.username = f.username
+    requesters[key] = s
+  }
+  return requesters
+}
+
+function timeRange(states: AuditState[]): AuditResult['timeRange'] {
+  let first: StateTime | null = null
+  let last: StateTime | null = null
+  for (const st of states) {
+    if (st.firstTime !== null && (first === null || st.firstTime.at < first.at)) first = st.firstTime
+    if (st.lastTime !== null && (last === null || st.lastTime.at > last.at)) last = st.lastTime
+  }
+  return first === null || last === null ? null : { first: first.timestamp, last: last.timestamp }
+}

@@ -1,0 +1,81 @@
+// The WebAssembly engine: canonical request lines are counted in the module (../wasm/), every
+// other line is handed back to the base's JavaScript reading, in order.
+
+import { CANONICAL_TIMESTAMP_LENGTH } from '../../../lib/requestlog.ts'
+import type { Tally } from '../tally.ts'
+import { WasmScanner, type WasmModule } from '../wasm-scanner.ts'
+import { BaseLineScanner } from './line-scanner.ts'
+
+/** The module's heap stops at 1 GiB: one push is handed over in blocks of at most this. */
+export const WASM_BLOCK_BYTES = 64 * 1024 * 1024
+
+export class WasmLineScanner extends BaseLineScanner {
+  readonly engine = 'wasm' as const
+  private readonly wasm: WasmScanner
+  private readonly block: number
+
+  constructor(tally: Tally, module: WasmModule, blockBytes = WASM_BLOCK_BYTES) {
+    super(tally)
+    this.wasm = new WasmScanner(module, tally.prefix)
+    this.block = Math.max(blockBytes, 1)
+  }
+
+  override scanBytes(chunk: Buffer, start: number, end: number): void {
+    // Cut at line ends.
+    while (end - start > this.block) {
+      let cut = chunk.lastIndexOf(10, start + this.block)
+      if (cut < start) cut = chunk.indexOf(10, start + this.block)
+      if (cut === -1 || cut >= end) break
+      this.scanBlock(chunk, start, cut)
+      start = cut + 1
+    }
+    this.scanBlock(chunk, start, end)
+  }
+
+  private scanBlock(chunk: Buffer, start: number, end: number): void {
+    const w = this.wasm
+    const tally = this.tally
+    const first = tally.lineNo
+    w.scan(chunk, start, end, tally.chunkBase + first)
+    const d = w.declined
+    for (let i = 0; i < d.length; i += 3) {
+      // scanText numbers the line it reads as tally.lineNo + 1.
+      tally.lineNo = first + d[i + 2]!
+      this.scanText(chunk.toString('utf8', start + d[i]!, start + d[i + 1]!))
+    }
+    tally.lineNo = first + w.lines
+    this.noteCanonicalTimes(chunk, start, end, first, d, w.lines)
+  }
+
+  /**
+   * The module does not report timestamps: the first and the last line it took (the lines between
+   * the declined ones) carry the canonical timestamp at their start, read here from the bytes.
+   */
+  private noteCanonicalTimes(chunk: Buffer, start: number, end: number, first: number, d: Uint32Array, lines: number): void {
+    // Lines 0..k-1 declined in a row: line k starts after the last of them.
+    let k = 0
+    let i = 0
+    while (i < d.length && d[i + 2] === k) {
+      k++
+      i += 3
+    }
+    if (k >= lines) return
+    const head = k === 0 ? start : start + d[i - 2]! + 1
+    this.tally.noteTime(first + k + 1, chunk.toString('latin1', head, head + CANONICAL_TIMESTAMP_LENGTH))
+    // Likewise from the end.
+    k = lines - 1
+    let j = d.length - 3
+    while (j >= 0 && d[j + 2] === k) {
+      k--
+      j -= 3
+    }
+    const lineEnd = j + 3 < d.length ? start + d[j + 3]! - 1 : end
+    const tail = chunk.lastIndexOf(10, lineEnd - 1)
+    const from = tail < start ? start : tail + 1
+    this.tally.noteTime(first + k + 1, chunk.toString('latin1', from, from + CANONICAL_TIMESTAMP_LENGTH))
+  }
+
+  override flush(): void {
+    this.tally.addWasmCounts(this.wasm.drain())
+  }
+}

@@ -1,0 +1,211 @@
+// AssemblyScript (part of audit-scan.wasm, see audit-scan.ts). The canonical request line (FAST_RE in
+// lib/requestlog/fast-path.ts is the same grammar as a regex): parse() reads one line and leaves the
+// parts the audit needs in the state below.
+//
+// parse() is one function of about 100 lines on purpose: it is the grammar's parts in order over one
+// moving position, the hot loop of the module, and splitting it would add calls per line.
+
+import { address } from './address'
+import { at, digit, digitRun, isReason, isUpper, litLen, lit, millis, number, notHex16, skipAgent, skipName, skipTok, timestampShape, value2 } from './bytes'
+import {
+  S_ADDRESS, S_CLIENT, S_CPU, S_DB, S_ELAPSED, S_FETCHED, S_HOMESERVER, S_HTTP, S_MUTATION, S_OPNAME, S_OPTYPE, S_OTHER,
+  S_POLLS, S_QUERIES, S_QUERY, S_REQUESTER, S_RESPONSE, S_SUBSCRIPTION, S_TRACE, S_USER,
+} from './constants.gen'
+
+// Literals, compared 8 bytes at a time.
+const L_RESPONSE = lit(S_RESPONSE)
+const L_HTTP = lit(S_HTTP)
+const L_POLLS = lit(S_POLLS)
+const L_CPU = lit(S_CPU)
+const L_DB = lit(S_DB)
+const L_ELAPSED = lit(S_ELAPSED)
+const L_QUERIES = lit(S_QUERIES)
+const L_FETCHED = lit(S_FETCHED)
+const L_REQUESTER = lit(S_REQUESTER)
+const L_USER = lit(S_USER)
+const L_CLIENT = lit(S_CLIENT)
+const L_HOMESERVER = lit(S_HOMESERVER)
+const L_ADDRESS = lit(S_ADDRESS)
+const L_OPTYPE = lit(S_OPTYPE)
+const L_QUERY = lit(S_QUERY)
+const L_MUTATION = lit(S_MUTATION)
+const L_SUBSCRIPTION = lit(S_SUBSCRIPTION)
+const L_OPNAME = lit(S_OPNAME)
+const L_TRACE = lit(S_TRACE)
+const L_OTHER = lit(S_OTHER)
+
+// Results of the last parse.
+export let pathStart: usize = 0
+export let pathLen: u32 = 0
+export let method: i32 = 0 // 1 GET, 2 POST, 0 other
+export let status: u32 = 0
+export let v120: bool = false
+export let reqStart: usize = 0
+export let reqLen: u32 = 0 // 0: no requester
+export let opStart: usize = 0
+export let opLen: u32 = 0 // 0: no operation name
+
+/** Parses the line at p; its '\n' when it is canonical, else 0. */
+export function parse(p: usize): usize {
+  // 'YYYY-MM-DDTHH:MM:SS.ffffffZ ': digits and punctuation 16 bytes at a time, then the ranges.
+  if (!timestampShape(p)) return 0
+  if (value2(p + 5) - 1 >= 12 || value2(p + 8) - 1 >= 31 || value2(p + 11) >= 24 || value2(p + 14) >= 60 || value2(p + 17) > 60) return 0
+  // then ' INFO' | ' WARN' | 'ERROR'
+  const level = load<u8>(p + 29)
+  const lv = load<u32>(p + 29)
+  if (load<u8>(p + 28) == 0x20) {
+    if (lv != 0x4f464e49 /* INFO */ && lv != 0x4e524157 /* WARN */) return 0
+  } else if (load<u8>(p + 28) != 0x45 || lv != 0x524f5252 /* RROR */) return 0
+  if (!at(p + 33, L_RESPONSE)) return 0
+  let q = p + 33 + litLen(L_RESPONSE)
+  // [A-Z_]+-\d{1,15} - "
+  let s = q
+  while (isUpper(load<u8>(q))) q++
+  if (q == s || load<u8>(q) != 0x2d) return 0
+  q++
+  const idLen = digitRun(q)
+  q += idLen
+  if (idLen - 1 >= 15 || load<u32>(q) != 0x22202d20 /* ' - "' */) return 0
+  q += 4
+  // method
+  s = q
+  while (isUpper(load<u8>(q))) q++
+  if (q == s || load<u8>(q) != 0x20) return 0
+  const mlen = q - s
+  method = mlen == 3 && load<u8>(s) == 0x47 && load<u16>(s + 1) == 0x5445 /* GET */ ? 1 : mlen == 4 && load<u32>(s) == 0x54534f50 /* POST */ ? 2 : 0
+  q++
+  // path: token bytes
+  s = q
+  q = skipTok(q)
+  if (q == s) return 0
+  pathStart = s
+  pathLen = <u32>(q - s)
+  // ' HTTP/' (1.1|2.0|1.0|3.0|0.9|_OTHER) '" '
+  if (!at(q, L_HTTP)) return 0
+  q += 6
+  const a = load<u8>(q)
+  if (a == 0x5f) {
+    if (!at(q, L_OTHER)) return 0
+    q += 6
+  } else {
+    const b = load<u8>(q + 2)
+    if (load<u8>(q + 1) != 0x2e || !((a == 0x31 && (b == 0x31 || b == 0x30)) || ((a == 0x32 || a == 0x33) && b == 0x30) || (a == 0x30 && b == 0x39))) return 0
+    q += 3
+  }
+  if (load<u16>(q) != 0x2022 /* '" ' */) return 0
+  q += 2
+  // status [1-5]\d\d then ' '
+  const s0 = digit(q)
+  const s1 = digit(q + 1)
+  const s2 = digit(q + 2)
+  if (s0 - 1 >= 5 || s1 >= 10 || s2 >= 10 || load<u8>(q + 3) != 0x20) return 0
+  status = s0 * 100 + s1 * 10 + s2
+  // The level the status calls for.
+  if (s0 >= 4 ? (s0 == 4 ? level != 0x57 : level != 0x52) : level != 0x49) return 0
+  q += 4
+  // reason words: ([!#-~]+ )+ then '"'
+  if (!isReason(load<u8>(q))) return 0
+  for (;;) {
+    while (isReason(load<u8>(q))) q++
+    if (load<u8>(q) != 0x20) return 0
+    q++
+    const c = load<u8>(q)
+    if (c == 0x22) break
+    if (!isReason(c)) return 0
+  }
+  q++
+  // User-Agent without escapes, then '" ['
+  q = skipAgent(q)
+  if (load<u8>(q) != 0x22 || load<u16>(q + 1) != 0x5b20 /* ' [' */) return 0
+  q += 3
+  // stats: 'polls: N, cpu: X.Xms, ' then the v1.20 'db: X.Xms, elapsed: X.Xms, queries: N,
+  // fetched: N' or the older 'elapsed: X.Xms', then ']'
+  if (!at(q, L_POLLS)) return 0
+  q = number(q + litLen(L_POLLS), L_CPU)
+  if (q == 0) return 0
+  q = millis(q)
+  if (q == 0) return 0
+  if (at(q, L_DB)) {
+    v120 = true
+    q = millis(q + litLen(L_DB))
+    if (q == 0 || !at(q, L_ELAPSED)) return 0
+    q = millis(q + litLen(L_ELAPSED))
+    if (q == 0 || !at(q, L_QUERIES)) return 0
+    q = number(q + litLen(L_QUERIES), L_FETCHED)
+    if (q == 0) return 0
+    const fetched = digitRun(q)
+    if (fetched - 1 >= 15) return 0
+    q += fetched
+  } else if (at(q, L_ELAPSED)) {
+    v120 = false
+    q = millis(q + litLen(L_ELAPSED))
+    if (q == 0) return 0
+  } else return 0
+  if (load<u8>(q) != 0x5d) return 0
+  return fields(q + 1)
+}
+
+/** The optional fields in their order, then the line's end: its '\n', or 0. */
+export function fields(q: usize): usize {
+  reqLen = 0
+  opLen = 0
+  if (load<u8>(q) == 10) return q
+  if (at(q, L_REQUESTER)) {
+    q += litLen(L_REQUESTER)
+    const s = q
+    if (at(q, L_USER)) {
+      q += litLen(L_USER)
+      const id = q
+      q = skipName(q)
+      if (q == id) return 0
+      if (load<u8>(q) == 0x28) {
+        q++
+        const name = q
+        q = skipName(q)
+        if (q == name || load<u8>(q) != 0x29) return 0
+        q++
+      }
+    } else if (at(q, L_CLIENT)) {
+      q += litLen(L_CLIENT)
+      const id = q
+      q = skipTok(q)
+      if (q == id) return 0
+    } else if (at(q, L_HOMESERVER)) {
+      q += litLen(L_HOMESERVER)
+    } else return 0
+    reqStart = s
+    reqLen = <u32>(q - s)
+    if (load<u8>(q) == 10) return q
+  }
+  if (at(q, L_ADDRESS)) {
+    q += litLen(L_ADDRESS)
+    const s = q
+    q = skipTok(q)
+    if (!address(s, q)) return 0
+    if (load<u8>(q) == 10) return q
+  }
+  if (at(q, L_OPTYPE)) {
+    q += litLen(L_OPTYPE)
+    if (at(q, L_QUERY)) q += litLen(L_QUERY)
+    else if (at(q, L_MUTATION)) q += litLen(L_MUTATION)
+    else if (at(q, L_SUBSCRIPTION)) q += litLen(L_SUBSCRIPTION)
+    else return 0
+    if (load<u8>(q) == 10) return q
+  }
+  if (at(q, L_OPNAME)) {
+    q += litLen(L_OPNAME)
+    const s = q
+    q = skipTok(q)
+    if (q == s) return 0
+    opStart = s
+    opLen = <u32>(q - s)
+    if (load<u8>(q) == 10) return q
+  }
+  if (at(q, L_TRACE)) {
+    q += litLen(L_TRACE)
+    if (notHex16(q) != 0 || notHex16(q + 16) != 0) return 0
+    q += 32
+  }
+  // Anything else (another field, a field out of order, a CR) leaves the line to the scanner.
+  return load<u8>(q) == 10 ? q : 0
+}
