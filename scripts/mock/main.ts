@@ -72,7 +72,7 @@ type Values = ParsedValues<typeof OPTIONS>
 
 /** Unknown fault names are a usage error: the closest name, then every known name one per line. */
 export function checkFaults(names: readonly string[]): void {
-  const known = FAULTS.map((f) => f.name)
+  const known: readonly string[] = FAULTS.map((f) => f.name)
   for (const n of names) {
     if (known.includes(n)) continue
     throw new UsageError(`--fault: unknown fault '${n}'${didYouMean(n, known)}\nknown faults (${known.length}; --list-faults describes them):\n${listLines(known)}`)
