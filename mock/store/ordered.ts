@@ -153,75 +153,79 @@ class BucketIndex<T extends Keyed> {
   }
 }
 
+/**
+ * Items ordered by (value, id). The index keeps its own copy of each entry's value: an update
+ * mutates the item before the index hears of it, so the item's current value cannot be used to
+ * find (or order against) the entry it had (revoking a personal session sets its expiry to null).
+ */
 class RangeIndex<T extends Keyed> {
-  /** ordered by (value, id) */
+  /** ordered by (value, id); `values[i]` is the value `sorted[i]` was indexed with */
   sorted: T[] = []
+  values: number[] = []
   constructor(readonly spec: RangeIndexSpec<T>) {}
 
-  private cmp(a: T, b: T): number {
-    const va = this.spec.value(a)!
-    const vb = this.spec.value(b)!
-    return va !== vb ? va - vb : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
-  }
-
-  private position(item: T): number {
+  /** first position whose (value, id) is not below (value, id) */
+  private position(value: number, id: string): number {
     let lo = 0
     let hi = this.sorted.length
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      if (this.cmp(this.sorted[mid]!, item) < 0) lo = mid + 1
+      const v = this.values[mid]!
+      if (v < value || (v === value && this.sorted[mid]!.id < id)) lo = mid + 1
       else hi = mid
     }
     return lo
   }
 
   add(item: T): void {
-    if (this.spec.value(item) === null) return
-    this.sorted.splice(this.position(item), 0, item)
+    const value = this.spec.value(item)
+    if (value === null) return
+    const i = this.position(value, item.id)
+    this.sorted.splice(i, 0, item)
+    this.values.splice(i, 0, value)
   }
 
   /** `value` is the value the item had when it was indexed */
   remove(item: T, value: number | null): void {
     if (value === null) return
-    // Locate by the old value: the item's current value may already have changed.
-    let lo = 0
-    let hi = this.sorted.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      const m = this.sorted[mid]!
-      const v = this.spec.value(m)!
-      if (v < value || (v === value && m.id < item.id)) lo = mid + 1
-      else hi = mid
-    }
-    if (this.sorted[lo] === item) this.sorted.splice(lo, 1)
+    const i = this.position(value, item.id)
+    if (this.sorted[i] !== item) throw new Error(`RangeIndex.remove: ${item.id} is not indexed at ${value}`)
+    this.sorted.splice(i, 1)
+    this.values.splice(i, 1)
   }
 
   rebuild(items: readonly T[]): void {
-    this.sorted = items.filter((i) => this.spec.value(i) !== null)
-    this.sorted.sort((a, b) => this.cmp(a, b))
+    const pairs: { item: T; value: number }[] = []
+    for (const item of items) {
+      const value = this.spec.value(item)
+      if (value !== null) pairs.push({ item, value })
+    }
+    pairs.sort((a, b) => (a.value !== b.value ? a.value - b.value : a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0))
+    this.sorted = pairs.map((p) => p.item)
+    this.values = pairs.map((p) => p.value)
   }
 
   /** [lo, hi) of the items with gt < value < lt */
   span(gt: number | undefined, lt: number | undefined): [number, number] {
-    const v = (i: number) => this.spec.value(this.sorted[i]!)!
+    const values = this.values
     let lo = 0
-    let hi = this.sorted.length
+    let hi = values.length
     if (gt !== undefined) {
       let a = 0
-      let b = this.sorted.length
+      let b = values.length
       while (a < b) {
         const mid = (a + b) >>> 1
-        if (v(mid) <= gt) a = mid + 1
+        if (values[mid]! <= gt) a = mid + 1
         else b = mid
       }
       lo = a
     }
     if (lt !== undefined) {
       let a = lo
-      let b = this.sorted.length
+      let b = values.length
       while (a < b) {
         const mid = (a + b) >>> 1
-        if (v(mid) < lt) a = mid + 1
+        if (values[mid]! < lt) a = mid + 1
         else b = mid
       }
       hi = a
