@@ -40,6 +40,8 @@ export function controlRoutes(state: MockState): Route[] {
       clientPrefix: state.options.clientPrefix,
       logFormat: state.options.logFormat,
       faults: state.faults.list(),
+      // --state: the journal; reset and seed start a new one for the new world (earlier writes are discarded)
+      state: state.journal?.info() ?? null,
     },
   })
   return [

@@ -15,6 +15,7 @@ import { buildOpenApi } from './openapi.ts'
 import type { Ctx, Reply, Area, Route } from './context.ts'
 import type { MockOptions } from './options.ts'
 import type { World } from '../store/world.ts'
+import { StateJournal } from '../store/journal/state.ts'
 
 export interface RunningMock {
   url: string
@@ -32,6 +33,8 @@ export interface MockState {
   world: World
   faults: Faults
   log: RequestLog
+  /** --state: the write journal (answers wait for their writes to be durable) */
+  journal?: StateJournal
   reseed(over?: Partial<Pick<MockOptions, 'seed' | 'sessions' | 'reports'>>): void
 }
 
@@ -41,14 +44,19 @@ const HTTP_VERSIONS = new Set(['0.9', '1.0', '1.1', '2.0', '3.0'])
 export async function startMock(options: MockOptions): Promise<RunningMock> {
   const faults = new Faults(options.faults)
   const log = new RequestLog(options.logFile, options.logFormat)
+  const world = buildWorld(options)
+  // --state: replay the journal over the seeded world, then record every write (mock/store/journal/)
+  const journal = options.stateDir === undefined ? undefined : StateJournal.open(options, world, (m) => log.event('WARN', 'mock::state', 'state', m))
   const state: MockState = {
     options,
-    world: buildWorld(options),
+    world,
     faults,
     log,
+    journal,
     reseed(over = {}) {
       Object.assign(state.options, over)
       state.world = buildWorld(state.options)
+      state.journal?.restart(state.options, state.world, Object.keys(over).length ? 'seed' : 'reset')
     },
   }
   let spec: Record<string, unknown> | undefined
@@ -108,6 +116,7 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
     close: async () => {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await state.journal?.close()
       await log.close()
     },
   }
@@ -278,7 +287,23 @@ function handlerFailed(ctx: Ctx, area: Area, err: unknown): Reply {
   return internalError(area)
 }
 
-function finish(state: MockState, req: IncomingMessage, res: ServerResponse, ctx: Ctx, reply: Reply, started: bigint, cpuNs: bigint): void {
+function finish(state: MockState, req: IncomingMessage, res: ServerResponse, ctx: Ctx, reply: Reply, started: bigint, cpuNs: bigint): void | Promise<void> {
+  // --state: no answer leaves before the writes made so far are on disk (its own, and any it may show)
+  const durable = state.journal?.barrier()
+  if (durable) {
+    return durable.then(
+      () => {
+        send(req, res, reply)
+        writeLog(state, ctx, reply, started, cpuNs, req)
+      },
+      (err: unknown) => {
+        ctx.events.push({ level: 'ERROR', target: 'mock::state', message: `state journal write failed: ${err instanceof Error ? err.message : String(err)}` })
+        const failed = internalError(areaOf(ctx.path, state.options))
+        send(req, res, failed)
+        writeLog(state, ctx, failed, started, cpuNs, req)
+      },
+    )
+  }
   send(req, res, reply)
   writeLog(state, ctx, reply, started, cpuNs, req)
 }

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { startMock } from '../../mock/core/server.ts'
 import { mockOptions, type MockOptions } from '../../mock/core/options.ts'
 import { FAULTS } from '../../mock/faults/registry.ts'
+import { readStateHeader } from '../../mock/store/journal/state.ts'
 
 const HELP = `usage: admin-conformance mock [options]
 
@@ -31,6 +32,9 @@ options:
   --log-format F           v1.20 (default) or pre-v1.20
   --max-body N             largest accepted request body in bytes (default 1048576)
   --fault NAME             inject a named server bug (repeatable); --list-faults shows them
+  --state DIR              keep every acknowledged write in DIR/journal (fsync'ed before the answer) and
+                           replay it on the next start; seed, sizes, versions and generated tokens are
+                           taken from the journal unless given (a given one that differs is an error)
   --list-faults            print the known faults and exit
   --quiet                  print only the base URL
   --silent                 print nothing on stdout (the request log still goes to stderr or --log-file);
@@ -66,6 +70,7 @@ export async function main(argv: string[]): Promise<number> {
         'log-format': { type: 'string' },
         'max-body': { type: 'string' },
         fault: { type: 'string', multiple: true },
+        state: { type: 'string' },
         'list-faults': { type: 'boolean' },
         quiet: { type: 'boolean' },
         silent: { type: 'boolean' },
@@ -140,6 +145,19 @@ export async function main(argv: string[]): Promise<number> {
     hsUser: !values['hs-user-token'] && !process.env.MOCK_HS_USER_TOKEN,
     clientSecret: !values['admin-client-secret'] && !process.env.MOCK_ADMIN_CLIENT_SECRET,
   }
+  if (values.state !== undefined) {
+    if (values.state === '') {
+      process.stderr.write('admin-conformance mock: --state needs a directory\n')
+      return 2
+    }
+    over.stateDir = values.state
+    try {
+      adoptFromJournal(values.state, over, values, generated)
+    } catch (e) {
+      process.stderr.write(`admin-conformance mock: ${(e as Error).message}\n`)
+      return 1
+    }
+  }
   const options = mockOptions(over)
   let mock
   try {
@@ -163,6 +181,7 @@ export async function main(argv: string[]): Promise<number> {
       `  homeserver user token:    ${generated.hsUser ? options.hsUserToken : '(as given)'}`,
       `  admin client:             ${options.adminClientId} secret ${generated.clientSecret ? options.adminClientSecret : '(as given)'}  (client_credentials, scope urn:mas:admin)`,
       options.faults.length ? `  faults injected:          ${options.faults.join(', ')}` : '',
+      options.stateDir ? `  state (write journal):    ${options.stateDir}  (GET /_mock/info shows what was replayed)` : '',
       '  control API:              /_mock/info, /_mock/reset, /_mock/seed, /_mock/jobs, /_mock/faults',
       'stop with Ctrl-C',
     ]
@@ -175,4 +194,30 @@ export async function main(argv: string[]): Promise<number> {
   })
   await mock.close()
   return 0
+}
+
+/**
+ * With --state and an existing journal: what the command line leaves unset is taken from the journal's
+ * header (seed, sizes, versions, and the tokens and secrets that would otherwise be generated anew), so
+ * a restart with the same command finds the same world. What is given is kept, and the mock refuses
+ * to start when it differs from the journal's.
+ */
+function adoptFromJournal(dir: string, over: Partial<MockOptions>, values: Record<string, unknown>, generated: Record<string, boolean>): void {
+  const header = readStateHeader(dir)
+  if (!header) return
+  const w = header.world
+  if (values.seed === undefined && typeof w.seed === 'number') over.seed = w.seed
+  if (values.sessions === undefined && typeof w.sessions === 'number') over.sessions = w.sessions
+  if (values.reports === undefined && typeof w.reports === 'number') over.reports = w.reports
+  if (values['mas-version'] === undefined && typeof w.masVersion === 'string') over.masVersion = w.masVersion
+  if (values['hs-version'] === undefined && typeof w.hsVersion === 'string') over.hsVersion = w.hsVersion
+  const secrets = header.secrets
+  const adopt = (flag: boolean, key: 'adminToken' | 'userToken' | 'hsAdminToken' | 'hsUserToken' | 'adminClientSecret') => {
+    if (flag && secrets[key] !== undefined) over[key] = secrets[key]
+  }
+  adopt(generated.admin!, 'adminToken')
+  adopt(generated.user!, 'userToken')
+  adopt(generated.hsAdmin!, 'hsAdminToken')
+  adopt(generated.hsUser!, 'hsUserToken')
+  adopt(generated.clientSecret!, 'adminClientSecret')
 }
