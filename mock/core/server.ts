@@ -46,7 +46,7 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
   const log = new RequestLog(options.logFile, options.logFormat)
   const world = buildWorld(options)
   // --state: replay the journal over the seeded world, then record every write (mock/store/journal/)
-  const journal = options.stateDir === undefined ? undefined : StateJournal.open(options, world, (m) => log.event('WARN', 'mock::state', 'state', m))
+  const journal = options.stateDir === undefined ? undefined : StateJournal.open(options, world, (m) => log.event('WARN', 'mock::state', 'STATE-0', m))
   const state: MockState = {
     options,
     world,
