@@ -27,14 +27,14 @@ t.test('a torn last record is dropped, whatever byte the crash stopped at', asyn
   t.equal(zeros.records.length, 4)
   t.match(zeros.torn, { offset: file.length, reason: 'zero-filled tail' }, 'zeros past the data (a file system extending the file) are a torn tail')
   const flipped = Buffer.from(file)
-  flipped[file.length - 2] ^= 0xff
+  flipped[file.length - 2] = flipped[file.length - 2]! ^ 0xff
   t.match(decodeJournal(flipped).torn, { offset: lastStart, reason: /checksum/ }, 'a damaged last record is dropped, not replayed')
 })
 
 t.test('damage before the last record is an error naming its offset', async (t) => {
   const second = MAGIC.length + encodeRecord(records[0]).length
   const bad = Buffer.from(file)
-  bad[second + 10] ^= 0x01
+  bad[second + 10] = bad[second + 10]! ^ 0x01
   t.throws(() => decodeJournal(bad), new JournalCorruptError(second, 'checksum mismatch'))
   const badLength = Buffer.from(file)
   badLength.writeUInt32LE(0xfffffff0, second)
@@ -93,7 +93,7 @@ t.test('restart: exact replay, torn tail dropped with a warning, another world r
   const buf = readFileSync(journal)
   writeFileSync(journal, Buffer.concat([buf, encodeRecord({ t: 'world.set', target: 'jobs', key: 'length', value: 0 }), encodeRecord({ t: 'world.set', target: 'jobs', key: 'length', value: 0 })]))
   const damaged = readFileSync(journal)
-  damaged[buf.length + 9] ^= 0xff
+  damaged[buf.length + 9] = damaged[buf.length + 9]! ^ 0xff
   writeFileSync(journal, damaged)
   await t.rejects(startTestMock(t, { ...opts, adminToken: a.admin, userToken: a.user }), { message: new RegExp(`corrupt record at byte offset ${buf.length}: checksum mismatch`) })
   truncateSync(journal, buf.length)
