@@ -80,6 +80,48 @@ async function listAll(url: string, p: string): Promise<any[]> {
 
 type Op = { kind: string; target?: string; run: (url: string) => Promise<{ status: number; body: any }> }
 
+/** Each target is written once, so each acknowledged answer says exactly what must be there. */
+function buildOps(t: { compat: string[]; toRevoke: string[]; owned: string[]; users: string[]; reports: number[] }): Op[] {
+  const { compat, toRevoke, owned, users, reports } = t
+  const ops: Op[] = []
+  for (const id of compat) ops.push({ kind: 'finish', target: id, run: (u) => call(u, 'POST', `${API}/compat-sessions/${id}/finish`) })
+  for (const id of toRevoke) ops.push({ kind: 'revoke', target: id, run: (u) => call(u, 'POST', `${API}/personal-sessions/${id}/revoke`) })
+  for (const id of owned) ops.push({ kind: 'regenerate', target: id, run: (u) => call(u, 'POST', `${API}/personal-sessions/${id}/regenerate`, { expires_in: 3600 }) })
+  for (let i = 0; i < 150; i++) {
+    const body = { actor_user_id: users[i % users.length], human_name: `crash ${i}`, scope: 'openid', expires_in: 600 + i }
+    ops.push({ kind: 'create', run: (u) => call(u, 'POST', `${API}/personal-sessions`, body) })
+    ops.push({ kind: 'policy', run: (u) => call(u, 'POST', `${API}/policy-data`, { data: { crash: i } }) })
+  }
+  for (const id of reports) ops.push({ kind: 'delete-report', target: String(id), run: (u) => call(u, 'DELETE', `/_synapse/admin/v1/event_reports/${id}`, undefined, HS_ADMIN) })
+  // interleave the kinds
+  ops.sort((a, b) => ((a.target ?? a.kind).length * 7919 + ops.indexOf(a) * 104729) % 1013 - ((b.target ?? b.kind).length * 7919 + ops.indexOf(b) * 104729) % 1013)
+
+  return ops
+}
+
+/** the acknowledged writes that are not there after the restart exactly as their answers said */
+async function checkAcknowledged(u2: string, acked: { op: Op; body: any }[]): Promise<string[]> {
+  const missing: string[] = []
+  for (const { op, body } of acked) {
+    if (op.kind === 'finish' || op.kind === 'revoke') {
+      const p = op.kind === 'finish' ? 'compat-sessions' : 'personal-sessions'
+      const now = (await call(u2, 'GET', `${API}/${p}/${op.target}`)).body.data
+      if (JSON.stringify(now.attributes) !== JSON.stringify(body.data.attributes)) missing.push(`${op.kind} ${op.target}`)
+    } else if (op.kind === 'regenerate') {
+      const now = (await call(u2, 'GET', `${API}/personal-sessions/${op.target}`)).body.data
+      if (now.attributes.expires_at !== body.data.attributes.expires_at || !(await introspect(u2, body.data.attributes.access_token))) missing.push(`regenerate ${op.target}`)
+    } else if (op.kind === 'create') {
+      const now = await call(u2, 'GET', `${API}/personal-sessions/${body.data.id}`)
+      const { access_token, ...attrs } = body.data.attributes
+      if (now.status !== 200 || JSON.stringify(now.body.data.attributes) !== JSON.stringify(attrs) || !(await introspect(u2, access_token))) missing.push(`create ${body.data.id}`)
+    } else if (op.kind === 'policy') {
+      const now = await call(u2, 'GET', `${API}/policy-data/${body.data.id}`)
+      if (now.status !== 200 || JSON.stringify(now.body.data) !== JSON.stringify(body.data)) missing.push(`policy ${body.data.id}`)
+    } else if ((await call(u2, 'GET', `/_synapse/admin/v1/event_reports/${op.target}`, undefined, HS_ADMIN)).status !== 404) missing.push(`delete-report ${op.target}`)
+  }
+  return missing
+}
+
 t.test('every acknowledged write survives kill -9, in-flight ones are whole or absent, nothing else', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'mock-state-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -97,19 +139,7 @@ t.test('every acknowledged write survives kill -9, in-flight ones are whole or a
   const personalBefore = (await listAll(url, `${API}/personal-sessions`)).length
   const policyBefore = (await call(url, 'GET', `${API}/policy-data/latest`)).body.data.id
 
-  // Each target is written once, so each acknowledged answer says exactly what must be there.
-  const ops: Op[] = []
-  for (const id of compat) ops.push({ kind: 'finish', target: id, run: (u) => call(u, 'POST', `${API}/compat-sessions/${id}/finish`) })
-  for (const id of toRevoke) ops.push({ kind: 'revoke', target: id, run: (u) => call(u, 'POST', `${API}/personal-sessions/${id}/revoke`) })
-  for (const id of owned) ops.push({ kind: 'regenerate', target: id, run: (u) => call(u, 'POST', `${API}/personal-sessions/${id}/regenerate`, { expires_in: 3600 }) })
-  for (let i = 0; i < 150; i++) {
-    const body = { actor_user_id: users[i % users.length], human_name: `crash ${i}`, scope: 'openid', expires_in: 600 + i }
-    ops.push({ kind: 'create', run: (u) => call(u, 'POST', `${API}/personal-sessions`, body) })
-    ops.push({ kind: 'policy', run: (u) => call(u, 'POST', `${API}/policy-data`, { data: { crash: i } }) })
-  }
-  for (const id of reports) ops.push({ kind: 'delete-report', target: String(id), run: (u) => call(u, 'DELETE', `/_synapse/admin/v1/event_reports/${id}`, undefined, HS_ADMIN) })
-  // interleave the kinds
-  ops.sort((a, b) => ((a.target ?? a.kind).length * 7919 + ops.indexOf(a) * 104729) % 1013 - ((b.target ?? b.kind).length * 7919 + ops.indexOf(b) * 104729) % 1013)
+  const ops = buildOps({ compat, toRevoke, owned, users, reports })
 
   const acked: { op: Op; body: any }[] = []
   const inFlight = new Set<Op>()
@@ -144,24 +174,7 @@ t.test('every acknowledged write survives kill -9, in-flight ones are whole or a
   t.ok(info.state.replayed >= acked.length, `the restart replayed ${info.state.replayed} journal records (≥ ${acked.length} acknowledged writes)`)
   t.comment(`acknowledged ${acked.length}, in flight at the kill ${inFlight.size}, records replayed ${info.state.replayed}, torn tail ${JSON.stringify(info.state.tornTail)}`)
 
-  const missing: string[] = []
-  for (const { op, body } of acked) {
-    if (op.kind === 'finish' || op.kind === 'revoke') {
-      const p = op.kind === 'finish' ? 'compat-sessions' : 'personal-sessions'
-      const now = (await call(u2, 'GET', `${API}/${p}/${op.target}`)).body.data
-      if (JSON.stringify(now.attributes) !== JSON.stringify(body.data.attributes)) missing.push(`${op.kind} ${op.target}`)
-    } else if (op.kind === 'regenerate') {
-      const now = (await call(u2, 'GET', `${API}/personal-sessions/${op.target}`)).body.data
-      if (now.attributes.expires_at !== body.data.attributes.expires_at || !(await introspect(u2, body.data.attributes.access_token))) missing.push(`regenerate ${op.target}`)
-    } else if (op.kind === 'create') {
-      const now = await call(u2, 'GET', `${API}/personal-sessions/${body.data.id}`)
-      const { access_token, ...attrs } = body.data.attributes
-      if (now.status !== 200 || JSON.stringify(now.body.data.attributes) !== JSON.stringify(attrs) || !(await introspect(u2, access_token))) missing.push(`create ${body.data.id}`)
-    } else if (op.kind === 'policy') {
-      const now = await call(u2, 'GET', `${API}/policy-data/${body.data.id}`)
-      if (now.status !== 200 || JSON.stringify(now.body.data) !== JSON.stringify(body.data)) missing.push(`policy ${body.data.id}`)
-    } else if ((await call(u2, 'GET', `/_synapse/admin/v1/event_reports/${op.target}`, undefined, HS_ADMIN)).status !== 404) missing.push(`delete-report ${op.target}`)
-  }
+  const missing = await checkAcknowledged(u2, acked)
   t.same(missing, [], 'every acknowledged write is there, as acknowledged')
 
   // Nothing else: writes that were never sent left no trace; in-flight ones are whole or absent.
