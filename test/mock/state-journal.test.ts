@@ -98,3 +98,39 @@ t.test('restart: exact replay, torn tail dropped with a warning, another world r
   await t.rejects(startTestMock(t, { ...opts, adminToken: a.admin, userToken: a.user }), { message: new RegExp(`corrupt record at byte offset ${buf.length}: checksum mismatch`) })
   truncateSync(journal, buf.length)
 })
+
+t.test('every kind of write replays: rooms, events, transactions, reports, jobs, background updates, logins', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'mock-journal-kinds-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const opts = { seed: 5, sessions: 60, reports: 10, stateDir: dir, hsAdminToken: 'syt_hs_admin', hsUserToken: 'syt_hs_user', adminClientSecret: 'kinds-secret' }
+  const a = await startTestMock(t, opts)
+  const hs = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' })
+  const room = await a.req('POST', '/_matrix/client/v3/createRoom', { headers: hs('syt_hs_user'), body: JSON.stringify({ name: 'Journal', room_alias_name: 'journal' }) })
+  t.equal(room.status, 200, 'room created')
+  const roomId = room.body.room_id
+  const sent = await a.req('PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/txn1`, { headers: hs('syt_hs_user'), body: JSON.stringify({ msgtype: 'm.text', body: 'hello' }) })
+  t.equal(sent.status, 200, 'event sent')
+  const report = await a.req('POST', `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(sent.body.event_id)}`, { headers: hs('syt_hs_user'), body: JSON.stringify({ reason: 'journal', score: -50 }) })
+  t.equal(report.status, 200, 'event reported')
+  t.equal((await a.req('POST', '/_synapse/admin/v1/background_updates/enabled', { headers: hs('syt_hs_admin'), body: JSON.stringify({ enabled: false }) })).status, 200)
+  const compat = (await a.all(`${API}/compat-sessions?filter[status]=active`))[0]
+  t.equal((await a.post(`${API}/compat-sessions/${compat.id}/finish`)).status, 200, 'a finish schedules a device-sync job')
+  const user = a.world().mas.users.all().find((u) => u.password !== null && u.lockedAt === null && u.deactivatedAt === null)!
+  const login = await a.post('/_matrix/client/v3/login', { type: 'm.login.password', identifier: { type: 'm.id.user', user: user.username }, password: 'mock-password' }, { token: null })
+  t.equal(login.status, 200, 'a compat login')
+  const snapshot = async (m: typeof a) => [
+    (await m.req('GET', '/_synapse/admin/v1/event_reports?limit=100', { headers: hs('syt_hs_admin') })).text,
+    (await m.req("GET", `/_synapse/admin/v1/event_reports/${(await m.req("GET", "/_synapse/admin/v1/event_reports?limit=1", { headers: hs("syt_hs_admin") })).body.event_reports[0].id}`, { headers: hs("syt_hs_admin") })).text,
+    (await m.req('GET', '/_synapse/admin/v1/background_updates/enabled', { headers: hs('syt_hs_admin') })).text,
+    (await m.req('GET', '/_mock/jobs')).text,
+    (await m.get(`${API}/compat-sessions?page[last]=3`)).text,
+  ]
+  const before = await snapshot(a)
+  t.match(before, [/"reason":"journal"/, /"body":"hello"/, /"enabled":false/, /sync-devices/, /.+/], 'the writes show before the restart')
+  await a.close()
+  const b = await startTestMock(t, { ...opts, adminToken: a.admin, userToken: a.user })
+  t.same(await snapshot(b), before, 'reports, the reported event, background updates, jobs and compat sessions are as before')
+  const again = await b.req('PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/txn1`, { headers: hs('syt_hs_user'), body: JSON.stringify({ msgtype: 'm.text', body: 'hello' }) })
+  t.equal(again.body.event_id, sent.body.event_id, 'the transaction id still answers with the same event')
+  t.equal((await b.req('POST', '/_matrix/client/v3/logout', { headers: hs(login.body.access_token) })).status, 200, 'the compat login token still works')
+})
