@@ -182,14 +182,16 @@ export class RangeIndex<T extends Keyed> {
   }
 
   rebuild(items: readonly T[]): void {
-    const pairs: { item: T; value: number }[] = []
-    for (const item of items) {
-      const value = this.spec.value(item)
-      if (value !== null) pairs.push({ item, value })
-    }
-    pairs.sort((a, b) => (a.value !== b.value ? a.value - b.value : a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0))
-    this.sorted = pairs.map((p) => p.item)
-    this.values = pairs.map((p) => p.value)
+    // Items do not change while this runs, so their current value is the indexed one (and sorting
+    // the items themselves avoids a million temporary pairs when seeding).
+    const value = this.spec.value
+    this.sorted = items.filter((i) => value(i) !== null)
+    this.sorted.sort((a, b) => {
+      const va = value(a)!
+      const vb = value(b)!
+      return va !== vb ? va - vb : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+    })
+    this.values = this.sorted.map((i) => value(i)!)
   }
 
   /** [lo, hi) of the items with gt < value < lt */
