@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 const BENCHES: Record<string, string> = {
   'mock-admin': 'area A mock: seeding memory, last/first page ratio, req/s vs bare node:http',
   'mock-homeserver': 'area B mock: filtered listing p99 with 100,000 reports, total without a scan',
+  'mock-state': 'mock --state: write throughput and latency with and without the fsync-ed journal, as a ratio',
   'audit-log': 'audit-log lines/s vs grep -c on 1,000,000 lines',
   run: 'full run of areas A and B against the bundled mock, time per suite',
 }

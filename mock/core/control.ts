@@ -40,6 +40,8 @@ function infoBody(state: MockState): Record<string, unknown> {
     clientPrefix: o.clientPrefix,
     logFormat: o.logFormat,
     faults: state.faults.list(),
+    // --state: the journal; reset and seed start a new one for the new world (earlier writes are discarded)
+    state: state.journal?.info() ?? null,
   }
 }
 

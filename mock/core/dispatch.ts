@@ -191,7 +191,22 @@ function handlerFailed(ctx: Ctx, area: Area, err: unknown): Reply {
   return internalError(area)
 }
 
-function finish(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ctx, area: Area, reply: Reply, started: bigint, cpuNs: bigint): void {
+function finish(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ctx, area: Area, reply: Reply, started: bigint, cpuNs: bigint): void | Promise<void> {
+  // --state: no answer leaves before the writes made so far are on disk (its own, and any it may show)
+  const durable = site.state.journal?.barrier()
+  if (durable) {
+    return durable.then(
+      () => answer(site, req, res, ctx, area, reply, started, cpuNs),
+      (err: unknown) => {
+        ctx.events.push({ level: 'ERROR', target: 'mock::state', message: `state journal write failed: ${err instanceof Error ? err.message : String(err)}` })
+        answer(site, req, res, ctx, area, internalError(area), started, cpuNs)
+      },
+    )
+  }
+  answer(site, req, res, ctx, area, reply, started, cpuNs)
+}
+
+function answer(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ctx, area: Area, reply: Reply, started: bigint, cpuNs: bigint): void {
   const sent = send(site, req, res, area, reply)
   writeLog(site.state, ctx, sent, started, cpuNs, req)
 }

@@ -45,6 +45,8 @@ export interface MockOptions {
   faults: string[]
   /** fixed clock for seeding: same seed, same world */
   epoch: Date
+  /** --state: directory of the write journal (every acknowledged write survives a restart); undefined: memory only */
+  stateDir?: string
 }
 
 export function randomToken(prefix: string): string {

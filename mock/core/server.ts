@@ -20,6 +20,7 @@ import type { Area } from './context.ts'
 import type { MockOptions } from './options.ts'
 import type { MockState, ReseedOptions } from './state.ts'
 import type { World } from '../store/world.ts'
+import { StateJournal } from '../store/journal/state.ts'
 
 export type { MockState } from './state.ts'
 
@@ -94,14 +95,19 @@ function buildSite(state: MockState, baseUrl: () => string): Site {
 export async function startMock(options: MockOptions): Promise<RunningMock> {
   const faults = new Faults(options.faults)
   const log = new RequestLog(options.logFile, options.logFormat)
+  const world = buildWorld(options)
+  // --state: replay the journal over the seeded world, then record every write (mock/store/journal/)
+  const journal = options.stateDir === undefined ? undefined : StateJournal.open(options, world, (m) => log.event('WARN', 'mock::state', 'STATE-0', m))
   const state: MockState = {
     options,
-    world: buildWorld(options),
+    world,
     faults,
     log,
+    journal,
     reseed(over = {}) {
       Object.assign(state.options, over)
       state.world = buildWorld(state.options)
+      state.journal?.restart(state.options, state.world, Object.keys(over).length ? 'seed' : 'reset')
     },
   }
   let baseUrl = ''
@@ -148,6 +154,7 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
     close: async () => {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await state.journal?.close()
       await log.close()
     },
   }

@@ -7,6 +7,7 @@ import type { MockOptions } from './options.ts'
 import type { Router } from './router.ts'
 import type { Area } from './context.ts'
 import type { AreaHooks } from './table.ts'
+import type { StateJournal } from '../store/journal/state.ts'
 
 export type ReseedOptions = Partial<Pick<MockOptions, 'seed' | 'sessions' | 'reports'>>
 
@@ -15,6 +16,8 @@ export interface MockState {
   world: World
   faults: Faults
   log: RequestLog
+  /** --state: the write journal (answers wait for their writes to be durable) */
+  journal?: StateJournal
   /** rebuild the world from the (possibly changed) options */
   reseed(over?: ReseedOptions): void
 }

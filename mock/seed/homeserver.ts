@@ -4,7 +4,7 @@
 // Same seed and sizes, same world: every random choice comes from one seeded faker.
 import { Faker, base, en } from '@faker-js/faker'
 import type { MockOptions } from '../core/options.ts'
-import { HomeserverStore, type HsRoom } from '../store/homeserver.ts'
+import { HomeserverStore, type HsRoom, type HsUser } from '../store/homeserver.ts'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -16,30 +16,62 @@ function localpartOf(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9._=-]/g, '')
 }
 
+interface HsSeed {
+  options: MockOptions
+  faker: Faker
+  epoch: number
+  rnd: () => number
+  int: (min: number, max: number) => number
+  pick: <T>(list: readonly T[]) => T
+  deviceId: () => string
+  store: HomeserverStore
+}
+
 export function seedHomeserver(options: MockOptions): HomeserverStore {
   const faker = new Faker({ locale: [en, base] })
   faker.seed(options.seed)
-  const epoch = options.epoch.getTime()
-  const n = options.reports
-  const rnd = () => faker.number.float({ min: 0, max: 1 })
   const int = (min: number, max: number) => faker.number.int({ min, max })
-  const pick = <T>(list: readonly T[]): T => list[int(0, list.length - 1)]!
-
   const store = new HomeserverStore(options.serverName, `ed25519:a_${faker.string.alpha({ length: 4 })}`, options.seed)
-  const deviceId = () => faker.string.alpha({ length: 10, casing: 'upper' })
+  const s: HsSeed = {
+    options,
+    faker,
+    epoch: options.epoch.getTime(),
+    rnd: () => faker.number.float({ min: 0, max: 1 }),
+    int,
+    pick: (list) => list[int(0, list.length - 1)]!,
+    deviceId: () => faker.string.alpha({ length: 10, casing: 'upper' }),
+    store,
+  }
+  const { admin, user } = seedTokenHolders(s)
+  const people = seedPeople(s, user)
+  // Reports spread over a window that grows with their number, ending an hour before the epoch.
+  const n = options.reports
+  const span = clamp(n * 2 * MINUTE, 7 * DAY, 365 * DAY)
+  const end = s.epoch - HOUR
+  const start = end - span
+  const rooms = seedRooms(s, people, admin, user, start)
+  seedReports(s, rooms, start, span)
+  return store
+}
 
-  // The two token holders the CLI prints; their tokens come from the options.
+/** The two token holders the CLI prints; their tokens come from the options. */
+function seedTokenHolders(s: HsSeed): { admin: HsUser; user: HsUser } {
+  const { store, options, faker, epoch } = s
   const admin = store.addUser('admin', { admin: true, displayName: 'Admin', createdTs: epoch - 400 * DAY })
-  store.addToken(options.hsAdminToken, admin.userId, deviceId())
+  store.addToken(options.hsAdminToken, admin.userId, s.deviceId())
   const first = faker.person.firstName()
   const user = store.addUser(localpartOf(first) === 'admin' ? 'user' : localpartOf(first) || 'user', {
     displayName: first,
     createdTs: epoch - 300 * DAY,
   })
-  store.addToken(options.hsUserToken, user.userId, deviceId())
+  store.addToken(options.hsUserToken, user.userId, s.deviceId())
+  return { admin, user }
+}
 
-  // More users, each with a token of the real format (kept internal: nothing prints them).
-  const userCount = clamp(Math.ceil(n / 20), 8, 2000)
+/** More users, each with a token of the real format (kept internal: nothing prints them). */
+function seedPeople(s: HsSeed, user: HsUser): string[] {
+  const { store, options, faker, epoch, int } = s
+  const userCount = clamp(Math.ceil(options.reports / 20), 8, 2000)
   const people = [user.userId]
   for (let i = 0; i < userCount; i++) {
     const firstName = faker.person.firstName()
@@ -48,19 +80,22 @@ export function seedHomeserver(options: MockOptions): HomeserverStore {
     if (store.users.has(`@${localpart}:${options.serverName}`)) localpart += String(i)
     const u = store.addUser(localpart, { displayName: `${firstName} ${lastName}`, createdTs: epoch - int(30, 290) * DAY })
     const token = `syt_${Buffer.from(localpart).toString('base64url')}_${faker.string.alphanumeric(20)}_${faker.string.alphanumeric(6)}`
-    store.addToken(token, u.userId, deviceId())
+    store.addToken(token, u.userId, s.deviceId())
     people.push(u.userId)
   }
+  return people
+}
 
-  // Reports spread over a window that grows with their number, ending an hour before the epoch.
-  const span = clamp(n * 2 * MINUTE, 7 * DAY, 365 * DAY)
-  const end = epoch - HOUR
-  const start = end - span
+interface SeededRooms {
+  rooms: HsRoom[]
+  members: Map<string, string[]>
+  lastTs: Map<string, number>
+}
 
-  const roomCount = clamp(Math.ceil(n / 50), 6, 2000)
-  const rooms: HsRoom[] = []
-  const members = new Map<string, string[]>()
-  const lastTs = new Map<string, number>()
+function seedRooms(s: HsSeed, people: string[], admin: HsUser, user: HsUser, start: number): SeededRooms {
+  const { store, options, faker, rnd, int, pick } = s
+  const roomCount = clamp(Math.ceil(options.reports / 50), 6, 2000)
+  const out: SeededRooms = { rooms: [], members: new Map(), lastTs: new Map() }
   const usedAliases = new Set<string>()
   for (let i = 0; i < roomCount; i++) {
     const creator = pick(people)
@@ -82,18 +117,31 @@ export function seedHomeserver(options: MockOptions): HomeserverStore {
     // The token holders are in a few rooms, not in hundreds: they are people, not bots.
     if (rnd() < Math.min(0.3, 20 / roomCount)) store.join(room, admin.userId, (ts += int(1, 600) * 1000))
     if (rnd() < Math.min(0.4, 30 / roomCount)) store.join(room, user.userId, (ts += int(1, 600) * 1000))
-    rooms.push(room)
-    members.set(roomId, [...room.members.keys()])
-    lastTs.set(roomId, ts)
+    out.rooms.push(room)
+    out.members.set(roomId, [...room.members.keys()])
+    out.lastTs.set(roomId, ts)
   }
+  return out
+}
 
-  // Reported events and their reports, in time order, so ids grow with received_ts like real ones.
+/** Report times in order, so ids grow with received_ts like real ones; a few share a millisecond. */
+function reportTimes(s: HsSeed, start: number, span: number): number[] {
+  const n = s.options.reports
   const times: number[] = []
-  for (let i = 0; i < n; i++) times.push(start + Math.floor(rnd() * span))
+  for (let i = 0; i < n; i++) times.push(start + Math.floor(s.rnd() * span))
   times.sort((a, b) => a - b)
   // A few reports share a millisecond with the previous one: the order rule has to break the tie.
-  for (let i = 1; i < n; i++) if (rnd() < 0.03) times[i] = times[i - 1]!
+  for (let i = 1; i < n; i++) if (s.rnd() < 0.03) times[i] = times[i - 1]!
+  return times
+}
 
+interface Texts {
+  phrases: string[]
+  spam: string[]
+  reasons: string[]
+}
+
+function drawTexts(faker: Faker): Texts {
   const phrases = Array.from({ length: 200 }, () => faker.hacker.phrase())
   const spam = Array.from({ length: 40 }, () => `${faker.commerce.productName()} for ${faker.commerce.price({ symbol: '$' })} at ${faker.internet.url()}`)
   const reasons = [
@@ -110,9 +158,39 @@ export function seedHomeserver(options: MockOptions): HomeserverStore {
     ...Array.from({ length: 15 }, () => `pretends to be ${faker.person.fullName()}`),
     ...Array.from({ length: 10 }, () => `links to ${faker.internet.domainName()}, looks like malware`),
   ]
+  return { phrases, spam, reasons }
+}
+
+/** A message worth reporting: text (spam or not, sometimes HTML) or an image. */
+function messageContent(s: HsSeed, texts: Texts): Record<string, unknown> {
+  const { rnd, int, pick, faker, options } = s
+  const r = rnd()
+  const isSpam = r < 0.3
+  if (r < 0.88) {
+    const content: Record<string, unknown> = { msgtype: 'm.text', body: isSpam ? pick(texts.spam) : pick(texts.phrases) }
+    if (rnd() < 0.1) {
+      content.format = 'org.matrix.custom.html'
+      content.formatted_body = `<p>${String(content.body)}</p>`
+    }
+    return content
+  }
+  const w = int(320, 4000)
+  const h = int(240, 3000)
+  return {
+    msgtype: 'm.image',
+    body: `IMG_${int(1000, 9999)}.jpg`,
+    url: `mxc://${options.serverName}/${faker.string.alpha({ length: 24 })}`,
+    info: { mimetype: 'image/jpeg', size: int(20_000, 4_000_000), w, h },
+  }
+}
+
+/** Reported events and their reports, in time order; some events are reported twice. */
+function seedReports(s: HsSeed, seeded: SeededRooms, start: number, span: number): void {
+  const { store, rnd, int, pick } = s
+  const times = reportTimes(s, start, span)
+  const texts = drawTexts(s.faker)
   const recent: string[] = []
-  for (let i = 0; i < n; i++) {
-    const t = times[i]!
+  for (const t of times) {
     let eventId: string
     let roomId: string
     let sender: string
@@ -120,47 +198,25 @@ export function seedHomeserver(options: MockOptions): HomeserverStore {
     if (prior && rnd() < 0.1) {
       // Another report on an event someone already reported.
       const ev = store.events.get(prior)!
-      eventId = ev.eventId
-      roomId = ev.roomId
-      sender = ev.sender
+      ;({ eventId, roomId, sender } = { eventId: ev.eventId, roomId: ev.roomId, sender: ev.sender })
     } else {
-      const room = pick(rooms)
+      const room = pick(seeded.rooms)
       roomId = room.roomId
-      const roomMembers = members.get(roomId)!
-      sender = pick(roomMembers)
-      const r = rnd()
-      const isSpam = r < 0.3
-      let content: Record<string, unknown>
-      if (r < 0.88) {
-        content = { msgtype: 'm.text', body: isSpam ? pick(spam) : pick(phrases) }
-        if (rnd() < 0.1) {
-          content.format = 'org.matrix.custom.html'
-          content.formatted_body = `<p>${String(content.body)}</p>`
-        }
-      } else {
-        const w = int(320, 4000)
-        const h = int(240, 3000)
-        content = {
-          msgtype: 'm.image',
-          body: `IMG_${int(1000, 9999)}.jpg`,
-          url: `mxc://${options.serverName}/${faker.string.alpha({ length: 24 })}`,
-          info: { mimetype: 'image/jpeg', size: int(20_000, 4_000_000), w, h },
-        }
-      }
-      const evTs = Math.min(t, Math.max(lastTs.get(roomId)! + 1, t - int(10, 2 * 24 * 3600) * 1000))
+      sender = pick(seeded.members.get(roomId)!)
+      const content = messageContent(s, texts)
+      const evTs = Math.min(t, Math.max(seeded.lastTs.get(roomId)! + 1, t - int(10, 2 * 24 * 3600) * 1000))
       eventId = store.appendEvent(room, sender, 'm.room.message', content, evTs).eventId
-      lastTs.set(roomId, evTs)
+      seeded.lastTs.set(roomId, evTs)
       recent.push(eventId)
       if (recent.length > 200) recent.shift()
     }
-    const roomMembers = members.get(roomId)!
+    const roomMembers = seeded.members.get(roomId)!
     let reporter = pick(roomMembers)
     if (reporter === sender && roomMembers.length > 1 && rnd() < 0.75) reporter = pick(roomMembers.filter((m) => m !== sender))
     const body: Record<string, unknown> = {}
     // Some reporters leave the reason or the score out (then null in listings); a few send a blank reason.
-    if (rnd() < 0.75) body.reason = rnd() < 0.1 ? '' : pick(reasons)
+    if (rnd() < 0.75) body.reason = rnd() < 0.1 ? '' : pick(texts.reasons)
     if (rnd() < 0.6) body.score = pick([-100, -100, -100, -75, -50, -50, -25, -10, 0])
     store.addReport({ roomId, eventId, userId: reporter, content: body, receivedTs: t })
   }
-  return store
 }

@@ -1,14 +1,9 @@
 // Builds the whole world deterministically from the options' seed and sizes.
 import type { MockOptions } from '../core/options.ts'
-import type { World } from '../store/world.ts'
+import { assembleWorld, type World } from '../store/world.ts'
 import { seedMas } from './mas.ts'
 import { seedHomeserver } from './homeserver.ts'
 
 export function buildWorld(options: MockOptions): World {
-  return {
-    mas: seedMas(options),
-    hs: seedHomeserver(options),
-    jobs: [],
-    backgroundUpdates: { enabled: true, current: [] },
-  }
+  return assembleWorld(seedMas(options), seedHomeserver(options))
 }

@@ -1,204 +1,13 @@
-// The homeserver side of the mock world: users and their tokens, rooms, events and event reports.
-//
-// Event reports are kept in (received_ts, id) order: one array of every listable report plus three
-// secondary indexes (by room, by reporter, by sender of the reported event), each holding the same
-// report objects in the same order. A listing therefore never scans reports to find its candidates:
-//   - no filter: the main array; `total` is its length, the page is an index range;
-//   - event_sender_user_id (exact match): the sender's array;
-//   - room_id / user_id (substring match, as the real server's SQL LIKE '%v%'): the filter value is
-//     resolved against the *distinct* room ids / reporter ids (a few thousand at most, memoised until
-//     a new key appears), and the union of the matching keys' arrays is the candidate set, so `total`
-//     is a sum of array lengths. One matching key (the usual case: a full room id) is a plain array again;
-//   - several filters: the smallest candidate set is walked and tested against the others, so the
-//     work is bounded by the most selective filter, not by the number of reports.
-// Order among reports with the same received_ts: by id (the real server leaves it unspecified).
-// Reports whose room the server has no stats for (the real listing inner-joins room_stats_state) are
-// kept apart: not listed, not counted, not readable, but deletable, as on the real server.
+// The homeserver side of the mock world: users and their tokens, rooms, events and event reports
+// (their ordered indexes live in ./homeserver-reports.ts). Every write after seeding goes through
+// `write()` as one entry (./homeserver-writes.ts): recorded first (the state journal), then applied.
 import { createHash } from 'node:crypto'
-import type { EventReportListItem } from '../../lib/types.gen.ts'
+import type { Recorder } from './recorder.ts'
+import { ReportIndex } from './homeserver-reports.ts'
+import type { HsWrite, RoomOpts } from './homeserver-writes.ts'
+import type { EventReport, EventReportItem, HsEvent, HsRoom, HsSession, HsUser, ReportPage, ReportQuery } from './homeserver-records.ts'
 
-export interface HsUser {
-  userId: string
-  localpart: string
-  admin: boolean
-  displayName: string | null
-  createdTs: number
-}
-
-export interface HsSession {
-  userId: string
-  deviceId: string
-}
-
-export type JoinRule = 'public' | 'invite'
-
-export interface HsRoom {
-  roomId: string
-  roomVersion: string
-  creator: string
-  name: string | null
-  canonicalAlias: string | null
-  joinRule: JoinRule
-  /** current membership per user: the member event id of their join */
-  members: Map<string, string>
-  createEventId: string
-  powerLevelsEventId: string
-  joinRulesEventId: string
-  /** forward extremity and depth of the room's (linear) event graph */
-  lastEventId: string | null
-  depth: number
-  /** whether the server has a room_stats_state row for it (reports of rooms without one are not listed) */
-  stats: boolean
-}
-
-export interface HsEvent {
-  eventId: string
-  roomId: string
-  sender: string
-  type: string
-  stateKey?: string
-  content: Record<string, unknown>
-  originServerTs: number
-  depth: number
-  prevEvents: string[]
-  authEvents: string[]
-}
-
-export interface EventReport {
-  id: number
-  receivedTs: number
-  roomId: string
-  eventId: string
-  /** the reporter */
-  userId: string
-  /** the `reason` column: the body's reason, null when left out */
-  reason: string | null
-  /** the whole JSON body the reporter sent */
-  content: Record<string, unknown>
-  /** sender of the reported event when the report was filed (events are immutable); null if unknown */
-  sender: string | null
-}
-
-/** A list item: exactly the ten keys of the real listing (the type generated from its schema). */
-export type EventReportItem = EventReportListItem
-
-export type SubstringMode = 'substring' | 'exact'
-
-export interface ReportQuery {
-  from: number
-  limit: number
-  /** b: newest first; f: oldest first */
-  dir: 'b' | 'f'
-  /** reporter filter; substring match unless userMode is 'exact' */
-  userId?: string
-  userMode?: SubstringMode
-  /** room filter; substring match unless roomMode is 'exact' */
-  roomId?: string
-  roomMode?: SubstringMode
-  /** sender of the reported event, exact match */
-  eventSenderUserId?: string
-}
-
-export interface ReportPage {
-  reports: EventReport[]
-  total: number
-  /** report records the query touched (not counting the page itself); 0 when total came from array lengths */
-  scanned: number
-}
-
-const byOrder = (a: EventReport, b: EventReport): number => a.receivedTs - b.receivedTs || a.id - b.id
-
-/** Index of the first element not ordered before `r` (lower bound). */
-function lowerBound(list: EventReport[], r: EventReport): number {
-  let lo = 0
-  let hi = list.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (byOrder(list[mid]!, r) < 0) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-function insertOrdered(list: EventReport[], r: EventReport): void {
-  // New reports are stamped "now", so they nearly always go at the end.
-  const last = list[list.length - 1]
-  if (last === undefined || byOrder(last, r) < 0) list.push(r)
-  else list.splice(lowerBound(list, r), 0, r)
-}
-
-function removeOrdered(list: EventReport[], r: EventReport): void {
-  const i = lowerBound(list, r)
-  if (list[i] === r) list.splice(i, 1)
-}
-
-/** A candidate set: the union of disjoint ordered arrays, with a membership test for the same set. */
-interface Candidates {
-  arrays: EventReport[][]
-  size: number
-  test: (r: EventReport) => boolean
-}
-
-/** Above this many arrays a k-way merge costs more than filtering the main array. */
-const MAX_MERGE = 16
-
-class KeyIndex {
-  readonly lists = new Map<string, EventReport[]>()
-  private memo = new Map<string, string[]>()
-  private memoKeys = 0
-
-  add(key: string, r: EventReport): void {
-    let list = this.lists.get(key)
-    if (!list) this.lists.set(key, (list = []))
-    insertOrdered(list, r)
-  }
-
-  remove(key: string, r: EventReport): void {
-    const list = this.lists.get(key)
-    if (list) removeOrdered(list, r)
-  }
-
-  /** Keys containing `value` (substring) or equal to it (exact). Memoised until a key is added. */
-  match(value: string, mode: SubstringMode): string[] {
-    if (mode === 'exact') return this.lists.has(value) ? [value] : []
-    if (this.memoKeys !== this.lists.size || this.memo.size > 4096) {
-      this.memo.clear()
-      this.memoKeys = this.lists.size
-    }
-    let keys = this.memo.get(value)
-    if (!keys) {
-      keys = []
-      for (const k of this.lists.keys()) if (k.includes(value)) keys.push(k)
-      this.memo.set(value, keys)
-    }
-    return keys
-  }
-
-  candidates(value: string, mode: SubstringMode, keyOf: (r: EventReport) => string | null): Candidates {
-    const keys = this.match(value, mode)
-    const arrays: EventReport[][] = []
-    let size = 0
-    for (const k of keys) {
-      const list = this.lists.get(k)!
-      if (list.length) {
-        arrays.push(list)
-        size += list.length
-      }
-    }
-    const set = new Set(keys)
-    return {
-      arrays,
-      size,
-      test:
-        keys.length === 1
-          ? (r) => keyOf(r) === keys[0]
-          : (r) => {
-              const k = keyOf(r)
-              return k !== null && set.has(k)
-            },
-    }
-  }
-}
+export * from './homeserver-records.ts'
 
 /** murmur3's finaliser: a bijection on 32-bit integers with good avalanche. */
 function mix32(h: number): number {
@@ -223,18 +32,12 @@ export class HomeserverStore {
   readonly rooms = new Map<string, HsRoom>()
   readonly events = new Map<string, HsEvent>()
   readonly aliases = new Map<string, string>()
-  /** transaction ids of the send API: (user, device, room, type, txn) → event id */
-  readonly txns = new Map<string, string>()
+  /** transaction ids of the send API: (user, device, room, type, txn) → event id; `set` is a recorded write */
+  readonly txns: Map<string, string> = new TxnMap(this)
   private readonly tokens = new Map<string, HsSession>()
-
-  /** every listable report, in (received_ts, id) order */
-  private readonly all: EventReport[] = []
-  private readonly byId = new Map<number, EventReport>()
-  private readonly byRoom = new KeyIndex()
-  private readonly byReporter = new KeyIndex()
-  private readonly bySender = new KeyIndex()
-  /** reports whose room the server has no stats for */
-  private readonly unlisted = new Map<number, EventReport>()
+  private readonly reports = new ReportIndex()
+  /** where writes are recorded before they are applied (the state journal); none while seeding */
+  recorder: Recorder | null = null
   /** the id generator: starts at MAX(id) or 1 and increments before returning, so a fresh store's first id is 2 */
   private lastReportId = 1
   private eventCounter = 0
@@ -253,13 +56,12 @@ export class HomeserverStore {
     const userId = `@${localpart}:${this.serverName}`
     const existing = this.users.get(userId)
     if (existing) return existing
-    const user: HsUser = { userId, localpart, admin: opts.admin ?? false, displayName: opts.displayName ?? null, createdTs: opts.createdTs }
-    this.users.set(userId, user)
-    return user
+    this.write({ t: 'hs.user', localpart, admin: opts.admin ?? false, displayName: opts.displayName ?? null, createdTs: opts.createdTs })
+    return this.users.get(userId)!
   }
 
   addToken(token: string, userId: string, deviceId: string): void {
-    this.tokens.set(token, { userId, deviceId })
+    this.write({ t: 'hs.token', token, userId, deviceId })
   }
 
   session(token: string): HsSession | undefined {
@@ -274,8 +76,17 @@ export class HomeserverStore {
    * unique and deterministic and seeds 100,000 events in milliseconds instead of a second of sha256.
    */
   private newEventId(): string {
+    return this.eventIdAt(++this.eventCounter)
+  }
+
+  /** the id the next event will get */
+  private peekEventId(): string {
+    return this.eventIdAt(this.eventCounter + 1)
+  }
+
+  private eventIdAt(counter: number): string {
     const buf = Buffer.allocUnsafe(32)
-    let x = (Math.imul(++this.eventCounter, 0x9e3779b1) ^ this.idSeed) >>> 0
+    let x = (Math.imul(counter, 0x9e3779b1) ^ this.idSeed) >>> 0
     for (let i = 0; i < 8; i++) {
       x = mix32(x + i)
       buf.writeUInt32LE(x, i * 4)
@@ -285,6 +96,14 @@ export class HomeserverStore {
 
   /** Appends an event to the room's graph; auth events are chosen as the real server would for its type. */
   appendEvent(room: HsRoom, sender: string, type: string, content: Record<string, unknown>, ts: number, stateKey?: string): HsEvent {
+    const counter = this.eventCounter
+    const w: HsWrite = { t: 'hs.event', roomId: room.roomId, sender, type, content, ts, counter, eventId: this.peekEventId() }
+    if (stateKey !== undefined) w.stateKey = stateKey
+    this.write(w)
+    return this.events.get(w.eventId)!
+  }
+
+  private appendEventRaw(room: HsRoom, sender: string, type: string, content: Record<string, unknown>, ts: number, stateKey?: string): HsEvent {
     const auth: string[] = []
     if (type !== 'm.room.create') {
       auth.push(room.createEventId)
@@ -318,11 +137,16 @@ export class HomeserverStore {
   }
 
   /** Creates a room with the state events the real server writes for a new room (room version 10). */
-  createRoom(
-    roomId: string,
-    creator: string,
-    opts: { name?: string | null; alias?: string | null; joinRule: JoinRule; ts: number },
-  ): HsRoom {
+  createRoom(roomId: string, creator: string, opts: RoomOpts): HsRoom {
+    // Applied first, then recorded: the entry carries the id of the room's last event, which a replay
+    // (generating the same events from the same counter) checks. Nothing in it can fail to serialise.
+    const counter = this.eventCounter
+    const room = this.createRoomRaw(roomId, creator, opts)
+    this.recorder?.record({ t: 'hs.room', roomId, creator, opts, counter, lastEventId: room.lastEventId! })
+    return room
+  }
+
+  private createRoomRaw(roomId: string, creator: string, opts: RoomOpts): HsRoom {
     const room: HsRoom = {
       roomId,
       roomVersion: '10',
@@ -340,9 +164,9 @@ export class HomeserverStore {
     }
     this.rooms.set(roomId, room)
     let ts = opts.ts
-    room.createEventId = this.appendEvent(room, creator, 'm.room.create', { creator, room_version: room.roomVersion }, ts, '').eventId
-    this.appendEvent(room, creator, 'm.room.member', this.joinContent(creator), ++ts, creator)
-    room.powerLevelsEventId = this.appendEvent(
+    room.createEventId = this.appendEventRaw(room, creator, 'm.room.create', { creator, room_version: room.roomVersion }, ts, '').eventId
+    this.appendEventRaw(room, creator, 'm.room.member', this.joinContent(creator), ++ts, creator)
+    room.powerLevelsEventId = this.appendEventRaw(
       room,
       creator,
       'm.room.power_levels',
@@ -364,13 +188,13 @@ export class HomeserverStore {
     if (opts.alias) {
       this.aliases.set(opts.alias, roomId)
       room.canonicalAlias = opts.alias
-      this.appendEvent(room, creator, 'm.room.canonical_alias', { alias: opts.alias }, ++ts, '')
+      this.appendEventRaw(room, creator, 'm.room.canonical_alias', { alias: opts.alias }, ++ts, '')
     }
-    room.joinRulesEventId = this.appendEvent(room, creator, 'm.room.join_rules', { join_rule: opts.joinRule }, ++ts, '').eventId
-    this.appendEvent(room, creator, 'm.room.history_visibility', { history_visibility: 'shared' }, ++ts, '')
+    room.joinRulesEventId = this.appendEventRaw(room, creator, 'm.room.join_rules', { join_rule: opts.joinRule }, ++ts, '').eventId
+    this.appendEventRaw(room, creator, 'm.room.history_visibility', { history_visibility: 'shared' }, ++ts, '')
     if (opts.name) {
       room.name = opts.name
-      this.appendEvent(room, creator, 'm.room.name', { name: opts.name }, ++ts, '')
+      this.appendEventRaw(room, creator, 'm.room.name', { name: opts.name }, ++ts, '')
     }
     return room
   }
@@ -378,7 +202,9 @@ export class HomeserverStore {
   join(room: HsRoom, userId: string, ts: number): string {
     const current = room.members.get(userId)
     if (current) return current
-    return this.appendEvent(room, userId, 'm.room.member', this.joinContent(userId), ts, userId).eventId
+    const eventId = this.peekEventId()
+    this.write({ t: 'hs.join', roomId: room.roomId, userId, ts, counter: this.eventCounter, eventId })
+    return eventId
   }
 
   private joinContent(userId: string): Record<string, unknown> {
@@ -413,29 +239,10 @@ export class HomeserverStore {
 
   /** Files a report (the client report endpoint, the seed, or a test inserting rows directly). */
   addReport(input: { roomId: string; eventId: string; userId: string; content: Record<string, unknown>; receivedTs: number; id?: number }): EventReport {
+    const { roomId, eventId, userId, content, receivedTs } = input
     const id = input.id ?? this.lastReportId + 1
-    if (id > this.lastReportId) this.lastReportId = id
-    const reason = input.content.reason
-    const r: EventReport = {
-      id,
-      receivedTs: input.receivedTs,
-      roomId: input.roomId,
-      eventId: input.eventId,
-      userId: input.userId,
-      reason: typeof reason === 'string' ? reason : null,
-      content: input.content,
-      sender: this.events.get(input.eventId)?.sender ?? null,
-    }
-    if (!this.rooms.get(r.roomId)?.stats) {
-      this.unlisted.set(id, r)
-      return r
-    }
-    this.byId.set(id, r)
-    insertOrdered(this.all, r)
-    this.byRoom.add(r.roomId, r)
-    this.byReporter.add(r.userId, r)
-    if (r.sender !== null) this.bySender.add(r.sender, r)
-    return r
+    this.write({ t: 'hs.report', id, roomId, eventId, userId, content, receivedTs })
+    return this.lastReport!
   }
 
   /**
@@ -445,24 +252,12 @@ export class HomeserverStore {
   dropRoomStats(roomId: string): void {
     const room = this.rooms.get(roomId)
     if (!room || !room.stats) return
-    room.stats = false
-    for (const r of [...(this.byRoom.lists.get(roomId) ?? [])]) {
-      this.unindex(r)
-      this.unlisted.set(r.id, r)
-    }
-  }
-
-  private unindex(r: EventReport): void {
-    this.byId.delete(r.id)
-    removeOrdered(this.all, r)
-    this.byRoom.remove(r.roomId, r)
-    this.byReporter.remove(r.userId, r)
-    if (r.sender !== null) this.bySender.remove(r.sender, r)
+    this.write({ t: 'hs.stats.drop', roomId })
   }
 
   /** The report as the single-report endpoint finds it: undefined when the row, its room or its event JSON is missing. */
   getReport(id: number): { report: EventReport; event: HsEvent } | undefined {
-    const report = this.byId.get(id)
+    const report = this.reports.get(id)
     if (!report) return undefined
     const event = this.events.get(report.eventId)
     if (!event) return undefined
@@ -471,16 +266,14 @@ export class HomeserverStore {
 
   /** Deletes by id, listable or not; false when no such row. */
   deleteReport(id: number): boolean {
-    if (this.unlisted.delete(id)) return true
-    const r = this.byId.get(id)
-    if (!r) return false
-    this.unindex(r)
+    if (!this.reports.has(id)) return false
+    this.write({ t: 'hs.report.delete', id })
     return true
   }
 
   /** Number of listable reports. */
   reportCount(): number {
-    return this.all.length
+    return this.reports.size
   }
 
   /** The ten keys of a list item (room name and alias read at query time, as the real join does). */
@@ -502,96 +295,92 @@ export class HomeserverStore {
   }
 
   listReports(q: ReportQuery): ReportPage {
-    const sets: Candidates[] = []
-    if (q.userId) sets.push(this.byReporter.candidates(q.userId, q.userMode ?? 'substring', (r) => r.userId))
-    if (q.roomId) sets.push(this.byRoom.candidates(q.roomId, q.roomMode ?? 'substring', (r) => r.roomId))
-    if (q.eventSenderUserId) sets.push(this.bySender.candidates(q.eventSenderUserId, 'exact', (r) => r.sender))
-
-    if (sets.length === 0) return { reports: page([this.all], q), total: this.all.length, scanned: 0 }
-    let smallest = sets[0]!
-    for (const s of sets) if (s.size < smallest.size) smallest = s
-    if (sets.length === 1) {
-      if (smallest.arrays.length <= MAX_MERGE) return { reports: page(smallest.arrays, q), total: smallest.size, scanned: 0 }
-      // Too many keys to merge: filter the main array for the page, but `total` still needs no scan.
-      const { reports, scanned } = filtered([this.all], q, smallest.test, true)
-      return { reports, total: smallest.size, scanned }
-    }
-    const others = sets.filter((s) => s !== smallest)
-    const test = (r: EventReport) => others.every((s) => s.test(r))
-    const source = smallest.arrays.length <= MAX_MERGE ? smallest.arrays : [this.all]
-    const pred = source === smallest.arrays ? test : (r: EventReport) => smallest.test(r) && test(r)
-    const { reports, total, scanned } = filtered(source, q, pred, false)
-    return { reports, total, scanned }
+    return this.reports.list(q)
   }
-}
 
-/** The page [from, from+limit) of the ordered union of `arrays`, in the query's direction. */
-function page(arrays: EventReport[][], q: ReportQuery): EventReport[] {
-  const out: EventReport[] = []
-  if (q.limit <= 0) return out
-  if (arrays.length === 1) {
-    const list = arrays[0]!
-    const n = list.length
-    if (q.from >= n) return out
-    const count = Math.min(q.limit, n - q.from)
-    if (q.dir === 'f') for (let i = q.from; i < q.from + count; i++) out.push(list[i]!)
-    else for (let i = n - 1 - q.from; i > n - 1 - q.from - count; i--) out.push(list[i]!)
-    return out
+  // ---- writes -----------------------------------------------------------------------------------
+
+  /** Records a write, then applies it: the one way records change after seeding. */
+  private write(w: HsWrite): void {
+    this.recorder?.record(w)
+    this.apply(w)
   }
-  let index = 0
-  walk(arrays, q.dir, (r) => {
-    if (index++ >= q.from) out.push(r)
-    return out.length < q.limit
-  })
-  return out
-}
 
-/** Walks `arrays` in order testing `pred`; collects the page and counts matches (all of them unless `stopAtPage`). */
-function filtered(
-  arrays: EventReport[][],
-  q: ReportQuery,
-  pred: (r: EventReport) => boolean,
-  stopAtPage: boolean,
-): { reports: EventReport[]; total: number; scanned: number } {
-  const out: EventReport[] = []
-  let total = 0
-  let scanned = 0
-  const end = q.from + Math.max(q.limit, 0)
-  walk(arrays, q.dir, (r) => {
-    scanned++
-    if (!pred(r)) return true
-    if (total >= q.from && total < end) out.push(r)
-    total++
-    return !(stopAtPage && total >= end)
-  })
-  return { reports: out, total, scanned }
-}
-
-/** Visits the ordered union of disjoint ordered arrays (k-way merge) until `visit` returns false. */
-function walk(arrays: EventReport[][], dir: 'b' | 'f', visit: (r: EventReport) => boolean): void {
-  if (arrays.length === 1) {
-    const list = arrays[0]!
-    if (dir === 'f') {
-      for (let i = 0; i < list.length; i++) if (!visit(list[i]!)) return
-    } else {
-      for (let i = list.length - 1; i >= 0; i--) if (!visit(list[i]!)) return
-    }
-    return
-  }
-  const pos = arrays.map((a) => (dir === 'f' ? 0 : a.length - 1))
-  for (;;) {
-    let best = -1
-    let bestR: EventReport | undefined
-    for (let k = 0; k < arrays.length; k++) {
-      const r = arrays[k]![pos[k]!]
-      if (r === undefined) continue
-      if (bestR === undefined || (dir === 'f' ? byOrder(r, bestR) < 0 : byOrder(r, bestR) > 0)) {
-        best = k
-        bestR = r
+  /** Applies one write (live or replayed); throws when it does not fit the store (a journal of another world). */
+  apply(w: HsWrite): void {
+    switch (w.t) {
+      case 'hs.user': {
+        const userId = `@${w.localpart}:${this.serverName}`
+        this.users.set(userId, { userId, localpart: w.localpart, admin: w.admin, displayName: w.displayName, createdTs: w.createdTs })
+        return
       }
+      case 'hs.token':
+        this.tokens.set(w.token, { userId: w.userId, deviceId: w.deviceId })
+        return
+      case 'hs.room':
+        if (this.rooms.has(w.roomId)) return // live: applied before it was recorded
+        this.eventCounter = w.counter
+        return sameEvent(this.createRoomRaw(w.roomId, w.creator, w.opts).lastEventId!, w.lastEventId)
+      case 'hs.event':
+        this.eventCounter = w.counter
+        return sameEvent(this.appendEventRaw(this.room(w.roomId), w.sender, w.type, w.content, w.ts, w.stateKey).eventId, w.eventId)
+      case 'hs.join':
+        this.eventCounter = w.counter
+        return sameEvent(this.appendEventRaw(this.room(w.roomId), w.userId, 'm.room.member', this.joinContent(w.userId), w.ts, w.userId).eventId, w.eventId)
+      case 'hs.txn':
+        Map.prototype.set.call(this.txns, w.key, w.eventId)
+        return
+      case 'hs.report':
+        return this.applyReport(w)
+      case 'hs.report.delete':
+        this.reports.delete(w.id)
+        return
+      case 'hs.stats.drop':
+        this.room(w.roomId).stats = false
+        this.reports.unlistRoom(w.roomId)
+        return
     }
-    if (bestR === undefined) return
-    pos[best] = pos[best]! + (dir === 'f' ? 1 : -1)
-    if (!visit(bestR)) return
+  }
+
+  /** the report the last hs.report write filed (addReport's answer) */
+  private lastReport: EventReport | undefined
+
+  private applyReport(w: Extract<HsWrite, { t: 'hs.report' }>): void {
+    if (w.id > this.lastReportId) this.lastReportId = w.id
+    const reason = w.content.reason
+    const r: EventReport = {
+      id: w.id,
+      receivedTs: w.receivedTs,
+      roomId: w.roomId,
+      eventId: w.eventId,
+      userId: w.userId,
+      reason: typeof reason === 'string' ? reason : null,
+      content: w.content,
+      sender: this.events.get(w.eventId)?.sender ?? null,
+    }
+    this.reports.add(r, this.rooms.get(r.roomId)?.stats === true)
+    this.lastReport = r
+  }
+
+  private room(id: string): HsRoom {
+    const r = this.rooms.get(id)
+    if (!r) throw new Error(`room ${id} does not exist`)
+    return r
+  }
+}
+
+function sameEvent(made: string, recorded: string): void {
+  if (made !== recorded) throw new Error(`the replay made event ${made} where the journal recorded ${recorded}`)
+}
+
+/** The transaction map of the send API: a `set` (a new transaction) is a recorded write. */
+class TxnMap extends Map<string, string> {
+  constructor(private readonly store: { recorder: Recorder | null }) {
+    super()
+  }
+
+  override set(key: string, eventId: string): this {
+    this.store.recorder?.record({ t: 'hs.txn', key, eventId })
+    return super.set(key, eventId)
   }
 }

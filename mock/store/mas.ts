@@ -1,273 +1,41 @@
 // The auth service's state: users, browser sessions, clients, the three session kinds, access
 // tokens and policy data. Every write of a request goes through one method here, which validates
-// nothing (the handlers do that first) and applies the whole change, so a request never leaves a
-// half-applied write behind. Timestamps are microseconds since the Unix epoch (Postgres precision).
+// nothing (the handlers do that first), generates what the write needs (ids, token values), and
+// hands the whole change to `write()` as one entry (./mas-writes.ts): recorded first (the state
+// journal), then applied, so a request never leaves a half-applied write behind and a replay
+// rebuilds the same records.
 //
 // The homeserver side and the browser-facing routes use the same API: users (findUserByUsername,
 // checkPassword, createUser), sessions, and lookupAccessToken/introspect for tokens.
-import { randomBytes } from 'node:crypto'
 import { monotonicFactory } from 'ulidx'
 import { OrderedCollection } from './ordered.ts'
-import { rustDebugQuote as rustDebug } from '../../lib/requestlog.ts'
+import { generateToken } from './domain/token.ts'
+import { deviceOfScope, normalizeScope } from './domain/scope.ts'
+import { mergePolicyData } from './domain/policy-data.ts'
+import { COMPAT_STATUS, OAUTH2_STATUS, PERSONAL_STATUS } from './domain/status.ts'
+import { applyMasWrite, type MasWrite } from './mas-writes.ts'
+import type { Recorder } from './recorder.ts'
+import type {
+  AccessToken,
+  BrowserSession,
+  Client,
+  CompatSession,
+  Micros,
+  OAuth2Session,
+  PersonalSession,
+  PolicyData,
+  TokenInfo,
+  User,
+} from './mas-records.ts'
 
-/** microseconds since the Unix epoch */
-export type Micros = number
-
-export const nowMicros = (date: Date = new Date()): Micros => date.getTime() * 1000
-
-export interface User {
-  readonly id: string
-  readonly username: string
-  readonly createdAt: Micros
-  lockedAt: Micros | null
-  deactivatedAt: Micros | null
-  /** can_request_admin */
-  admin: boolean
-  readonly legacyGuest: boolean
-  /** the mock keeps passwords in clear: it is a test double */
-  password: string | null
-}
-
-export interface BrowserSession {
-  readonly id: string
-  readonly userId: string
-  readonly createdAt: Micros
-  finishedAt: Micros | null
-  readonly userAgent: string | null
-  lastActiveAt: Micros | null
-  lastActiveIp: string | null
-}
-
-export type ClientKind = 'static' | 'dynamic'
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
-
-export interface Client {
-  readonly id: string
-  readonly kind: ClientKind
-  readonly name: string | null
-  readonly secret: string | null
-  readonly authMethod: ClientAuthMethod
-  readonly grantTypes: readonly string[]
-  readonly redirectUris: readonly string[]
-  readonly createdAt: Micros
-}
-
-export interface CompatSession {
-  readonly id: string
-  readonly userId: string
-  readonly deviceId: string | null
-  readonly userSessionId: string | null
-  readonly redirectUri: string | null
-  readonly createdAt: Micros
-  userAgent: string | null
-  lastActiveAt: Micros | null
-  lastActiveIp: string | null
-  finishedAt: Micros | null
-  humanName: string | null
-}
-
-export interface OAuth2Session {
-  readonly id: string
-  readonly createdAt: Micros
-  finishedAt: Micros | null
-  readonly userId: string | null
-  readonly userSessionId: string | null
-  readonly clientId: string
-  /** space-separated, sorted and de-duplicated, as the service stores it */
-  readonly scope: string
-  userAgent: string | null
-  lastActiveAt: Micros | null
-  lastActiveIp: string | null
-  humanName: string | null
-}
-
-export interface PersonalSession {
-  readonly id: string
-  readonly createdAt: Micros
-  revokedAt: Micros | null
-  readonly ownerUserId: string | null
-  readonly ownerClientId: string | null
-  readonly actorUserId: string
-  readonly humanName: string
-  readonly scope: string
-  lastActiveAt: Micros | null
-  lastActiveIp: string | null
-  /** the active (not revoked) token exists; false once revoked */
-  hasActiveToken: boolean
-  /** expiry of the active token; null when it never expires or when there is none */
-  tokenExpiresAt: Micros | null
-}
-
-export interface PolicyData {
-  readonly id: string
-  readonly createdAt: Micros
-  readonly data: unknown
-}
-
-export type TokenKind = 'oauth2' | 'personal' | 'compat'
-
-export interface AccessToken {
-  readonly value: string
-  readonly kind: TokenKind
-  readonly sessionId: string
-  readonly createdAt: Micros
-  readonly expiresAt: Micros | null
-  revokedAt: Micros | null
-}
-
-/** What a token stands for right now (RFC 7662 introspection, and the homeserver's token check). */
-export type TokenInfo =
-  | { active: false }
-  | {
-      active: true
-      kind: TokenKind
-      token: AccessToken
-      user: User | null
-      /** OAuth 2.0 client of the session (the owner client for a personal session, none for compat) */
-      clientId: string | null
-      scope: string
-      deviceId: string | null
-    }
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256)
-  for (let n = 0; n < 256; n++) {
-    let c = n
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-    t[n] = c >>> 0
-  }
-  return t
-})()
-
-function crc32(s: string): number {
-  let c = 0xffffffff
-  for (let i = 0; i < s.length; i++) c = CRC_TABLE[(c ^ s.charCodeAt(i)) & 0xff]! ^ (c >>> 8)
-  return (c ^ 0xffffffff) >>> 0
-}
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-
-/** The service's 6-character checksum: base62 digits least significant first, left-padded with '0'. */
-export function tokenCrc(base: string): string {
-  let n = crc32(base)
-  let s = ''
-  while (n > 0) {
-    s += BASE62[n % 62]
-    n = Math.floor(n / 62)
-  }
-  return s.padStart(6, '0')
-}
-
-/** A token in the service's format: `<prefix>_<30 alphanumerics>_<crc>`. */
-export function generateToken(prefix: 'mat' | 'mar' | 'mct' | 'mcr' | 'mpt'): string {
-  const bytes = randomBytes(30)
-  let random = ''
-  for (const b of bytes) random += BASE62[b % 62]
-  const base = `${prefix}_${random}`
-  return `${base}_${tokenCrc(base)}`
-}
-
-export type TokenFormatCheck =
-  | { ok: true; type: 'access' | 'refresh' | 'compat-access' | 'compat-refresh' | 'personal' }
-  | { ok: false; error: string }
-
-/** The service's token format check (prefix, lengths, checksum), with its error messages. */
-export function checkTokenFormat(token: string): TokenFormatCheck {
-  if (token.startsWith('syt_') || isLikelySynapseMacaroon(token)) return { ok: true, type: 'compat-access' }
-  if (token.startsWith('syr_')) return { ok: true, type: 'compat-refresh' }
-  const parts = token.split('_')
-  if (parts.length !== 3) return { ok: false, error: 'invalid token format' }
-  const [prefix, random, crc] = parts as [string, string, string]
-  // Byte lengths, as the service counts them.
-  if (Buffer.byteLength(prefix) !== 3 || Buffer.byteLength(random) !== 30 || Buffer.byteLength(crc) !== 6) {
-    return { ok: false, error: 'invalid token format' }
-  }
-  const types = { mat: 'access', mar: 'refresh', mct: 'compat-access', syt: 'compat-access', mcr: 'compat-refresh', syr: 'compat-refresh', mpt: 'personal' } as const
-  const type = (types as Record<string, (typeof types)[keyof typeof types]>)[prefix]
-  if (!type) return { ok: false, error: `unknown token prefix ${rustDebug(prefix)}` }
-  const canonical = { access: 'mat', refresh: 'mar', 'compat-access': 'mct', 'compat-refresh': 'mcr', personal: 'mpt' }[type]
-  const expected = tokenCrc(`${canonical}_${random}`)
-  if (crc !== expected) return { ok: false, error: `invalid crc ${rustDebug(crc)}, expected ${rustDebug(expected)}` }
-  return { ok: true, type }
-}
-
-function isLikelySynapseMacaroon(token: string): boolean {
-  if (!/^[A-Za-z0-9_-]+$/.test(token)) return false
-  return Buffer.from(token, 'base64url').subarray(4, 13).toString('latin1') === 'location '
-}
-
-/** Rust's `{:?}` of a string: the one copy is the request-log grammar's (lib/requestlog/rust-debug.ts). */
-export { rustDebug }
-
-/** A scope token: non-empty printable ASCII without space, `"` and `\`. */
-export function isScopeToken(s: string): boolean {
-  if (s.length === 0) return false
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0x21 || c > 0x7e || c === 0x22 || c === 0x5c) return false
-  }
-  return true
-}
-
-/** Parses a space-separated scope like the service (single spaces only); null when invalid. */
-export function parseScope(s: string): string[] | null {
-  const tokens = s.split(' ')
-  if (!tokens.every(isScopeToken)) return null
-  return normalizeScope(tokens)
-}
-
-/** the stored form: a sorted set (byte order) */
-export function normalizeScope(tokens: Iterable<string>): string[] {
-  return [...new Set(tokens)].sort()
-}
-
-const DEVICE_SCOPE_PREFIXES = ['urn:matrix:client:device:', 'urn:matrix:org.matrix.msc2967.client:device:']
-
-export function deviceOfScope(scope: string): string | null {
-  for (const token of scope.split(' ')) {
-    for (const p of DEVICE_SCOPE_PREFIXES) if (token.startsWith(p) && token.length > p.length) return token.slice(p.length)
-  }
-  return null
-}
-
-/** whether a space-separated scope holds a token (no split: this runs per scanned item) */
-export function scopeHasToken(scope: string, token: string): boolean {
-  let from = 0
-  for (;;) {
-    const i = scope.indexOf(token, from)
-    if (i === -1) return false
-    const end = i + token.length
-    if ((i === 0 || scope.charCodeAt(i - 1) === 32) && (end === scope.length || scope.charCodeAt(end) === 32)) return true
-    from = i + 1
-  }
-}
-
-/** Static policy data from the configuration, into which POST policy-data is merged. */
-export function mergePolicyData(base: unknown, update: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
-  const kind = (v: unknown) =>
-    v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'string'
-  const rec = (left: unknown, right: unknown): unknown => {
-    const kl = kind(left)
-    const kr = kind(right)
-    if (kl === 'object' && kr === 'object') {
-      const out: Record<string, unknown> = { ...(left as Record<string, unknown>) }
-      for (const [k, v] of Object.entries(right as Record<string, unknown>)) out[k] = Object.hasOwn(out, k) ? rec(out[k], v) : v
-      return out
-    }
-    if (kl === 'array' && kr === 'array') return [...(left as unknown[]), ...(right as unknown[])]
-    if (kl === kr && kl !== 'null') return right
-    if (kl === 'null' || kr === 'null') return right
-    throw new MergeError(`Cannot merge a ${kr} into a ${kl}`)
-  }
-  try {
-    return { ok: true, value: rec(base, update) }
-  } catch (e) {
-    if (e instanceof MergeError) return { ok: false, error: e.message }
-    throw e
-  }
-}
-
-class MergeError extends Error {}
+export * from './mas-records.ts'
+// The domain helpers live in ./domain/ (one concept per file); re-exported here for the handlers
+// that import them with the store.
+export { tokenCrc, generateToken, checkTokenFormat, type TokenFormatCheck } from './domain/token.ts'
+export { isScopeToken, parseScope, normalizeScope, deviceOfScope, scopeHasToken } from './domain/scope.ts'
+export { mergePolicyData } from './domain/policy-data.ts'
+/** Rust's `{:?}` of a string: one implementation, the request-log grammar's. */
+export { rustDebugQuote as rustDebug } from '../../lib/requestlog.ts'
 
 type CompatIndex = 'user' | 'userSession' | 'status'
 type OAuth2Index = 'user' | 'client' | 'clientKind' | 'userSession' | 'scope' | 'status'
@@ -285,6 +53,8 @@ export class MasStore {
   /** the active token of a personal session, when the mock knows its value */
   private readonly personalTokens = new Map<string, AccessToken>()
   private readonly newUlid = monotonicFactory()
+  /** where writes are recorded before they are applied (the state journal); none while seeding */
+  recorder: Recorder | null = null
 
   constructor(
     readonly serverName: string,
@@ -298,7 +68,7 @@ export class MasStore {
       indexes: {
         user: { keys: (s) => s.userId },
         userSession: { keys: (s) => s.userSessionId },
-        status: { keys: (s) => (s.finishedAt === null ? 'active' : 'finished') },
+        status: { keys: (s) => COMPAT_STATUS.of(s.finishedAt) },
       },
       ranges: { lastActive: { value: (s) => s.lastActiveAt } },
     })
@@ -309,7 +79,7 @@ export class MasStore {
         clientKind: { keys: (s) => clientKind(s.clientId) },
         userSession: { keys: (s) => s.userSessionId },
         scope: { keys: (s) => (s.scope === '' ? null : s.scope.split(' ')) },
-        status: { keys: (s) => (s.finishedAt === null ? 'active' : 'finished') },
+        status: { keys: (s) => OAUTH2_STATUS.of(s.finishedAt) },
       },
       ranges: { lastActive: { value: (s) => s.lastActiveAt } },
     })
@@ -319,11 +89,17 @@ export class MasStore {
         ownerClient: { keys: (s) => s.ownerClientId },
         actor: { keys: (s) => s.actorUserId },
         scope: { keys: (s) => (s.scope === '' ? null : s.scope.split(' ')) },
-        status: { keys: (s) => (s.revokedAt === null ? 'active' : 'revoked') },
+        status: { keys: (s) => PERSONAL_STATUS.of(s.revokedAt) },
         expires: { keys: (s) => (s.tokenExpiresAt === null ? 'false' : 'true') },
       },
       ranges: { expiresAt: { value: (s) => s.tokenExpiresAt } },
     })
+  }
+
+  /** Records a write, then applies it: the one way records change after seeding. */
+  private write(w: MasWrite): void {
+    this.recorder?.record(w)
+    applyMasWrite(this, w)
   }
 
   /** a new ULID for an object created at `at` (monotonic within one millisecond) */
@@ -357,12 +133,12 @@ export class MasStore {
       legacyGuest: false,
       password: opts.password ?? null,
     }
-    this.users.insert(user)
+    this.write({ t: 'mas.user', user })
     return user
   }
 
   setPassword(user: User, password: string): void {
-    user.password = password
+    this.write({ t: 'mas.password', id: user.id, password })
   }
 
   /** the user when the username exists and the password matches (whatever its lock state) */
@@ -388,12 +164,12 @@ export class MasStore {
       lastActiveAt: at,
       lastActiveIp: opts.ip ?? null,
     }
-    this.userSessions.insert(session)
+    this.write({ t: 'mas.browser', session })
     return session
   }
 
   finishBrowserSession(session: BrowserSession, at: Micros): void {
-    this.userSessions.update(session, (s) => (s.finishedAt = at))
+    this.write({ t: 'mas.browser.finish', id: session.id, at })
   }
 
   // ----- clients ------------------------------------------------------------------------------
@@ -404,7 +180,7 @@ export class MasStore {
 
   registerClient(c: Omit<Client, 'id' | 'createdAt'>, at: Micros): Client {
     const client: Client = { id: this.newId(at), createdAt: at, ...c }
-    this.clients.insert(client)
+    this.write({ t: 'mas.client', client })
     return client
   }
 
@@ -463,6 +239,12 @@ export class MasStore {
     return { active: true, kind: 'compat', token, user, clientId: null, scope: normalizeScope(scope).join(' '), deviceId: s.deviceId }
   }
 
+  /** the active token of a personal session, when the mock knows its value */
+  activePersonalToken(sessionId: string): AccessToken | undefined {
+    return this.personalTokens.get(sessionId)
+  }
+
+  /** Marks a token revoked (part of a write: called by applyMasWrite, not by handlers). */
   revokeToken(token: AccessToken, at: Micros): void {
     token.revokedAt = at
     if (token.kind === 'personal' && this.personalTokens.get(token.sessionId) === token) this.personalTokens.delete(token.sessionId)
@@ -488,13 +270,13 @@ export class MasStore {
       finishedAt: null,
       humanName: s.humanName,
     }
-    this.compat.insert(session)
-    const token = this.addToken({ value: generateToken('mct'), kind: 'compat', sessionId: session.id, createdAt: at, expiresAt: null, revokedAt: null })
+    const token: AccessToken = { value: generateToken('mct'), kind: 'compat', sessionId: session.id, createdAt: at, expiresAt: null, revokedAt: null }
+    this.write({ t: 'mas.compat', session, token })
     return { session, token }
   }
 
   finishCompatSession(session: CompatSession, at: Micros): void {
-    this.compat.update(session, (s) => (s.finishedAt = at))
+    this.write({ t: 'mas.compat.finish', id: session.id, at })
   }
 
   // ----- OAuth 2.0 sessions ---------------------------------------------------------------------
@@ -517,20 +299,20 @@ export class MasStore {
       lastActiveIp: null,
       humanName: null,
     }
-    this.oauth2.insert(session)
-    const token = this.addToken({
+    const token: AccessToken = {
       value: generateToken('mat'),
       kind: 'oauth2',
       sessionId: session.id,
       createdAt: at,
       expiresAt: tokenTtlSeconds === null ? null : at + tokenTtlSeconds * 1_000_000,
       revokedAt: null,
-    })
+    }
+    this.write({ t: 'mas.oauth2', session, token })
     return { session, token }
   }
 
   finishOAuth2Session(session: OAuth2Session, at: Micros): void {
-    this.oauth2.update(session, (s) => (s.finishedAt = at))
+    this.write({ t: 'mas.oauth2.finish', id: session.id, at })
   }
 
   // ----- personal sessions ----------------------------------------------------------------------
@@ -554,32 +336,21 @@ export class MasStore {
       hasActiveToken: true,
       tokenExpiresAt: expiresAt,
     }
-    this.personal.insert(session)
-    const token = this.addToken({ value: generateToken('mpt'), kind: 'personal', sessionId: session.id, createdAt: at, expiresAt, revokedAt: null })
+    const token: AccessToken = { value: generateToken('mpt'), kind: 'personal', sessionId: session.id, createdAt: at, expiresAt, revokedAt: null }
+    this.write({ t: 'mas.personal', session, token })
     return { session, token }
   }
 
   /** Revokes the session and its active token; the token's expiry no longer shows. */
   revokePersonalSession(session: PersonalSession, at: Micros): void {
-    const token = this.personalTokens.get(session.id)
-    if (token) this.revokeToken(token, at)
-    this.personal.update(session, (s) => {
-      s.revokedAt = at
-      s.hasActiveToken = false
-      s.tokenExpiresAt = null
-    })
+    this.write({ t: 'mas.personal.revoke', id: session.id, at })
   }
 
   /** Replaces the active token: the old one is revoked (unless `keepOld`, a fault), a new one issued. */
   regeneratePersonalSession(session: PersonalSession, expiresIn: number | null, at: Micros, keepOld = false): AccessToken {
-    const old = this.personalTokens.get(session.id)
-    if (old && !keepOld) this.revokeToken(old, at)
     const expiresAt = expiresIn === null ? null : at + expiresIn * 1_000_000
-    const token = this.addToken({ value: generateToken('mpt'), kind: 'personal', sessionId: session.id, createdAt: at, expiresAt, revokedAt: null })
-    this.personal.update(session, (s) => {
-      s.hasActiveToken = true
-      s.tokenExpiresAt = expiresAt
-    })
+    const token: AccessToken = { value: generateToken('mpt'), kind: 'personal', sessionId: session.id, createdAt: at, expiresAt, revokedAt: null }
+    this.write({ t: 'mas.personal.regenerate', id: session.id, at, token, keepOld })
     return token
   }
 
@@ -587,7 +358,7 @@ export class MasStore {
 
   setPolicyData(data: unknown, at: Micros): PolicyData {
     const record: PolicyData = { id: this.newId(at), createdAt: at, data }
-    this.policyData.insert(record)
+    this.write({ t: 'mas.policy', record })
     return record
   }
 }

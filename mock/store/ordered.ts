@@ -12,223 +12,24 @@
 // whole collection) and checks every other condition on each item while scanning. Counting with one
 // condition is O(k log n); with several conditions it scans the smallest candidate list.
 // Writes keep every list sorted (binary search + splice: O(log n) search, O(n) memmove at worst).
+import {
+  BucketIndex,
+  RangeIndex,
+  inBounds,
+  insertSorted,
+  keyList,
+  lowerPos,
+  upperPos,
+  type BucketIndexSpec,
+  type Keyed,
+  type PageResult,
+  type Plan,
+  type Query,
+  type RangeIndexSpec,
+  type Slice,
+} from './ordered-indexes.ts'
 
-export interface Keyed {
-  readonly id: string
-}
-
-export interface BucketIndexSpec<T> {
-  /** the bucket key(s) of an item; null/undefined: in no bucket */
-  keys(item: T): string | readonly string[] | null | undefined
-}
-
-export interface RangeIndexSpec<T> {
-  /** the ranged value; null: not in the range index (never matches a range condition) */
-  value(item: T): number | null
-}
-
-export interface Bound {
-  id: string
-  inclusive: boolean
-}
-
-export interface Query<T, I extends string = string, R extends string = string> {
-  /** each entry: the item is in one of these buckets (ANY); entries are AND-ed */
-  in?: readonly { index: I; keys: readonly string[] }[]
-  /** strict value ranges (gt < value < lt); entries are AND-ed */
-  range?: readonly { index: R; gt?: number; lt?: number }[]
-  /** lower id bound */
-  after?: Bound
-  /** upper id bound */
-  before?: Bound
-  /** any other condition, checked on each scanned item */
-  where?: (item: T) => boolean
-}
-
-export interface PageResult<T> {
-  /** always in ascending id order */
-  items: T[]
-  /** more items exist beyond the page, in the direction of travel */
-  more: boolean
-  /** items looked at while scanning (the request log's `fetched`) */
-  scanned: number
-}
-
-interface Slice<T> {
-  arr: readonly T[]
-  lo: number
-  hi: number
-}
-
-interface Plan<T> {
-  slices: Slice<T>[]
-  size: number
-  /** the slices may hold the same item twice (union over a multi-valued index) */
-  mayRepeat: boolean
-  checks: ((item: T) => boolean)[]
-}
-
-type Keys = string | readonly string[] | null | undefined
-
-function keyList(k: Keys): readonly string[] {
-  if (k === null || k === undefined) return []
-  return typeof k === 'string' ? [k] : k
-}
-
-/** first position whose id is > bound (exclusive) or >= bound (inclusive) */
-function lowerPos<T extends Keyed>(arr: readonly T[], b: Bound | undefined): number {
-  if (!b) return 0
-  let lo = 0
-  let hi = arr.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    const id = arr[mid]!.id
-    if (id < b.id || (!b.inclusive && id === b.id)) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** first position whose id is >= bound (exclusive) or > bound (inclusive) */
-function upperPos<T extends Keyed>(arr: readonly T[], b: Bound | undefined): number {
-  if (!b) return arr.length
-  let lo = 0
-  let hi = arr.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    const id = arr[mid]!.id
-    if (id < b.id || (b.inclusive && id === b.id)) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-function inBounds(id: string, after: Bound | undefined, before: Bound | undefined): boolean {
-  if (after && (id < after.id || (!after.inclusive && id === after.id))) return false
-  if (before && (id > before.id || (!before.inclusive && id === before.id))) return false
-  return true
-}
-
-function insertSorted<T extends Keyed>(arr: T[], item: T): void {
-  const last = arr[arr.length - 1]
-  if (last === undefined || last.id < item.id) {
-    arr.push(item)
-    return
-  }
-  arr.splice(lowerPos(arr, { id: item.id, inclusive: true }), 0, item)
-}
-
-function removeSorted<T extends Keyed>(arr: T[], item: T): void {
-  const i = lowerPos(arr, { id: item.id, inclusive: true })
-  if (arr[i] === item) arr.splice(i, 1)
-}
-
-class BucketIndex<T extends Keyed> {
-  readonly buckets = new Map<string, T[]>()
-  constructor(readonly spec: BucketIndexSpec<T>) {}
-
-  add(item: T, keys: readonly string[]): void {
-    for (const k of keys) {
-      let b = this.buckets.get(k)
-      if (!b) this.buckets.set(k, (b = []))
-      insertSorted(b, item)
-    }
-  }
-
-  remove(item: T, keys: readonly string[]): void {
-    for (const k of keys) {
-      const b = this.buckets.get(k)
-      if (!b) continue
-      removeSorted(b, item)
-      if (b.length === 0) this.buckets.delete(k)
-    }
-  }
-
-  has(item: T, keys: readonly string[]): boolean {
-    const own = this.spec.keys(item)
-    if (own === null || own === undefined) return false
-    if (typeof own === 'string') return keys.includes(own)
-    for (const k of own) if (keys.includes(k)) return true
-    return false
-  }
-}
-
-class RangeIndex<T extends Keyed> {
-  /** ordered by (value, id) */
-  sorted: T[] = []
-  constructor(readonly spec: RangeIndexSpec<T>) {}
-
-  private cmp(a: T, b: T): number {
-    const va = this.spec.value(a)!
-    const vb = this.spec.value(b)!
-    return va !== vb ? va - vb : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
-  }
-
-  private position(item: T): number {
-    let lo = 0
-    let hi = this.sorted.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (this.cmp(this.sorted[mid]!, item) < 0) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
-
-  add(item: T): void {
-    if (this.spec.value(item) === null) return
-    this.sorted.splice(this.position(item), 0, item)
-  }
-
-  /** `value` is the value the item had when it was indexed */
-  remove(item: T, value: number | null): void {
-    if (value === null) return
-    // Locate by the old value: the item's current value may already have changed.
-    let lo = 0
-    let hi = this.sorted.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      const m = this.sorted[mid]!
-      const v = this.spec.value(m)!
-      if (v < value || (v === value && m.id < item.id)) lo = mid + 1
-      else hi = mid
-    }
-    if (this.sorted[lo] === item) this.sorted.splice(lo, 1)
-  }
-
-  rebuild(items: readonly T[]): void {
-    this.sorted = items.filter((i) => this.spec.value(i) !== null)
-    this.sorted.sort((a, b) => this.cmp(a, b))
-  }
-
-  /** [lo, hi) of the items with gt < value < lt */
-  span(gt: number | undefined, lt: number | undefined): [number, number] {
-    const v = (i: number) => this.spec.value(this.sorted[i]!)!
-    let lo = 0
-    let hi = this.sorted.length
-    if (gt !== undefined) {
-      let a = 0
-      let b = this.sorted.length
-      while (a < b) {
-        const mid = (a + b) >>> 1
-        if (v(mid) <= gt) a = mid + 1
-        else b = mid
-      }
-      lo = a
-    }
-    if (lt !== undefined) {
-      let a = lo
-      let b = this.sorted.length
-      while (a < b) {
-        const mid = (a + b) >>> 1
-        if (v(mid) < lt) a = mid + 1
-        else b = mid
-      }
-      hi = a
-    }
-    return [lo, Math.max(lo, hi)]
-  }
-}
+export type { Bound, BucketIndexSpec, Keyed, PageResult, Query, RangeIndexSpec } from './ordered-indexes.ts'
 
 export class OrderedCollection<T extends Keyed, I extends string = string, R extends string = string> {
   private items: T[] = []

@@ -2,6 +2,8 @@
 import { startMock } from '../../mock/core/server.ts'
 import { mockOptions, type MockOptions } from '../../mock/core/options.ts'
 import { FAULTS } from '../../mock/faults/registry.ts'
+import { corsOrigin } from '../../mock/core/options.ts'
+import { readStateHeader } from '../../mock/store/journal/state.ts'
 import { normalisePrefix } from '../../lib/target.ts'
 import { EXIT, didYouMean, failWith, prefixed, listLines, parseCommandLine, positiveNumber, processIo, UsageError, type Io, type OptionSpecs, type ParsedValues } from '../common/index.ts'
 
@@ -32,6 +34,11 @@ options:
   --log-format F           v1.20 (default) or pre-v1.20
   --max-body N             largest accepted request body in bytes (default 1048576)
   --fault NAME             inject a named server bug (repeatable); --list-faults shows them
+  --state DIR              keep every acknowledged write in DIR/journal (fsync'ed before the answer) and
+                           replay it on the next start; seed, sizes, versions and generated tokens are
+                           taken from the journal unless given (a given one that differs is an error)
+  --cors-origin ORIGIN     allow credentials (cookies) from this origin on the auth-service and control
+                           paths (default: any origin, no credentials; env MOCK_CORS_ORIGIN)
   --list-faults            print the known faults and exit
   --quiet                  print only the base URL
   --silent                 print nothing on stdout (the request log still goes to stderr or --log-file);
@@ -62,6 +69,8 @@ const OPTIONS = {
   'log-format': { type: 'string', choices: ['v1.20', 'pre-v1.20'] },
   'max-body': { type: 'string' },
   fault: { type: 'string', multiple: true },
+  state: { type: 'string' },
+  'cors-origin': { type: 'string' },
   'list-faults': { type: 'boolean' },
   quiet: { type: 'boolean' },
   silent: { type: 'boolean' },
@@ -149,6 +158,23 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     hsUser: !values['hs-user-token'] && !process.env.MOCK_HS_USER_TOKEN,
     clientSecret: !values['admin-client-secret'] && !process.env.MOCK_ADMIN_CLIENT_SECRET,
   }
+  if (values['cors-origin'] !== undefined) {
+    try {
+      over.corsOrigin = corsOrigin(values['cors-origin'])
+    } catch (e) {
+      return failWith(io, 'mock', new UsageError(`--cors-origin: ${(e as Error).message}`))
+    }
+  }
+  if (values.state !== undefined) {
+    if (values.state === '') return failWith(io, 'mock', new UsageError('--state needs a directory'))
+    over.stateDir = values.state
+    try {
+      adoptFromJournal(values.state, over, values, generated)
+    } catch (e) {
+      io.err(prefixed('mock', (e as Error).message) + '\n')
+      return EXIT.failed
+    }
+  }
   const options = mockOptions(over)
   let mock
   try {
@@ -174,6 +200,7 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
       `  homeserver user token:    ${generated.hsUser ? options.hsUserToken : '(as given)'}`,
       `  admin client:             ${options.adminClientId} secret ${generated.clientSecret ? options.adminClientSecret : '(as given)'}  (client_credentials, scope urn:mas:admin)`,
       options.faults.length ? `  faults injected:          ${options.faults.join(', ')}` : '',
+      options.stateDir ? `  state (write journal):    ${options.stateDir}  (GET /_mock/info shows what was replayed)` : '',
       '  control API:              /_mock/info, /_mock/reset, /_mock/seed, /_mock/jobs, /_mock/faults',
       'stop with Ctrl-C',
     ]
@@ -187,4 +214,30 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
   await mock.close()
   // Stopping is how a mock ends (Ctrl-C by hand, SIGTERM in a container): a normal end, not an interruption.
   return EXIT.pass
+}
+
+/**
+ * With --state and an existing journal: what the command line leaves unset is taken from the journal's
+ * header (seed, sizes, versions, and the tokens and secrets that would otherwise be generated anew), so
+ * a restart with the same command finds the same world. What is given is kept, and the mock refuses
+ * to start when it differs from the journal's.
+ */
+function adoptFromJournal(dir: string, over: Partial<MockOptions>, values: Record<string, unknown>, generated: Record<string, boolean>): void {
+  const header = readStateHeader(dir)
+  if (!header) return
+  const w = header.world
+  if (values.seed === undefined && typeof w.seed === 'number') over.seed = w.seed
+  if (values.sessions === undefined && typeof w.sessions === 'number') over.sessions = w.sessions
+  if (values.reports === undefined && typeof w.reports === 'number') over.reports = w.reports
+  if (values['mas-version'] === undefined && typeof w.masVersion === 'string') over.masVersion = w.masVersion
+  if (values['hs-version'] === undefined && typeof w.hsVersion === 'string') over.hsVersion = w.hsVersion
+  const secrets = header.secrets
+  const adopt = (flag: boolean, key: 'adminToken' | 'userToken' | 'hsAdminToken' | 'hsUserToken' | 'adminClientSecret') => {
+    if (flag && secrets[key] !== undefined) over[key] = secrets[key]
+  }
+  adopt(generated.admin!, 'adminToken')
+  adopt(generated.user!, 'userToken')
+  adopt(generated.hsAdmin!, 'hsAdminToken')
+  adopt(generated.hsUser!, 'hsUserToken')
+  adopt(generated.clientSecret!, 'adminClientSecret')
 }

@@ -1,0 +1,148 @@
+// Benchmark of `mock --state` (issue 15): what making every acknowledged write durable costs.
+//
+//   npx tsx bench/mock-state.ts [--seconds N] [--connections N]
+//
+// Two mocks started by the CLI, each in its own process with the request log going to a file: one
+// in memory, one with --state (every write appended to the journal and fdatasync'ed before its
+// answer; concurrent writes share one fsync). Both are driven with the same write, POST
+// /api/admin/v1/policy-data (a new record each time, no state to run out of), over N keep-alive
+// connections in alternating rounds (a slow phase of the shared machine hits both alike), then
+// over one connection (every write waits for its own fsync: the latency floor of the disk).
+// Reports writes/s, p50 and p99 for each and the ratio with/without --state.
+// Target: with concurrent clients the ratio stays ≥ 0.2 (group commit); exits non-zero otherwise.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { Pool } from 'undici'
+
+const RATIO_TARGET = 0.2
+const ROUNDS = 3
+const BIN = fileURLToPath(new URL('../bin/admin-conformance.mjs', import.meta.url))
+const TOKEN = 'mat_benchstatebenchstatebenchstate12_AAAAAA'
+const PATH = '/api/admin/v1/policy-data'
+const BODY = JSON.stringify({ data: { admin_clients: ['01J00000000000000000ADM1N0'], bench: true } })
+const BODY_BYTES = Buffer.from(BODY)
+
+function startMock(args: string[]): { child: ChildProcess; url: Promise<string> } {
+  const child = spawn(process.execPath, [BIN, 'mock', '--port', '0', '--quiet', '--sessions', '3000', '--reports', '0', ...args], {
+    env: { ...process.env, MOCK_ADMIN_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let err = ''
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()))
+  const url = new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString()
+      const nl = out.indexOf('\n')
+      if (nl !== -1) resolve(out.slice(0, nl).trim())
+    })
+    child.once('exit', (code) => reject(new Error(`mock exited with ${code}: ${err.slice(-2000)}`)))
+  })
+  return { child, url }
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref()
+  })
+}
+
+interface Load {
+  lat: number[]
+  elapsed: number
+  errors: number
+}
+
+async function drive(url: string, seconds: number, connections: number): Promise<Load> {
+  const pool = new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 60_000 })
+  const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(BODY)) }
+  const lat: number[] = []
+  let errors = 0
+  const loop = async (until: number, record: boolean) => {
+    while (performance.now() < until) {
+      const s = process.hrtime.bigint()
+      const r = await pool.request({ method: 'POST', path: PATH, headers, body: BODY_BYTES })
+      await r.body.dump()
+      if (r.statusCode !== 201) errors++
+      if (record) lat.push(Number(process.hrtime.bigint() - s) / 1e6)
+    }
+  }
+  await Promise.all(Array.from({ length: connections }, () => loop(performance.now() + 300, false)))
+  const start = performance.now()
+  await Promise.all(Array.from({ length: connections }, () => loop(start + seconds * 1000, true)))
+  const elapsed = (performance.now() - start) / 1000
+  await pool.close()
+  return { lat, elapsed, errors }
+}
+
+function summary(rounds: Load[]): { rps: number; p50: number; p99: number; errors: number; n: number } {
+  const lat = rounds.flatMap((r) => r.lat).sort((a, b) => a - b)
+  const elapsed = rounds.reduce((a, r) => a + r.elapsed, 0)
+  const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))] ?? NaN
+  return { rps: lat.length / elapsed, p50: pct(50), p99: pct(99), errors: rounds.reduce((a, r) => a + r.errors, 0), n: lat.length }
+}
+
+export async function runStateBench(opts: { seconds?: number; connections?: number } = {}): Promise<{ ok: boolean; lines: string[] }> {
+  const seconds = opts.seconds ?? 6
+  const connections = opts.connections ?? 10
+  const dir = mkdtempSync(join(tmpdir(), 'bench-state-'))
+  const memory = startMock(['--log-file', join(dir, 'memory.log')])
+  const durable = startMock(['--log-file', join(dir, 'state.log'), '--state', join(dir, 'state')])
+  const lines: string[] = []
+  let ok = true
+  try {
+    const [memUrl, stateUrl] = await Promise.all([memory.url, durable.url])
+    const mem: Load[] = []
+    const st: Load[] = []
+    for (let r = 0; r < ROUNDS; r++) {
+      mem.push(await drive(memUrl, seconds / ROUNDS, connections))
+      st.push(await drive(stateUrl, seconds / ROUNDS, connections))
+    }
+    const mem1 = summary([await drive(memUrl, seconds / ROUNDS, 1)])
+    const st1 = summary([await drive(stateUrl, seconds / ROUNDS, 1)])
+    const m = summary(mem)
+    const s = summary(st)
+    const info = (await (await fetch(`${stateUrl}/_mock/info`)).json()) as { state: { records: number } }
+    const journalMb = statSync(join(dir, 'state', 'journal')).size / 2 ** 20
+    const row = (name: string, l: ReturnType<typeof summary>) =>
+      `    ${name.padEnd(34)}${l.rps.toFixed(0).padStart(7)} writes/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  (${l.n} writes, ${l.errors} not 201)`
+    const ratio = s.rps / m.rps
+    const pass = ratio >= RATIO_TARGET && s.errors === 0 && m.errors === 0 && info.state.records >= s.n + st1.n
+    if (!pass) ok = false
+    lines.push(`state mock: POST policy-data, ${connections} keep-alive connections, ${seconds} s each in ${ROUNDS} alternating rounds, then 1 connection:`)
+    lines.push(row(`memory, ${connections} connections`, m))
+    lines.push(row(`--state, ${connections} connections`, s))
+    lines.push(row('memory, 1 connection', mem1))
+    lines.push(row('--state, 1 connection (fsync each)', st1))
+    lines.push(`    journal: ${info.state.records} records, ${journalMb.toFixed(1)} MiB`)
+    lines.push(`    ratio with/without --state: ${ratio.toFixed(2)}× at ${connections} connections, ${(st1.rps / mem1.rps).toFixed(2)}× at 1 — target ≥ ${RATIO_TARGET}× at ${connections}: ${pass ? 'ok' : 'MISSED'}`)
+  } finally {
+    await Promise.all([stop(memory.child), stop(durable.child)])
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return { ok, lines }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { values } = parseArgs({ options: { seconds: { type: 'string' }, connections: { type: 'string' } } })
+  const opts: { seconds?: number; connections?: number } = {}
+  if (values.seconds) opts.seconds = Number(values.seconds)
+  if (values.connections) opts.connections = Number(values.connections)
+  runStateBench(opts).then(
+    (r) => {
+      for (const l of r.lines) process.stdout.write(l + '\n')
+      process.exit(r.ok ? 0 : 1)
+    },
+    (e: unknown) => {
+      process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`)
+      process.exit(2)
+    },
+  )
+}

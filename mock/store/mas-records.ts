@@ -1,0 +1,123 @@
+// The auth service's records as the mock stores them (one interface per table of the real service),
+// and what a token stands for. Timestamps are microseconds since the Unix epoch (Postgres precision).
+import type { OAuth2SessionClientKind } from '../../lib/types.gen.ts'
+
+/** microseconds since the Unix epoch */
+export type Micros = number
+
+export const nowMicros = (date: Date = new Date()): Micros => date.getTime() * 1000
+
+export interface User {
+  readonly id: string
+  readonly username: string
+  readonly createdAt: Micros
+  lockedAt: Micros | null
+  deactivatedAt: Micros | null
+  /** can_request_admin */
+  admin: boolean
+  readonly legacyGuest: boolean
+  /** the mock keeps passwords in clear: it is a test double */
+  password: string | null
+}
+
+export interface BrowserSession {
+  readonly id: string
+  readonly userId: string
+  readonly createdAt: Micros
+  finishedAt: Micros | null
+  readonly userAgent: string | null
+  lastActiveAt: Micros | null
+  lastActiveIp: string | null
+}
+
+/** the schema's client kinds (filter[client-kind]) */
+export type ClientKind = OAuth2SessionClientKind
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
+
+export interface Client {
+  readonly id: string
+  readonly kind: ClientKind
+  readonly name: string | null
+  readonly secret: string | null
+  readonly authMethod: ClientAuthMethod
+  readonly grantTypes: readonly string[]
+  readonly redirectUris: readonly string[]
+  readonly createdAt: Micros
+}
+
+export interface CompatSession {
+  readonly id: string
+  readonly userId: string
+  readonly deviceId: string | null
+  readonly userSessionId: string | null
+  readonly redirectUri: string | null
+  readonly createdAt: Micros
+  userAgent: string | null
+  lastActiveAt: Micros | null
+  lastActiveIp: string | null
+  finishedAt: Micros | null
+  humanName: string | null
+}
+
+export interface OAuth2Session {
+  readonly id: string
+  readonly createdAt: Micros
+  finishedAt: Micros | null
+  readonly userId: string | null
+  readonly userSessionId: string | null
+  readonly clientId: string
+  /** space-separated, sorted and de-duplicated, as the service stores it */
+  readonly scope: string
+  userAgent: string | null
+  lastActiveAt: Micros | null
+  lastActiveIp: string | null
+  humanName: string | null
+}
+
+export interface PersonalSession {
+  readonly id: string
+  readonly createdAt: Micros
+  revokedAt: Micros | null
+  readonly ownerUserId: string | null
+  readonly ownerClientId: string | null
+  readonly actorUserId: string
+  readonly humanName: string
+  readonly scope: string
+  lastActiveAt: Micros | null
+  lastActiveIp: string | null
+  /** the active (not revoked) token exists; false once revoked */
+  hasActiveToken: boolean
+  /** expiry of the active token; null when it never expires or when there is none */
+  tokenExpiresAt: Micros | null
+}
+
+export interface PolicyData {
+  readonly id: string
+  readonly createdAt: Micros
+  readonly data: unknown
+}
+
+export type TokenKind = 'oauth2' | 'personal' | 'compat'
+
+export interface AccessToken {
+  readonly value: string
+  readonly kind: TokenKind
+  readonly sessionId: string
+  readonly createdAt: Micros
+  readonly expiresAt: Micros | null
+  revokedAt: Micros | null
+}
+
+/** What a token stands for right now (RFC 7662 introspection, and the homeserver's token check). */
+export type TokenInfo =
+  | { active: false }
+  | {
+      active: true
+      kind: TokenKind
+      token: AccessToken
+      user: User | null
+      /** OAuth 2.0 client of the session (the owner client for a personal session, none for compat) */
+      clientId: string | null
+      scope: string
+      deviceId: string | null
+    }

@@ -1,0 +1,90 @@
+// The auth service store's writes as data. Each write method of MasStore decides every generated
+// value first (ids, token values, timestamps), describes the whole change as one of these entries,
+// hands it to the world's recorder (the state journal, when --state is on) and only then applies it
+// with applyMasWrite. Replaying a journal calls applyMasWrite with the recorded entries, so the
+// replayed store is the same to the byte: nothing is generated twice.
+import type { AccessToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from './mas-records.ts'
+import type { MasStore } from './mas.ts'
+
+export type MasWrite =
+  | { t: 'mas.user'; user: User }
+  | { t: 'mas.password'; id: string; password: string }
+  | { t: 'mas.browser'; session: BrowserSession }
+  | { t: 'mas.browser.finish'; id: string; at: Micros }
+  | { t: 'mas.client'; client: Client }
+  | { t: 'mas.compat'; session: CompatSession; token: AccessToken }
+  | { t: 'mas.compat.finish'; id: string; at: Micros }
+  | { t: 'mas.oauth2'; session: OAuth2Session; token: AccessToken }
+  | { t: 'mas.oauth2.finish'; id: string; at: Micros }
+  | { t: 'mas.personal'; session: PersonalSession; token: AccessToken }
+  | { t: 'mas.personal.revoke'; id: string; at: Micros }
+  | { t: 'mas.personal.regenerate'; id: string; at: Micros; token: AccessToken; keepOld: boolean }
+  | { t: 'mas.policy'; record: PolicyData }
+
+export class ReplayError extends Error {}
+
+function need<T>(item: T | undefined, what: string): T {
+  if (item === undefined) throw new ReplayError(`${what} does not exist`)
+  return item
+}
+
+/** Applies one write. Throws ReplayError when it names a record that does not exist (a journal that does not fit the world). */
+export function applyMasWrite(store: MasStore, w: MasWrite): void {
+  switch (w.t) {
+    case 'mas.user':
+      return store.users.insert(w.user)
+    case 'mas.password':
+      need(store.users.get(w.id), `user ${w.id}`).password = w.password
+      return
+    case 'mas.browser':
+      return store.userSessions.insert(w.session)
+    case 'mas.browser.finish': {
+      const s = need(store.userSessions.get(w.id), `browser session ${w.id}`)
+      return store.userSessions.update(s, (x) => (x.finishedAt = w.at))
+    }
+    case 'mas.client':
+      return store.clients.insert(w.client)
+    case 'mas.compat':
+      store.compat.insert(w.session)
+      store.addToken(w.token)
+      return
+    case 'mas.compat.finish': {
+      const s = need(store.compat.get(w.id), `compat session ${w.id}`)
+      return store.compat.update(s, (x) => (x.finishedAt = w.at))
+    }
+    case 'mas.oauth2':
+      store.oauth2.insert(w.session)
+      store.addToken(w.token)
+      return
+    case 'mas.oauth2.finish': {
+      const s = need(store.oauth2.get(w.id), `OAuth 2.0 session ${w.id}`)
+      return store.oauth2.update(s, (x) => (x.finishedAt = w.at))
+    }
+    case 'mas.personal':
+      store.personal.insert(w.session)
+      store.addToken(w.token)
+      return
+    case 'mas.personal.revoke': {
+      const s = need(store.personal.get(w.id), `personal session ${w.id}`)
+      const token = store.activePersonalToken(s.id)
+      if (token) store.revokeToken(token, w.at)
+      return store.personal.update(s, (x) => {
+        x.revokedAt = w.at
+        x.hasActiveToken = false
+        x.tokenExpiresAt = null
+      })
+    }
+    case 'mas.personal.regenerate': {
+      const s = need(store.personal.get(w.id), `personal session ${w.id}`)
+      const old = store.activePersonalToken(s.id)
+      if (old && !w.keepOld) store.revokeToken(old, w.at)
+      store.addToken(w.token)
+      return store.personal.update(s, (x) => {
+        x.hasActiveToken = true
+        x.tokenExpiresAt = w.token.expiresAt
+      })
+    }
+    case 'mas.policy':
+      return store.policyData.insert(w.record)
+  }
+}

@@ -1,0 +1,224 @@
+// The pieces of OrderedCollection (./ordered.ts): id-ordered arrays searched by binary search, the
+// bucket index (key → id-ordered items) and the range index (items ordered by a numeric value).
+export interface Keyed {
+  readonly id: string
+}
+
+export interface BucketIndexSpec<T> {
+  /** the bucket key(s) of an item; null/undefined: in no bucket */
+  keys(item: T): string | readonly string[] | null | undefined
+}
+
+export interface RangeIndexSpec<T> {
+  /** the ranged value; null: not in the range index (never matches a range condition) */
+  value(item: T): number | null
+}
+
+export interface Bound {
+  id: string
+  inclusive: boolean
+}
+
+export interface Query<T, I extends string = string, R extends string = string> {
+  /** each entry: the item is in one of these buckets (ANY); entries are AND-ed */
+  in?: readonly { index: I; keys: readonly string[] }[]
+  /** strict value ranges (gt < value < lt); entries are AND-ed */
+  range?: readonly { index: R; gt?: number; lt?: number }[]
+  /** lower id bound */
+  after?: Bound
+  /** upper id bound */
+  before?: Bound
+  /** any other condition, checked on each scanned item */
+  where?: (item: T) => boolean
+}
+
+export interface PageResult<T> {
+  /** always in ascending id order */
+  items: T[]
+  /** more items exist beyond the page, in the direction of travel */
+  more: boolean
+  /** items looked at while scanning (the request log's `fetched`) */
+  scanned: number
+}
+
+export interface Slice<T> {
+  arr: readonly T[]
+  lo: number
+  hi: number
+}
+
+export interface Plan<T> {
+  slices: Slice<T>[]
+  size: number
+  /** the slices may hold the same item twice (union over a multi-valued index) */
+  mayRepeat: boolean
+  checks: ((item: T) => boolean)[]
+}
+
+type Keys = string | readonly string[] | null | undefined
+
+export function keyList(k: Keys): readonly string[] {
+  if (k === null || k === undefined) return []
+  return typeof k === 'string' ? [k] : k
+}
+
+/** first position whose id is > bound (exclusive) or >= bound (inclusive) */
+export function lowerPos<T extends Keyed>(arr: readonly T[], b: Bound | undefined): number {
+  if (!b) return 0
+  let lo = 0
+  let hi = arr.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const id = arr[mid]!.id
+    if (id < b.id || (!b.inclusive && id === b.id)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** first position whose id is >= bound (exclusive) or > bound (inclusive) */
+export function upperPos<T extends Keyed>(arr: readonly T[], b: Bound | undefined): number {
+  if (!b) return arr.length
+  let lo = 0
+  let hi = arr.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const id = arr[mid]!.id
+    if (id < b.id || (b.inclusive && id === b.id)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+export function inBounds(id: string, after: Bound | undefined, before: Bound | undefined): boolean {
+  if (after && (id < after.id || (!after.inclusive && id === after.id))) return false
+  if (before && (id > before.id || (!before.inclusive && id === before.id))) return false
+  return true
+}
+
+export function insertSorted<T extends Keyed>(arr: T[], item: T): void {
+  const last = arr[arr.length - 1]
+  if (last === undefined || last.id < item.id) {
+    arr.push(item)
+    return
+  }
+  arr.splice(lowerPos(arr, { id: item.id, inclusive: true }), 0, item)
+}
+
+export function removeSorted<T extends Keyed>(arr: T[], item: T): void {
+  const i = lowerPos(arr, { id: item.id, inclusive: true })
+  if (arr[i] === item) arr.splice(i, 1)
+}
+
+export class BucketIndex<T extends Keyed> {
+  readonly buckets = new Map<string, T[]>()
+  constructor(readonly spec: BucketIndexSpec<T>) {}
+
+  add(item: T, keys: readonly string[]): void {
+    for (const k of keys) {
+      let b = this.buckets.get(k)
+      if (!b) this.buckets.set(k, (b = []))
+      insertSorted(b, item)
+    }
+  }
+
+  remove(item: T, keys: readonly string[]): void {
+    for (const k of keys) {
+      const b = this.buckets.get(k)
+      if (!b) continue
+      removeSorted(b, item)
+      if (b.length === 0) this.buckets.delete(k)
+    }
+  }
+
+  has(item: T, keys: readonly string[]): boolean {
+    const own = this.spec.keys(item)
+    if (own === null || own === undefined) return false
+    if (typeof own === 'string') return keys.includes(own)
+    for (const k of own) if (keys.includes(k)) return true
+    return false
+  }
+}
+
+/**
+ * Items ordered by (value, id). The index keeps its own copy of each entry's value: an update
+ * mutates the item before the index hears of it, so the item's current value cannot be used to
+ * find (or order against) the entry it had (revoking a personal session sets its expiry to null).
+ */
+export class RangeIndex<T extends Keyed> {
+  /** ordered by (value, id); `values[i]` is the value `sorted[i]` was indexed with */
+  sorted: T[] = []
+  values: number[] = []
+  constructor(readonly spec: RangeIndexSpec<T>) {}
+
+  /** first position whose (value, id) is not below (value, id) */
+  private position(value: number, id: string): number {
+    let lo = 0
+    let hi = this.sorted.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      const v = this.values[mid]!
+      if (v < value || (v === value && this.sorted[mid]!.id < id)) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+
+  add(item: T): void {
+    const value = this.spec.value(item)
+    if (value === null) return
+    const i = this.position(value, item.id)
+    this.sorted.splice(i, 0, item)
+    this.values.splice(i, 0, value)
+  }
+
+  /** `value` is the value the item had when it was indexed */
+  remove(item: T, value: number | null): void {
+    if (value === null) return
+    const i = this.position(value, item.id)
+    if (this.sorted[i] !== item) throw new Error(`RangeIndex.remove: ${item.id} is not indexed at ${value}`)
+    this.sorted.splice(i, 1)
+    this.values.splice(i, 1)
+  }
+
+  rebuild(items: readonly T[]): void {
+    // Items do not change while this runs, so their current value is the indexed one (and sorting
+    // the items themselves avoids a million temporary pairs when seeding).
+    const value = this.spec.value
+    this.sorted = items.filter((i) => value(i) !== null)
+    this.sorted.sort((a, b) => {
+      const va = value(a)!
+      const vb = value(b)!
+      return va !== vb ? va - vb : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+    })
+    this.values = this.sorted.map((i) => value(i)!)
+  }
+
+  /** [lo, hi) of the items with gt < value < lt */
+  span(gt: number | undefined, lt: number | undefined): [number, number] {
+    const values = this.values
+    let lo = 0
+    let hi = values.length
+    if (gt !== undefined) {
+      let a = 0
+      let b = values.length
+      while (a < b) {
+        const mid = (a + b) >>> 1
+        if (values[mid]! <= gt) a = mid + 1
+        else b = mid
+      }
+      lo = a
+    }
+    if (lt !== undefined) {
+      let a = lo
+      let b = values.length
+      while (a < b) {
+        const mid = (a + b) >>> 1
+        if (values[mid]! < lt) a = mid + 1
+        else b = mid
+      }
+      hi = a
+    }
+    return [lo, Math.max(lo, hi)]
+  }
+}
