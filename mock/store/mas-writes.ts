@@ -4,7 +4,27 @@
 // with applyMasWrite. Replaying a journal calls applyMasWrite with the recorded entries, so the
 // replayed store is the same to the byte: nothing is generated twice.
 import type { AccessToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from './mas-records.ts'
-import type { MasStore } from './mas.ts'
+
+/** A collection as a write sees it (structural, so that this file need not import the store back). */
+interface WriteCollection<T> {
+  get(id: string): T | undefined
+  insert(item: T): void
+  update(item: T, mutate: (item: T) => void): void
+}
+
+/** What applying a write needs of the store: its collections and token bookkeeping (MasStore has them). */
+export interface MasWriteTarget {
+  readonly users: WriteCollection<User>
+  readonly userSessions: WriteCollection<BrowserSession>
+  readonly clients: WriteCollection<Client>
+  readonly compat: WriteCollection<CompatSession>
+  readonly oauth2: WriteCollection<OAuth2Session>
+  readonly personal: WriteCollection<PersonalSession>
+  readonly policyData: WriteCollection<PolicyData>
+  addToken(t: AccessToken): AccessToken
+  activePersonalToken(sessionId: string): AccessToken | undefined
+  revokeToken(token: AccessToken, at: Micros): void
+}
 
 export type MasWrite =
   | { t: 'mas.user'; user: User }
@@ -29,7 +49,7 @@ function need<T>(item: T | undefined, what: string): T {
 }
 
 /** Applies one write. Throws ReplayError when it names a record that does not exist (a journal that does not fit the world). */
-export function applyMasWrite(store: MasStore, w: MasWrite): void {
+export function applyMasWrite(store: MasWriteTarget, w: MasWrite): void {
   switch (w.t) {
     case 'mas.user':
       return store.users.insert(w.user)
