@@ -1,19 +1,12 @@
 // One request from arrival to answer: read the body within the limit, route it (or ask the area's
 // `unrouted` hook), run the handler without letting it crash the server, send, and log one line.
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Router } from './router.ts'
 import type { Area, Ctx, Reply } from './context.ts'
-import type { MockState } from './state.ts'
-import type { AreaHooks } from './table.ts'
+import type { Site } from './state.ts'
 import { internalError, tooLarge, unroutedDefault, uriTooLong } from './answers.ts'
 import { send, writeLog } from './respond.ts'
 
-/** What the server was built with: the state, the router of the tables and their per-area hooks. */
-export interface Site {
-  state: MockState
-  router: Router
-  hooks: Partial<Record<Area, AreaHooks>>
-}
+export type { Site } from './state.ts'
 
 const MAX_QUERY = 16 * 1024
 const EMPTY = Buffer.alloc(0)

@@ -3,8 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { reasonPhrase, levelForStatus, formatTimestamp, type HttpVersion } from '../../lib/requestlog.ts'
 import type { Area, Ctx, Reply } from './context.ts'
-import type { MockState } from './state.ts'
-import type { Site } from './dispatch.ts'
+import type { MockState, Site } from './state.ts'
 import { internalError } from './answers.ts'
 
 const HTTP_VERSIONS = new Set(['0.9', '1.0', '1.1', '2.0', '3.0'])
