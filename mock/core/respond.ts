@@ -37,9 +37,15 @@ export function send(site: Site, req: IncomingMessage, res: ServerResponse, area
     body = serialise(reply)!
   }
   // A flat [name, value, ...] list: node takes it as is, without building a header object.
-  const headers: string[] = CORS.slice()
   const extra = site.hooks[area]?.headers?.(req.method ?? 'GET', reply, site.state.options)
-  if (extra) for (const [k, v] of Object.entries(extra)) headers.push(k, v)
+  let headers: string[]
+  if (!extra) headers = CORS.slice()
+  else {
+    // An area's own CORS values replace the defaults (the homeserver's lists differ from the auth service's).
+    headers = []
+    for (let i = 0; i < CORS.length; i += 2) if (!(CORS[i]! in extra)) headers.push(CORS[i]!, CORS[i + 1]!)
+    for (const [k, v] of Object.entries(extra)) headers.push(k, v)
+  }
   if (reply.headers) {
     for (const [k, v] of Object.entries(reply.headers)) {
       if (Array.isArray(v)) for (const one of v) headers.push(k, one)

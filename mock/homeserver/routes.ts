@@ -9,6 +9,7 @@ import type { Route } from '../core/context.ts'
 import type { MockOptions } from '../core/options.ts'
 import { hsErr, synapseGate, type RouteEntry, type RouteTable } from '../core/table.ts'
 import { Authenticator } from './framework/auth.ts'
+import { homeserverHooks } from './framework/http.ts'
 import { backgroundUpdateRoutes } from './background-updates.ts'
 import { clientReportRoutes } from './client/reports.ts'
 import { clientRoutes } from './client/rooms.ts'
@@ -124,5 +125,5 @@ export function homeserverTable(options: MockOptions): RouteTable {
     ...clientReportRoutes(clientBase, auth),
     ...clientRoutes(clientBase, auth),
   ]
-  return { api: 'homeserver', area: 'hs', version: (o) => o.hsVersion, routes: withRows(routes, adminBase, clientBase) }
+  return { api: 'homeserver', area: 'hs', version: (o) => o.hsVersion, routes: withRows(routes, adminBase, clientBase), hooks: { hs: homeserverHooks } }
 }
