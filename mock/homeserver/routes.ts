@@ -31,7 +31,7 @@ function reportRow(version: 'v3' | 'r0'): Row {
       responses: {
         '200': { description: 'Reported: an empty object.', ref: 'homeserver/client-report#Response' },
         '400': hsErr('reason is not a string or score not an integer (M_BAD_JSON).'),
-        '404': hsErr('The event does not exist or the user cannot see it (M_NOT_FOUND; 403 before v1.80.0).'),
+        '404': hsErr('The event does not exist or the user cannot see it (M_NOT_FOUND). Before v1.78.0 such a report is stored; v1.78.0 and v1.79.0 answer 403 M_FORBIDDEN for an event the user cannot see.'),
       },
     },
   }

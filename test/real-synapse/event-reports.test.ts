@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
 import { startSynapse, synapseAvailability, SYNAPSE_VERSION, type AccessLine, type RealSynapse } from '../fixtures/synapse/launcher.ts'
 import { seedSynapse, type SynapseWorld } from '../fixtures/synapse/world.ts'
+import { compareAnswers, PROBES, runProbes, type ProbeAnswer } from '../fixtures/synapse/probes.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const required = process.env.AC_REQUIRE_SYNAPSE === '1'
@@ -81,6 +82,16 @@ if (!avail.ok) {
   })
   const w = await seedSynapse(s)
   t.comment(`Synapse ${SYNAPSE_VERSION} on ${s.url}: started and seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+
+  t.test('the recorded probe answers (the fixture the mock is compared with) still hold', async (t) => {
+    const fixture = JSON.parse(readFileSync(join(root, `test/fixtures/synapse/probes-${SYNAPSE_VERSION}.json`), 'utf8')) as { answers: Record<string, ProbeAnswer> }
+    const got = await runProbes(s.url, { admin: w.admin.accessToken, user: w.bob.accessToken })
+    for (const p of PROBES) {
+      const want = fixture.answers[p.name]
+      if (!want) t.fail(`${p.name}: not in the fixture; re-record it with npx tsx test/fixtures/synapse/record-probes.ts`)
+      else t.same(compareAnswers(want, got[p.name]!), [], `${p.method} ${p.path} (${p.name})`)
+    }
+  })
 
   t.test('the server is the released 1.67.0 and holds the seeded reports', async (t) => {
     const v = await request(`${s.url}/_synapse/admin/v1/server_version`)
