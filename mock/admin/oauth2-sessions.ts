@@ -18,7 +18,9 @@ const SITE = 'mas_handlers::admin::v1::oauth2_sessions'
 // lookups in the handler's order: user, clients, browser session, then the scope
 const FILTERS = listFilters<'user' | 'client' | 'clientKind' | 'userSession' | 'scope' | 'status', 'lastActive'>([
   { key: 'filter[user]', kind: 'ulid', index: 'user', exists: checkUser },
-  { key: 'filter[client]', kind: 'ulid[]', index: 'client', exists: checkClient, firstOnlyFault: 'filter-client-only-first' },
+  // Repeatable (any of them) since v1.20.0; before, one client (a second value is a duplicate-field error).
+  { key: 'filter[client]', kind: 'ulid[]', index: 'client', exists: checkClient, firstOnlyFault: 'filter-client-only-first', since: 'client-filter-repeatable' },
+  { key: 'filter[client]', kind: 'ulid', index: 'client', exists: checkClient, until: 'client-filter-repeatable' },
   { key: 'filter[client-kind]', kind: 'enum', index: 'clientKind', values: OAUTH2_CLIENT_KINDS },
   { key: 'filter[user-session]', kind: 'ulid', index: 'userSession', exists: checkUserSession },
   { key: 'filter[scope]', kind: 'scope', index: 'scope' },

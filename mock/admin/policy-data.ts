@@ -3,14 +3,16 @@
 // policy data found"), get by id.
 //
 // The real service's get-by-id handler returns the latest record whatever the id (and 404 only when
-// there is none); the mock answers the record with that id, as the interface describes, and keeps
-// the real behaviour as the `policy-get-by-id-returns-latest` fault.
+// there is none); the mock answers the record with that id, as the interface describes, unless it
+// claims a version lib/data names for that deviation (framework/deviations.ts); the real behaviour is
+// also the `policy-get-by-id-returns-latest` fault.
 import type { Ctx, Reply } from '../core/context.ts'
 import { mergePolicyData, nowMicros, type PolicyData } from '../store/mas.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
 import { pathId } from './framework/pagination.ts'
 import { policyAttributes, resource, routeError, single, titleWithId } from './framework/resource.ts'
+import { masDeviates } from './framework/deviations.ts'
 
 const TYPE = 'policy-data'
 const SITE = 'mas_handlers::admin::v1::policy_data'
@@ -54,7 +56,9 @@ export function getPolicyData(ctx: Ctx): Reply {
   if (!id.ok) return id.reply
   ctx.log.queries += 1
   const records = ctx.world.mas.policyData
-  const record = ctx.faults.has('policy-get-by-id-returns-latest') ? records.last() : records.get(id.id)
+  // The real handler of the versions with this deviation fetches the latest record whatever the id.
+  const latest = ctx.faults.has('policy-get-by-id-returns-latest') || masDeviates(ctx.options.masVersion, 'policy-data-get-returns-latest')
+  const record = latest ? records.last() : records.get(id.id)
   if (!record) return routeError(ctx, `${SITE}::get:37`, 404, titleWithId(ctx, `Policy data with ID ${id.id} not found`, 'Policy data not found'))
   ctx.log.fetched += 1
   return single(200, policyResource(record))

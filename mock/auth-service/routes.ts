@@ -9,7 +9,6 @@ import { browserRoutes } from './browser.ts'
 
 const OAUTH = { undocumented: 'OAuth 2.0 endpoint (RFC 6749/7591/7662/7009), described by the discovery document, not the admin API' }
 const COMPAT = { undocumented: 'compatibility login of the chat protocol, described by its client-server specification' }
-const BROWSER = { undocumented: 'browser page or GraphQL API of the account UI, outside the admin API' }
 
 export function publicTable(options: MockOptions): RouteTable {
   const client = (method: string, pattern: string, handler: RouteEntry['handler']): RouteEntry[] =>
@@ -27,7 +26,7 @@ export function publicTable(options: MockOptions): RouteTable {
       ...client('POST', '/login', login),
       ...client('POST', '/logout', logout),
       ...client('POST', '/logout/all', logoutAll),
-      ...browserRoutes(options).map((r) => ({ ...r, doc: BROWSER })),
+      ...browserRoutes(),
     ],
   }
 }

@@ -25,6 +25,7 @@ export function notFound(area: Area): Reply {
 export function methodNotAllowed(area: Area, allowed: string[]): Reply {
   const headers = { allow: allowed.join(', ') }
   if (area === 'hs') return { status: 405, body: { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' }, headers }
+  if (area === 'control') return { status: 405, body: { error: `method not allowed; this path takes ${headers.allow}` }, headers }
   return { status: 405, headers } // axum: empty body
 }
 

@@ -33,6 +33,8 @@ export interface Endpoint extends OperationDoc {
   path: string
   since?: string
   until?: string
+  /** the version the document describes for the operation's API (undefined: the newest) */
+  claimed?: string
 }
 
 const ULID_PATH = 'admin/common#ULID'
@@ -51,7 +53,7 @@ export function endpointsOf(tables: RouteTable[], versions: { masVersion?: strin
       if (!isDocumented(e.doc) || !presentAt(e, claimed)) continue
       const path = templateOf(e.pattern)
       const area = table.api === 'homeserver' ? (path.startsWith(`${clientPrefix}/`) ? 'client' : 'homeserver') : 'admin'
-      out.push({ ...e.doc, area, method: e.method.toLowerCase() as Endpoint['method'], path, since: e.since, until: e.until })
+      out.push({ ...e.doc, area, method: e.method.toLowerCase() as Endpoint['method'], path, since: e.since, until: e.until, claimed })
     }
   }
   return out
@@ -103,7 +105,7 @@ function queryProperties(schemas: Components, schema: JsonSchema): [string, Json
   return out
 }
 
-function parametersOf(schemas: Components, path: string, doc: OperationDoc): unknown[] {
+function parametersOf(schemas: Components, path: string, doc: OperationDoc, claimed: string | undefined): unknown[] {
   const parameters: unknown[] = []
   for (const m of path.matchAll(/\{([^}]+)\}/g)) {
     const name = m[1] as string
@@ -117,6 +119,8 @@ function parametersOf(schemas: Components, path: string, doc: OperationDoc): unk
   if (!querySchema) throw new Error(`openapi: ${doc.query} is not in the bundled components`)
   for (const [param, schema] of queryProperties(schemas, querySchema)) {
     const { description, 'x-since': since, ...rest } = schema
+    // A parameter the claimed version does not have yet is left out, as the router ignores it then.
+    if (typeof since === 'string' && !presentAt({ since }, claimed)) continue
     const p: Record<string, unknown> = { name: param, in: 'query', required: false }
     if (typeof description === 'string') p.description = description
     p.schema = Object.keys(rest).length > 0 ? rest : {}
@@ -161,7 +165,7 @@ const SECURITY: Record<OperationDoc['security'], unknown[] | undefined> = {
 
 function operationOf(schemas: Components, ep: Endpoint): Record<string, unknown> {
   const doc = ep
-  const parameters = parametersOf(schemas, ep.path, doc)
+  const parameters = parametersOf(schemas, ep.path, doc, ep.claimed)
   const security = SECURITY[doc.security]
   return {
     tags: [doc.tag],

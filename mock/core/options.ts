@@ -2,6 +2,9 @@
 // tests build a MockOptions through `mockOptions()` so that defaults are never repeated.
 import { randomBytes } from 'node:crypto'
 import type { LogFormat } from '../../lib/requestlog.ts'
+import { masHas } from '../../lib/versions.ts'
+
+const DEFAULT_MAS_VERSION = 'v1.22.0'
 
 export interface MockOptions {
   host: string
@@ -35,8 +38,10 @@ export interface MockOptions {
   logFormat: LogFormat
   /** file to append request-log lines to; undefined: stderr; null: no log */
   logFile?: string | null
-  /** largest request body accepted, in bytes; above it: 413 */
-  maxBody: number
+  /** the origin CORS answers echo with credentials allowed; undefined: `*` without credentials */
+  corsOrigin?: string
+  /** largest request body accepted, in bytes, above it 413; undefined: each area's real limit (core/limits.ts) */
+  maxBody?: number
   faults: string[]
   /** fixed clock for seeding: same seed, same world */
   epoch: Date
@@ -70,15 +75,26 @@ export function mockOptions(over: Partial<MockOptions> = {}, env: NodeJS.Process
     hsDelegateUrl: env.MOCK_HS_DELEGATE_URL || undefined,
     hsDelegateClientId: env.MOCK_HS_DELEGATE_CLIENT_ID || undefined,
     hsDelegateClientSecret: env.MOCK_HS_DELEGATE_CLIENT_SECRET || undefined,
-    masVersion: 'v1.22.0',
+    masVersion: DEFAULT_MAS_VERSION,
     hsVersion: '1.157.1',
     hsPrefix: '/_synapse',
     clientPrefix: '/_matrix',
-    logFormat: 'v1.20',
+    // The log line's shape follows the claimed version unless set (the v1.20 fields: lib/data/mas-features.json).
+    logFormat: masHas(over.masVersion ?? DEFAULT_MAS_VERSION, 'log-requester') === false ? 'pre-v1.20' : 'v1.20',
     logFile: undefined,
-    maxBody: 1024 * 1024,
+    corsOrigin: corsOrigin(env.MOCK_CORS_ORIGIN),
+    maxBody: undefined,
     faults: [],
     epoch: new Date('2026-01-05T09:00:00Z'),
     ...over,
   }
+}
+
+/** An origin as browsers send it (`scheme://host[:port]`), or an error naming what is wrong. */
+export function corsOrigin(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined
+  if (!/^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?$/.test(value) && !/^https?:\/\/\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/.test(value)) {
+    throw new Error(`the CORS origin must look like http://host:port (scheme, host, optional port, no path), got '${value}'`)
+  }
+  return value
 }

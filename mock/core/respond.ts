@@ -5,31 +5,25 @@ import { reasonPhrase, levelForStatus, formatTimestamp, type HttpVersion } from 
 import type { Area, Ctx, Reply } from './context.ts'
 import type { MockState, Site } from './state.ts'
 import { internalError } from './answers.ts'
+import { safeStringify } from './json.ts'
+import { serviceCors } from './cors.ts'
 
 const HTTP_VERSIONS = new Set(['0.9', '1.0', '1.1', '2.0', '3.0'])
 
-// CORS is on for frontend work; these three go on every answer.
-const CORS: readonly string[] = [
-  'access-control-allow-origin',
-  '*',
-  'access-control-allow-methods',
-  'GET, POST, PUT, DELETE, OPTIONS',
-  'access-control-allow-headers',
-  'Authorization, Content-Type, X-Requested-With',
-]
 
 /** The body as text and its content type; null when it cannot be serialised (a cycle, a BigInt, a stack overflow). */
 function serialise(reply: Reply): { payload: string | undefined; contentType?: string } | null {
   if (reply.body === undefined) return { payload: undefined }
   if (typeof reply.body === 'string' && reply.contentType) return { payload: reply.body, contentType: reply.contentType }
-  try {
-    return { payload: JSON.stringify(reply.body), contentType: reply.contentType ?? 'application/json' }
-  } catch {
-    return null
-  }
+  const payload = safeStringify(reply.body)
+  return payload === null ? null : { payload, contentType: reply.contentType ?? 'application/json' }
 }
 
-/** Sends the reply (or a 500 in the area's envelope if its body cannot be serialised); returns what was sent. */
+/**
+ * Sends the reply and returns what was sent: a body too deep for JSON.stringify is written without
+ * recursion; one that has no JSON at all (a cycle, a BigInt: a bug of the mock) becomes a 500 in the
+ * area's envelope.
+ */
 export function send(site: Site, req: IncomingMessage, res: ServerResponse, area: Area, reply: Reply): Reply {
   let body = serialise(reply)
   if (body === null) {
@@ -37,15 +31,16 @@ export function send(site: Site, req: IncomingMessage, res: ServerResponse, area
     body = serialise(reply)!
   }
   // A flat [name, value, ...] list: node takes it as is, without building a header object.
-  const extra = site.hooks[area]?.headers?.(req.method ?? 'GET', reply, site.state.options)
+  const method = req.method ?? 'GET'
+  const { options } = site.state
+  const hooks = site.hooks[area]
   let headers: string[]
-  if (!extra) headers = CORS.slice()
-  else {
-    // An area's own CORS values replace the defaults (the homeserver's lists differ from the auth service's).
+  if (hooks?.cors) {
     headers = []
-    for (let i = 0; i < CORS.length; i += 2) if (!(CORS[i]! in extra)) headers.push(CORS[i]!, CORS[i + 1]!)
-    for (const [k, v] of Object.entries(extra)) headers.push(k, v)
-  }
+    for (const [k, v] of Object.entries(hooks.cors(method, req.headers, options))) headers.push(k, v)
+  } else headers = serviceCors(method, req.headers, options)
+  const extra = hooks?.headers?.(method, reply, options)
+  if (extra) for (const [k, v] of Object.entries(extra)) headers.push(k, v)
   if (reply.headers) {
     for (const [k, v] of Object.entries(reply.headers)) {
       if (Array.isArray(v)) for (const one of v) headers.push(k, one)

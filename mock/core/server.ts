@@ -12,8 +12,10 @@ import { adminTable } from '../admin/routes.ts'
 import { publicTable } from '../auth-service/routes.ts'
 import { homeserverTable } from '../homeserver/routes.ts'
 import { buildOpenApi } from './openapi.ts'
-import { handle, type Site } from './dispatch.ts'
-import { routesAt, type RouteTable } from './table.ts'
+import { answeredByParser, handle, type Site } from './dispatch.ts'
+import { MAX_HEAD_BYTES } from './limits.ts'
+import { routesAt, type AreaHooks, type RouteTable } from './table.ts'
+import { synapseHooks } from './cors.ts'
 import type { Area } from './context.ts'
 import type { MockOptions } from './options.ts'
 import type { MockState, ReseedOptions } from './state.ts'
@@ -72,12 +74,18 @@ function allTables(state: MockState, baseUrl: () => string): RouteTable[] {
 function buildSite(state: MockState, baseUrl: () => string): Site {
   const tables = allTables(state, baseUrl)
   const router = new Router()
-  const hooks: Site['hooks'] = {}
+  // The core's defaults (Synapse's CORS and caching on the homeserver's paths), each hook replaceable
+  // by the table of the API that owns the area.
+  const hooks: Site['hooks'] = { hs: { ...synapseHooks } }
+  const given = new Set<string>()
   for (const table of tables) {
     router.add(routesAt(table, state.options))
-    for (const [area, h] of Object.entries(table.hooks ?? {}) as [Area, NonNullable<Site['hooks'][Area]>][]) {
-      if (hooks[area]) throw new Error(`two tables give hooks for the ${area} area`)
-      hooks[area] = h
+    for (const [area, h] of Object.entries(table.hooks ?? {}) as [Area, AreaHooks][]) {
+      for (const name of Object.keys(h)) {
+        if (given.has(`${area}.${name}`)) throw new Error(`two tables give the ${name} hook of the ${area} area`)
+        given.add(`${area}.${name}`)
+      }
+      hooks[area] = { ...hooks[area], ...h }
     }
   }
   return { state, router, hooks }
@@ -99,7 +107,8 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
   let baseUrl = ''
   const site = buildSite(state, () => baseUrl)
 
-  const server = createServer({ maxHeaderSize: 32 * 1024 }, (req, res) => {
+  // node's parser takes the largest head any area does; dispatch refuses what a smaller area would not take.
+  const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES }, (req, res) => {
     let pending: void | Promise<void>
     try {
       pending = handle(site, req, res)
@@ -117,9 +126,11 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
   })
   server.keepAliveTimeout = 65_000
   server.on('clientError', (err, socket) => {
-    // Malformed request lines or oversized headers: answer instead of dropping the socket.
+    // Malformed request lines, bodies or oversized heads: answer instead of dropping the socket, and
+    // tell dispatch what was answered (a request that failed mid-body is logged with this status).
     const code = (err as NodeJS.ErrnoException).code
     const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+    answeredByParser.set(socket, socket.writable ? status : 400)
     if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
     else socket.destroy()
   })

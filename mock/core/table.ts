@@ -3,6 +3,7 @@
 // the served document (openapi.ts) are built from the same rows and cannot drift (the real auth
 // service registers each admin route with its documentation the same way).
 import { compareVersions, parseServerVersionString, MAS_FEATURES, SYNAPSE_FEATURES, type MasFeature, type SynapseFeature, type Version } from '../../lib/versions.ts'
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Area, Handler, Reply, Route } from './context.ts'
 import type { MockOptions } from './options.ts'
 
@@ -69,8 +70,12 @@ export interface Unrouted {
 export interface AreaHooks {
   /** the answer to a request no route took (unknown path, or a method the path lacks at this version) */
   unrouted?: (u: Unrouted) => Reply
-  /** headers every answer in the area carries (the real server's caching and CORS habits) */
+  /** headers an answer in the area carries besides CORS (the real server's caching habits) */
   headers?: (method: string, reply: Reply, options: MockOptions) => Record<string, string> | undefined
+  /** the CORS headers of every answer in the area, replacing the core's (reflecting, --cors-origin) */
+  cors?: (method: string, headers: IncomingHttpHeaders, options: MockOptions) => Record<string, string>
+  /** the answer to any OPTIONS in the area, before routing (default: 204 to a preflight, else routed) */
+  options?: (path: string, options: MockOptions) => Reply
 }
 
 export type ApiName = 'mas-admin' | 'mas-public' | 'homeserver' | 'control' | 'core'

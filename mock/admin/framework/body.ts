@@ -45,167 +45,188 @@ function position(src: string, offset: number, consumed: boolean): string {
   return `line ${line} column ${consumed ? offset - lineStart : offset - lineStart + 1}`
 }
 
-export function parseJsonText(src: string): JsonNode {
-  let i = 0
-  const ws = () => {
-    while (i < src.length) {
-      const c = src.charCodeAt(i)
-      if (c === 32 || c === 9 || c === 10 || c === 13) i++
+const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
+
+/** serde_json's parser, as far as its error texts and offsets show: one method per grammar rule. */
+class JsonTextParser {
+  i = 0
+  constructor(private readonly src: string) {}
+
+  ws(): void {
+    const { src } = this
+    while (this.i < src.length) {
+      const c = src.charCodeAt(this.i)
+      if (c === 32 || c === 9 || c === 10 || c === 13) this.i++
       else break
     }
   }
-  const err = (msg: string): never => {
-    throw new JsonSyntaxError(msg, i, false)
+  err(msg: string): never {
+    throw new JsonSyntaxError(msg, this.i, false)
   }
-  const eof = (what: string): never => {
-    throw new JsonSyntaxError(`EOF while parsing ${what}`, src.length, true)
+  eof(what: string): never {
+    throw new JsonSyntaxError(`EOF while parsing ${what}`, this.src.length, true)
   }
-  const str = (): string => {
-    i++ // opening quote
+  /** the next character, or the EOF error naming `what` */
+  peek(what: string): string {
+    if (this.i >= this.src.length) this.eof(what)
+    return this.src[this.i]!
+  }
+
+  str(): string {
+    const { src } = this
+    this.i++ // opening quote
     let out = ''
     for (;;) {
-      if (i >= src.length) eof('a string')
-      const c = src.charCodeAt(i)
+      const c = this.peek('a string').charCodeAt(0)
       if (c === 34) {
-        i++
+        this.i++
         return out
       }
-      if (c < 0x20) err('control character (\\u0000-\\u001F) found while parsing a string')
-      if (c === 92) {
-        i++
-        if (i >= src.length) eof('a string')
-        const e = src[i]!
-        const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
-        if (e in simple) {
-          out += simple[e]
-          i++
-        } else if (e === 'u') {
-          const hex = src.slice(i + 1, i + 5)
-          if (hex.length < 4) eof('a string')
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
-            i += 1 + [...hex].findIndex((h) => !/[0-9a-fA-F]/.test(h))
-            err('invalid escape')
-          }
-          out += String.fromCharCode(parseInt(hex, 16))
-          i += 5
-        } else err('invalid escape')
+      if (c < 0x20) this.err('control character (\\u0000-\\u001F) found while parsing a string')
+      if (c !== 92) {
+        out += src[this.i++]
         continue
       }
-      out += src[i]
-      i++
+      this.i++
+      const e = this.peek('a string')
+      if (e in SIMPLE_ESCAPES) {
+        out += SIMPLE_ESCAPES[e]
+        this.i++
+      } else if (e === 'u') {
+        const hex = src.slice(this.i + 1, this.i + 5)
+        if (hex.length < 4) this.eof('a string')
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
+          this.i += 1 + [...hex].findIndex((h) => !/[0-9a-fA-F]/.test(h))
+          this.err('invalid escape')
+        }
+        out += String.fromCharCode(parseInt(hex, 16))
+        this.i += 5
+      } else this.err('invalid escape')
     }
   }
-  const num = (): JsonNode => {
-    const start = i
-    if (src[i] === '-') i++
-    if (i >= src.length) eof('a value')
-    const digit = () => i < src.length && src.charCodeAt(i) >= 48 && src.charCodeAt(i) <= 57
-    if (src[i] === '0') {
-      i++
-      if (digit()) err('invalid number')
-    } else if (digit()) while (digit()) i++
-    else err('invalid number')
-    if (src[i] === '.') {
-      i++
-      if (i >= src.length) eof('a value')
-      if (!digit()) err('invalid number')
-      while (digit()) i++
-    }
-    if (src[i] === 'e' || src[i] === 'E') {
-      i++
-      if (src[i] === '+' || src[i] === '-') i++
-      if (i >= src.length) eof('a value')
-      if (!digit()) err('invalid number')
-      while (digit()) i++
-    }
-    return { kind: 'number', raw: src.slice(start, i), end: i }
+
+  private digit(): boolean {
+    const c = this.src.charCodeAt(this.i)
+    return c >= 48 && c <= 57
   }
-  const ident = (word: string, node: JsonNode): JsonNode => {
+  private digits(): void {
+    if (this.i >= this.src.length) this.eof('a value')
+    if (!this.digit()) this.err('invalid number')
+    while (this.digit()) this.i++
+  }
+
+  num(): JsonNode {
+    const { src } = this
+    const start = this.i
+    if (src[this.i] === '-') this.i++
+    if (this.i >= src.length) this.eof('a value')
+    if (src[this.i] === '0') {
+      this.i++
+      if (this.digit()) this.err('invalid number')
+    } else if (this.digit()) while (this.digit()) this.i++
+    else this.err('invalid number')
+    if (src[this.i] === '.') {
+      this.i++
+      this.digits()
+    }
+    if (src[this.i] === 'e' || src[this.i] === 'E') {
+      this.i++
+      if (src[this.i] === '+' || src[this.i] === '-') this.i++
+      this.digits()
+    }
+    return { kind: 'number', raw: src.slice(start, this.i), end: this.i }
+  }
+
+  ident(word: string, node: JsonNode): JsonNode {
     for (let k = 0; k < word.length; k++) {
-      if (i >= src.length) eof('a value')
-      if (src[i] !== word[k]) err(k === 0 ? 'expected value' : 'expected ident')
-      i++
+      if (this.peek('a value') !== word[k]) this.err(k === 0 ? 'expected value' : 'expected ident')
+      this.i++
     }
-    return { ...node, end: i }
+    return { ...node, end: this.i }
   }
-  const value = (depth: number): JsonNode => {
-    ws()
-    if (i >= src.length) eof('a value')
-    const c = src[i]!
+
+  array(depth: number): JsonNode {
+    if (depth >= MAX_DEPTH) this.err('recursion limit exceeded')
+    this.i++
+    const items: JsonNode[] = []
+    this.ws()
+    if (this.peek('a list') === ']') {
+      this.i++
+      return { kind: 'array', items, end: this.i }
+    }
+    for (;;) {
+      items.push(this.value(depth + 1))
+      this.ws()
+      const c = this.peek('a list')
+      if (c === ',') {
+        this.i++
+        this.ws()
+        if (this.src[this.i] === ']') this.err('trailing comma')
+        continue
+      }
+      if (c === ']') {
+        this.i++
+        return { kind: 'array', items, end: this.i }
+      }
+      this.err('expected `,` or `]`')
+    }
+  }
+
+  object(depth: number): JsonNode {
+    if (depth >= MAX_DEPTH) this.err('recursion limit exceeded')
+    this.i++
+    const entries: { key: string; value: JsonNode; keyEnd: number }[] = []
+    this.ws()
+    if (this.peek('an object') === '}') {
+      this.i++
+      return { kind: 'object', entries, end: this.i }
+    }
+    for (;;) {
+      this.ws()
+      const q = this.peek('an object')
+      if (q !== '"') this.err(q === '}' && entries.length > 0 ? 'trailing comma' : 'key must be a string')
+      const key = this.str()
+      const keyEnd = this.i
+      this.ws()
+      if (this.peek('an object') !== ':') this.err('expected `:`')
+      this.i++
+      entries.push({ key, value: this.value(depth + 1), keyEnd })
+      this.ws()
+      const c = this.peek('an object')
+      if (c === ',') {
+        this.i++
+        continue
+      }
+      if (c === '}') {
+        this.i++
+        return { kind: 'object', entries, end: this.i }
+      }
+      this.err('expected `,` or `}`')
+    }
+  }
+
+  value(depth: number): JsonNode {
+    this.ws()
+    const c = this.peek('a value')
     if (c === '"') {
-      const v = str()
-      return { kind: 'string', value: v, end: i }
+      const v = this.str()
+      return { kind: 'string', value: v, end: this.i }
     }
-    if (c === '-' || (c >= '0' && c <= '9')) return num()
-    if (c === 't') return ident('true', { kind: 'bool', value: true, end: 0 })
-    if (c === 'f') return ident('false', { kind: 'bool', value: false, end: 0 })
-    if (c === 'n') return ident('null', { kind: 'null', end: 0 })
-    if (c === '[') {
-      if (depth >= MAX_DEPTH) err('recursion limit exceeded')
-      i++
-      const items: JsonNode[] = []
-      ws()
-      if (i >= src.length) eof('a list')
-      if (src[i] === ']') {
-        i++
-        return { kind: 'array', items, end: i }
-      }
-      for (;;) {
-        items.push(value(depth + 1))
-        ws()
-        if (i >= src.length) eof('a list')
-        if (src[i] === ',') {
-          i++
-          ws()
-          if (src[i] === ']') err('trailing comma')
-          continue
-        }
-        if (src[i] === ']') {
-          i++
-          return { kind: 'array', items, end: i }
-        }
-        err('expected `,` or `]`')
-      }
-    }
-    if (c === '{') {
-      if (depth >= MAX_DEPTH) err('recursion limit exceeded')
-      i++
-      const entries: { key: string; value: JsonNode; keyEnd: number }[] = []
-      ws()
-      if (i >= src.length) eof('an object')
-      if (src[i] === '}') {
-        i++
-        return { kind: 'object', entries, end: i }
-      }
-      for (;;) {
-        ws()
-        if (i >= src.length) eof('an object')
-        if (src[i] !== '"') err(src[i] === '}' && entries.length > 0 ? 'trailing comma' : 'key must be a string')
-        const key = str()
-        const keyEnd = i
-        ws()
-        if (i >= src.length) eof('an object')
-        if (src[i] !== ':') err('expected `:`')
-        i++
-        entries.push({ key, value: value(depth + 1), keyEnd })
-        ws()
-        if (i >= src.length) eof('an object')
-        if (src[i] === ',') {
-          i++
-          continue
-        }
-        if (src[i] === '}') {
-          i++
-          return { kind: 'object', entries, end: i }
-        }
-        err('expected `,` or `}`')
-      }
-    }
-    return err('expected value')
+    if (c === '-' || (c >= '0' && c <= '9')) return this.num()
+    if (c === 't') return this.ident('true', { kind: 'bool', value: true, end: 0 })
+    if (c === 'f') return this.ident('false', { kind: 'bool', value: false, end: 0 })
+    if (c === 'n') return this.ident('null', { kind: 'null', end: 0 })
+    if (c === '[') return this.array(depth)
+    if (c === '{') return this.object(depth)
+    return this.err('expected value')
   }
-  const root = value(0)
-  ws()
-  if (i < src.length) err('trailing characters')
+}
+
+export function parseJsonText(src: string): JsonNode {
+  const p = new JsonTextParser(src)
+  const root = p.value(0)
+  p.ws()
+  if (p.i < src.length) p.err('trailing characters')
   return root
 }
 

@@ -4,6 +4,7 @@
 // link pairs, the lookups (the first failing one answers) and the store conditions alike.
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { FaultName } from '../../faults/registry.ts'
+import { masHas, type MasFeature } from '../../../lib/versions.ts'
 import type { Keyed, OrderedCollection, Query } from '../../store/ordered.ts'
 import { authenticate } from './auth.ts'
 import { checkScopes, createdBounds, datePair, DATE_FIELD, parseFilters, scopeConditions, statusKey, ULID_FIELD, valueRange } from './filters.ts'
@@ -14,8 +15,16 @@ import type { ResourceObject } from './resource.ts'
 /** a lookup of a referenced id: the 404 reply (with the handler's title) when it is unknown */
 export type Lookup = (ctx: Ctx, site: string, id: string) => Reply | undefined
 
+/** Versions of the auth service that have a filter: rows of lib/data/mas-features.json. */
+interface Gate {
+  /** the feature that brought it */
+  since?: MasFeature
+  /** the feature that replaced it */
+  until?: MasFeature
+}
+
 /** One `filter[…]` parameter: `key` is the query field (and the link pair's key). */
-export type ListFilter<I extends string, R extends string> =
+export type ListFilter<I extends string, R extends string> = Gate & (
   /** one ULID: the items in bucket `index` under it, once `exists` (if given) found it */
   | { key: string; kind: 'ulid'; index: I; exists?: Lookup }
   /** a repeatable ULID, any of them; every value is looked up before the condition; under the fault `firstOnlyFault` only the first value is used */
@@ -32,6 +41,7 @@ export type ListFilter<I extends string, R extends string> =
   | { key: string; kind: 'created'; bound: 'before' | 'after' }
   /** a date on the range index `range`, strictly before or after */
   | { key: string; kind: 'range'; range: R; bound: 'before' | 'after' }
+)
 
 /** A filter table, with what it parses precomputed. */
 export interface ListFilters<I extends string, R extends string> {
@@ -87,11 +97,30 @@ export function twoStates(values: readonly string[]): readonly [string, string] 
 /** The trailing filters of compat and OAuth 2.0 sessions: status (its schema's enum), then the creation and last-activity dates. */
 export const sessionStateFilters = (statuses: readonly string[]): readonly ListFilter<'status', 'lastActive'>[] => [
   { key: 'filter[status]', kind: 'status', index: 'status', values: twoStates(statuses) },
-  { key: 'filter[created-before]', kind: 'created', bound: 'before' },
-  { key: 'filter[created-after]', kind: 'created', bound: 'after' },
-  { key: 'filter[last-active-before]', kind: 'range', range: 'lastActive', bound: 'before' },
-  { key: 'filter[last-active-after]', kind: 'range', range: 'lastActive', bound: 'after' },
+  { key: 'filter[created-before]', kind: 'created', bound: 'before', since: 'filter-created-before' },
+  { key: 'filter[created-after]', kind: 'created', bound: 'after', since: 'filter-created-after' },
+  { key: 'filter[last-active-before]', kind: 'range', range: 'lastActive', bound: 'before', since: 'filter-last-active-before' },
+  { key: 'filter[last-active-after]', kind: 'range', range: 'lastActive', bound: 'after', since: 'filter-last-active-after' },
 ]
+
+const atVersion = new WeakMap<ListFilters<string, string>, Map<string, ListFilters<string, string>>>()
+
+/**
+ * The filters the claimed version has: one it lacks is an unknown query key, which the service ignores.
+ * An unparsable version counts as the newest.
+ */
+export function filtersAt<I extends string, R extends string>(table: ListFilters<I, R>, version: string): ListFilters<I, R> {
+  let byVersion = atVersion.get(table)
+  if (!byVersion) atVersion.set(table, (byVersion = new Map()))
+  let found = byVersion.get(version)
+  if (!found) {
+    const has = (f: MasFeature) => masHas(version, f) !== false
+    const kept = table.filters.filter((f) => (f.since === undefined || has(f.since)) && (f.until === undefined || !has(f.until)))
+    found = listFilters(kept) as ListFilters<string, string>
+    byVersion.set(version, found)
+  }
+  return found as ListFilters<I, R>
+}
 
 export interface Listing<T extends Keyed, I extends string, R extends string> {
   /** the `record_error!` call site of the handler, `target:line` */
@@ -109,7 +138,8 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
   if (!auth.ok) return auth.reply
   const p = parsePagination(ctx)
   if (!p.ok) return p.reply
-  const { site, filters: table } = spec
+  const { site } = spec
+  const table = filtersAt(spec.filters, ctx.options.masVersion)
   const f = parseFilters(ctx, site, table.fields)
   if (!f.ok) return f.reply
   const v = f.values as Record<string, unknown>

@@ -9,6 +9,7 @@
 // - meta.count counts the filtered items, ignoring cursors.
 // Pagination and path-ULID rejections are not logged as events (no record_error! on them).
 import { INCLUDE_COUNT_VALUES } from '../../../lib/schemas.ts'
+import { masHas } from '../../../lib/versions.ts'
 import type { AdminEnvelopeIncludeCount } from '../../../lib/types.gen.ts'
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { Bound, OrderedCollection, Keyed, Query } from '../../store/ordered.ts'
@@ -38,6 +39,11 @@ const FIELDS = {
 
 export function parsePagination(ctx: Ctx): { ok: true; page: PageParams } | { ok: false; reply: Reply } {
   let groups = groupPairs(ctx.query)
+  // Before v1.4.0 there is no count parameter: the key is unknown, so ignored, and meta.count is always there.
+  if (masHas(ctx.options.masVersion, 'count-param') === false && groups.has('count')) {
+    groups = new Map(groups) // the grouping is cached per query: not changed in place
+    groups.delete('count')
+  }
   if (ctx.faults.has('pagination-zero-page-accepted')) {
     // the bug: a zero page size silently means the default
     groups = new Map([...groups].map(([k, v]) => [k, (k === 'page[first]' || k === 'page[last]') && v.length === 1 && /^0+$/.test(v[0]!) ? [''] : v]))

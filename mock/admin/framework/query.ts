@@ -77,93 +77,83 @@ function enumError(value: string, values: readonly string[]): string {
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
-/**
- * chrono's `DateTime<Utc>::from_str` (relaxed RFC 3339): `YYYY-MM-DD`, `T`/`t`/space, `HH:MM:SS`,
- * optional fraction, optional spaces, then `Z`/`z` or `±HH:MM` / `±HHMM` / `±HH`. Errors carry
- * chrono's messages.
- */
-export function parseDateTime(s: string): { ok: true; value: DateValue } | { ok: false; error: string } {
-  let i = 0
-  const TOO_SHORT = { ok: false as const, error: 'premature end of input' }
-  const INVALID = { ok: false as const, error: 'input contains invalid characters' }
-  const OUT = { ok: false as const, error: 'input is out of range' }
-  const digits = (n: number): number | 'short' | 'bad' => {
+type DateResult = { ok: true; value: DateValue } | { ok: false; error: string }
+type Step = number | 'ok' | 'short' | 'bad'
+const TOO_SHORT = { ok: false as const, error: 'premature end of input' }
+const INVALID = { ok: false as const, error: 'input contains invalid characters' }
+const OUT = { ok: false as const, error: 'input is out of range' }
+
+/** A cursor over the text with chrono's two failure kinds: too short, or a wrong character. */
+class DateScanner {
+  i = 0
+  constructor(readonly s: string) {}
+  digits(n: number): number | 'short' | 'bad' {
     let v = 0
     for (let k = 0; k < n; k++) {
-      if (i >= s.length) return 'short'
-      const c = s.charCodeAt(i)
+      if (this.i >= this.s.length) return 'short'
+      const c = this.s.charCodeAt(this.i)
       if (c < 48 || c > 57) return 'bad'
       v = v * 10 + (c - 48)
-      i++
+      this.i++
     }
     return v
   }
-  const lit = (chars: string): 'ok' | 'short' | 'bad' => {
-    if (i >= s.length) return 'short'
-    if (!chars.includes(s[i]!)) return 'bad'
-    i++
+  lit(chars: string): 'ok' | 'short' | 'bad' {
+    if (this.i >= this.s.length) return 'short'
+    if (!chars.includes(this.s[this.i]!)) return 'bad'
+    this.i++
     return 'ok'
   }
-  const fields: number[] = []
-  const steps: (() => number | 'ok' | 'short' | 'bad')[] = [
-    () => digits(4),
-    () => lit('-'),
-    () => digits(2),
-    () => lit('-'),
-    () => digits(2),
-    () => lit('Tt '),
-    () => digits(2),
-    () => lit(':'),
-    () => digits(2),
-    () => lit(':'),
-    () => digits(2),
-  ]
-  for (const step of steps) {
-    const r = step()
-    if (r === 'short') return TOO_SHORT
-    if (r === 'bad') return INVALID
-    if (typeof r === 'number') fields.push(r)
+  atDigit(): boolean {
+    const c = this.s.charCodeAt(this.i)
+    return c >= 48 && c <= 57
   }
+}
+
+const failed = (r: Step): typeof TOO_SHORT | typeof INVALID | undefined => (r === 'short' ? TOO_SHORT : r === 'bad' ? INVALID : undefined)
+
+/** `.123456789`: nanoseconds (0 without a fraction), or the failure. */
+function fraction(sc: DateScanner): number | typeof TOO_SHORT | typeof INVALID {
+  if (sc.s[sc.i] !== '.') return 0
+  sc.i++
   let nanos = 0
-  if (s[i] === '.') {
-    i++
-    let n = 0
-    let scale = 100_000_000
-    while (i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) {
-      nanos += (s.charCodeAt(i) - 48) * scale
-      scale = Math.floor(scale / 10)
-      i++
-      n++
-    }
-    if (n === 0) return i >= s.length ? TOO_SHORT : INVALID
+  let n = 0
+  let scale = 100_000_000
+  while (sc.atDigit()) {
+    nanos += (sc.s.charCodeAt(sc.i) - 48) * scale
+    scale = Math.floor(scale / 10)
+    sc.i++
+    n++
   }
-  while (s[i] === ' ') i++
-  if (i >= s.length) return TOO_SHORT
-  let offsetMinutes = 0
-  if (s[i] === 'Z' || s[i] === 'z') i++
-  else if (s[i] === '+' || s[i] === '-') {
-    const sign = s[i] === '-' ? -1 : 1
-    i++
-    const h = digits(2)
-    if (h === 'short') return TOO_SHORT
-    if (h === 'bad') return INVALID
-    let m = 0
-    if (s[i] === ':') {
-      i++
-      const mm = digits(2)
-      if (mm === 'short') return TOO_SHORT
-      if (mm === 'bad') return INVALID
-      m = mm
-    } else if (i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) {
-      const mm = digits(2)
-      if (mm === 'short') return TOO_SHORT
-      if (mm === 'bad') return INVALID
-      m = mm
-    }
-    if (h > 23 || m > 59) return OUT
-    offsetMinutes = sign * (h * 60 + m)
-  } else return INVALID
-  if (s.slice(i).trim() !== '') return { ok: false, error: 'trailing input' }
+  if (n === 0) return sc.i >= sc.s.length ? TOO_SHORT : INVALID
+  return nanos
+}
+
+/** `Z`/`z` or `±HH[[:]MM]`: the offset in minutes, or the failure. */
+function offset(sc: DateScanner): number | { ok: false; error: string } {
+  const c = sc.s[sc.i]
+  if (c === 'Z' || c === 'z') {
+    sc.i++
+    return 0
+  }
+  if (c !== '+' && c !== '-') return INVALID
+  const sign = c === '-' ? -1 : 1
+  sc.i++
+  const h = sc.digits(2)
+  if (typeof h !== 'number') return failed(h)!
+  let m = 0
+  if (sc.s[sc.i] === ':' || sc.atDigit()) {
+    if (sc.s[sc.i] === ':') sc.i++
+    const mm = sc.digits(2)
+    if (typeof mm !== 'number') return failed(mm)!
+    m = mm
+  }
+  if (h > 23 || m > 59) return OUT
+  return sign * (h * 60 + m)
+}
+
+/** The fields as an instant, or out of range; a leap second (:60) overflows into the next, as chrono does. */
+function instant(fields: number[], nanos: number, offsetMinutes: number): DateResult {
   const [year, month, day, hour, minute, second] = fields as [number, number, number, number, number, number]
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
   if (month < 1 || month > 12) return OUT
@@ -174,9 +164,36 @@ export function parseDateTime(s: string): { ok: true; value: DateValue } | { ok:
   d.setUTCFullYear(year, month - 1, day)
   d.setUTCHours(hour, minute, Math.min(second, 59), 0)
   const ms = d.getTime() - offsetMinutes * 60_000
-  // A leap second (:60) is kept as an overflow of the previous second, as chrono does.
   const micros = ms * 1000 + (second === 60 ? 1_000_000 : 0) + Math.floor(nanos / 1000)
   return { ok: true, value: { micros } }
+}
+
+/**
+ * chrono's `DateTime<Utc>::from_str` (relaxed RFC 3339): `YYYY-MM-DD`, `T`/`t`/space, `HH:MM:SS`,
+ * optional fraction, optional spaces, then `Z`/`z` or `±HH:MM` / `±HHMM` / `±HH`. Errors carry
+ * chrono's messages.
+ */
+export function parseDateTime(s: string): DateResult {
+  const sc = new DateScanner(s)
+  const fields: number[] = []
+  const steps: (() => Step)[] = [
+    () => sc.digits(4), () => sc.lit('-'), () => sc.digits(2), () => sc.lit('-'), () => sc.digits(2), () => sc.lit('Tt '),
+    () => sc.digits(2), () => sc.lit(':'), () => sc.digits(2), () => sc.lit(':'), () => sc.digits(2),
+  ]
+  for (const step of steps) {
+    const r = step()
+    const bad = failed(r)
+    if (bad) return bad
+    if (typeof r === 'number') fields.push(r)
+  }
+  const nanos = fraction(sc)
+  if (typeof nanos !== 'number') return nanos
+  while (s[sc.i] === ' ') sc.i++
+  if (sc.i >= s.length) return TOO_SHORT
+  const minutes = offset(sc)
+  if (typeof minutes !== 'number') return minutes
+  if (s.slice(sc.i).trim() !== '') return { ok: false, error: 'trailing input' }
+  return instant(fields, nanos, minutes)
 }
 
 /** chrono's `%Y-%m-%dT%H:%M:%SZ` of a date: whole seconds, UTC. */

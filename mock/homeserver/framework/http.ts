@@ -1,12 +1,15 @@
-// The homeserver's habits at the HTTP level, as the core asks them through the area hooks:
+// The homeserver's habits at the HTTP level that change with the release it claims, as hooks over the
+// core's Synapse defaults (mock/core/cors.ts: every OPTIONS a 204, Synapse's fixed CORS lists,
+// Cache-Control on JSON):
 // - unrouted requests: before v1.78.0 every request no servlet takes (an unknown path, a method the
 //   path lacks, DELETE of a report before v1.79.0) answers 400 M_UNRECOGNIZED, before any
 //   authentication; since then 404 for an unknown path and 405 for a known path (no Allow header);
-// - OPTIONS: 204 on every path, routed or not, with or without a CORS preflight;
-// - headers: the same CORS headers on every JSON answer and OPTIONS (Expose-Headers by release),
-//   Cache-Control that forbids caching on every JSON answer, and Server naming the release.
+// - Access-Control-Expose-Headers: none before v1.80.0, Synapse-Trace-Id since, and Server since v1.88.0;
+// - Server: Synapse/<the claimed version> on every answer.
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Reply } from '../../core/context.ts'
 import type { MockOptions } from '../../core/options.ts'
+import { synapseHooks } from '../../core/cors.ts'
 import type { AreaHooks, Unrouted } from '../../core/table.ts'
 import { hsHas } from './version.ts'
 
@@ -24,24 +27,14 @@ function exposed(options: MockOptions): string | undefined {
   return undefined
 }
 
-/** JSON: a body the core serialises itself (no content type of its own) or one declared as JSON. */
-function isJson(reply: Reply): boolean {
-  if (reply.body === undefined) return false
-  return reply.contentType === undefined || reply.contentType.startsWith('application/json')
+export function cors(method: string, headers: IncomingHttpHeaders, options: MockOptions): Record<string, string> {
+  const base = synapseHooks.cors!(method, headers, options)
+  const expose = exposed(options)
+  return expose ? { ...base, 'access-control-expose-headers': expose } : base
 }
 
 export function headers(method: string, reply: Reply, options: MockOptions): Record<string, string> {
-  const out: Record<string, string> = { server: `Synapse/${options.hsVersion}` }
-  const json = isJson(reply)
-  if (json || method === 'OPTIONS') {
-    out['access-control-allow-origin'] = '*'
-    out['access-control-allow-methods'] = 'GET, HEAD, POST, PUT, DELETE, OPTIONS'
-    out['access-control-allow-headers'] = 'X-Requested-With, Content-Type, Authorization, Date'
-    const expose = exposed(options)
-    if (expose) out['access-control-expose-headers'] = expose
-  }
-  if (json) out['cache-control'] = 'no-cache, no-store, must-revalidate'
-  return out
+  return { ...synapseHooks.headers?.(method, reply, options), server: `Synapse/${options.hsVersion}` }
 }
 
-export const homeserverHooks: AreaHooks = { unrouted, headers }
+export const homeserverHooks: AreaHooks = { unrouted, cors, headers }

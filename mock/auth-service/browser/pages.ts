@@ -1,0 +1,145 @@
+// The browser pages: password login and logout, registration, login through an upstream provider,
+// the authorization endpoint, the account page and the index (see browser.ts for what each answers).
+import type { Ctx, Reply } from '../../core/context.ts'
+import { MasStore, nowMicros } from '../../store/mas.ts'
+import { errorPage, esc, html, linkForm, loginForm, redirect, registerForm } from './html.ts'
+import { boundedSet, formOf, isValidUsername, opaqueId, paramsOf, requesterOf, safeNext } from './request.ts'
+import { CLEAR_COOKIE, type BrowserState } from './session.ts'
+
+export function loginPage(_b: BrowserState, ctx: Ctx): Reply {
+  return html(200, 'Sign in', loginForm({ next: ctx.query.get('next') ?? undefined }))
+}
+
+export function login(b: BrowserState, ctx: Ctx): Reply {
+  const form = formOf(ctx)
+  if (!(form instanceof URLSearchParams)) return form
+  const username = (form.get('username') ?? '').trim()
+  const password = form.get('password') ?? ''
+  const next = form.get('next')
+  ctx.log.queries += 2
+  const user = username !== '' ? ctx.world.mas.checkPassword(username, password) : undefined
+  // A wrong password, an unknown user and a locked account all re-render the form with 200.
+  if (!user || !MasStore.isUserActive(user)) {
+    ctx.log.fetched += user ? 1 : 0
+    return html(200, 'Sign in', loginForm({ username, next: next ?? undefined, error: user ? 'This account is locked.' : 'Invalid credentials.' }))
+  }
+  ctx.log.fetched += 1
+  return b.logIn(ctx, user, safeNext(next))
+}
+
+export function logout(b: BrowserState, ctx: Ctx): Reply {
+  const s = b.session(ctx)
+  if (!s) return redirect('/login', { 'set-cookie': CLEAR_COOKIE })
+  ctx.world.mas.finishBrowserSession(s.session, nowMicros(ctx.now()))
+  b.cookies.delete(s.cookie)
+  ctx.log.queries += 1
+  ctx.log.requester = requesterOf(s.user)
+  return redirect('/login', { 'set-cookie': CLEAR_COOKIE })
+}
+
+export function registerPage(_b: BrowserState, _ctx: Ctx): Reply {
+  return html(200, 'Create an account', registerForm({}))
+}
+
+export function registerPassword(b: BrowserState, ctx: Ctx): Reply {
+  const form = formOf(ctx)
+  if (!(form instanceof URLSearchParams)) return form
+  const username = (form.get('username') ?? '').trim()
+  const password = form.get('password') ?? ''
+  ctx.log.queries += 1
+  if (!isValidUsername(username)) return html(200, 'Create an account', registerForm({ username, error: 'This username is not valid.' }))
+  if (ctx.world.mas.findUserByUsername(username)) return html(200, 'Create an account', registerForm({ username, error: 'This username is already taken.' }))
+  if (password.length < 8) return html(200, 'Create an account', registerForm({ username, error: 'This password is too weak.' }))
+  const id = ctx.world.mas.newId(nowMicros(ctx.now()))
+  boundedSet(b.registrations, id, { username, password })
+  ctx.log.queries += 1
+  return redirect(`/register/steps/${id}/finish`)
+}
+
+export function registerFinish(b: BrowserState, ctx: Ctx): Reply {
+  const id = ctx.params.id ?? ''
+  const pending = b.registrations.get(id)
+  ctx.log.queries += 1
+  if (!pending) return errorPage(404, 'This registration does not exist or has already been completed.')
+  const store = ctx.world.mas
+  // Taken meanwhile (two b.registrations of one name): the real service refuses at this step too.
+  if (store.findUserByUsername(pending.username)) {
+    b.registrations.delete(id)
+    return errorPage(409, 'This username is already taken.')
+  }
+  b.registrations.delete(id)
+  const user = store.createUser(pending.username, nowMicros(ctx.now()), { password: pending.password })
+  ctx.log.queries += 3
+  return b.logIn(ctx, user, '/')
+}
+
+export function upstreamCallback(b: BrowserState, ctx: Ctx): Reply {
+  const provider = ctx.params.provider ?? ''
+  const subject = ctx.query.get('sub') ?? ''
+  if (subject === '') return errorPage(400, 'The upstream provider did not say who the user is.')
+  const id = ctx.world.mas.newId(nowMicros(ctx.now()))
+  boundedSet(b.links, id, { provider, subject })
+  ctx.log.queries += 2
+  return redirect(`/upstream/link/${id}`)
+}
+
+export function upstreamLink(b: BrowserState, ctx: Ctx): Reply {
+  const id = ctx.params.id ?? ''
+  const link = b.links.get(id)
+  ctx.log.queries += 1
+  if (!link) return errorPage(404, 'This link does not exist or has expired.')
+  const form = formOf(ctx)
+  if (!(form instanceof URLSearchParams)) return form
+  const store = ctx.world.mas
+  const key = `${link.provider}\n${link.subject}`
+  const linked = b.linkedUsers.get(key)
+  let user = linked !== undefined ? store.getUser(linked) : undefined
+  if (!user) {
+    const username = (form.get('username') ?? '').trim()
+    if (!isValidUsername(username)) return html(200, 'Choose your username', linkForm(id, { username, error: 'This username is not valid.' }))
+    if (store.findUserByUsername(username)) return html(200, 'Choose your username', linkForm(id, { username, error: 'This username is already taken.' }))
+    user = store.createUser(username, nowMicros(ctx.now()))
+    boundedSet(b.linkedUsers, key, user.id)
+    ctx.log.queries += 3
+  } else if (!MasStore.isUserActive(user)) {
+    return errorPage(403, 'This account is locked.')
+  }
+  b.links.delete(id)
+  return b.logIn(ctx, user, '/')
+}
+
+export function authorize(b: BrowserState, ctx: Ctx): Reply {
+  const params = paramsOf(ctx)
+  if (!(params instanceof URLSearchParams)) return params
+  const clientId = params.get('client_id') ?? ''
+  const redirectUri = params.get('redirect_uri') ?? ''
+  ctx.log.queries += 1
+  const client = clientId !== '' ? ctx.world.mas.getClient(clientId) : undefined
+  if (!client) return errorPage(400, 'Client not found.')
+  if (redirectUri === '' || !client.redirectUris.includes(redirectUri)) return errorPage(400, 'The redirect URI is not registered for this client.')
+  const s = b.session(ctx)
+  if (!s) {
+    const back = `/authorize?${new URLSearchParams(params).toString()}`
+    return redirect(`/login?next=${encodeURIComponent(back)}`)
+  }
+  ctx.log.requester = requesterOf(s.user)
+  const target = new URL(redirectUri)
+  target.searchParams.set('code', opaqueId())
+  const state = params.get('state')
+  if (state !== null) target.searchParams.set('state', state)
+  ctx.log.queries += 3
+  return redirect(target.toString())
+}
+
+export function accountPage(b: BrowserState, ctx: Ctx): Reply {
+  const s = b.session(ctx)
+  if (!s) return redirect(`/login?next=${encodeURIComponent('/account/')}`)
+  ctx.log.requester = requesterOf(s.user)
+  return html(200, 'Your account', `<h1>${esc(s.user.username)}</h1><div id="view"></div>`)
+}
+
+export function index(b: BrowserState, ctx: Ctx): Reply {
+  const s = b.session(ctx)
+  if (s) ctx.log.requester = requesterOf(s.user)
+  return html(200, 'Welcome', s ? `<p>Signed in as ${esc(s.user.username)}</p>` : '<p><a href="/login">Sign in</a></p>')
+}
