@@ -151,4 +151,10 @@ if (!avail.ok) {
     else t.ok(grown === 0 || run.report.leftovers.length > 0, `the ${grown} reports the run could not delete are listed as left behind`, { leftovers: run.report.leftovers })
     t.comment(`writes: ${run.report.counts.pass} passed, ${run.report.counts.skip} skipped, ${run.report.counts.fail} failed; mutating requests: ${[...new Set(writes.map((l) => `${l.method} ${l.uri.replace(/\/[^/]*$/, '/…')} ${l.status}`))].join(', ')}`)
   })
+
+  t.test('--allow-writes again: a second write run on the same server passes too', async (t) => {
+    const run = await runSuites(s, w, work, 'writes-again', ['--allow-writes'])
+    t.equal(run.code, 0, 'exit code 0', { failures: failures(run.report), output: run.output.slice(-3000) })
+    t.equal(run.report?.counts.fail, 0, 'no check failed', { failures: failures(run.report) })
+  })
 }
