@@ -1,9 +1,11 @@
 // GET /_synapse/admin/v1/event_reports, GET and DELETE /_synapse/admin/v1/event_reports/<report_id>:
-// the real servlets' order of checks (auth, then each parameter in turn), messages and arithmetic.
+// the real servlets' order of checks (auth, then each parameter in turn), messages and arithmetic, as
+// the release the mock claims has them (DELETE is gated in routes.ts: v1.79.0).
 import { hsError, type Ctx, type Reply, type Route } from '../core/context.ts'
 import type { EventReport, HomeserverStore } from '../store/homeserver.ts'
 import type { Authenticator } from './framework/auth.ts'
-import { parseInteger, parseString, pythonInt } from './framework/parse.ts'
+import { MAX_SQL_INTEGER, parseInteger, parseString, pythonBigInt } from './framework/parse.ts'
+import { hsHas } from './framework/version.ts'
 
 const DIRECTIONS = ['b', 'f'] as const
 const BAD_ID = 'The report_id parameter must be a string representing a positive integer.'
@@ -15,28 +17,48 @@ function listItem(ctx: Ctx, store: HomeserverStore, r: EventReport): Record<stri
   return item
 }
 
+const BAD_DIR_ENUM = "Query parameter 'dir' must be one of ['b', 'f']"
+const badDirLegacy = (v: string) => `Unknown direction: ${v}`
+
+/**
+ * The servlet's checks in its release's order. Before v1.106.0 the parser lets negative numbers
+ * through and the servlet rejects them after every parameter is parsed; before v1.77.0 `dir` is a
+ * plain string, checked last; before v1.122.0 `event_sender_user_id` is not read at all.
+ */
 async function list(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   const who = await auth.requireAdmin(ctx)
   if (!who.ok) return who.reply
   const q = ctx.query
-  const from = parseInteger(q, 'from', 0)
-  if (!from.ok) return from.reply
+  const o = ctx.options
+  const signAtParse = hsHas(o, 'negative-integer-generic-message')
+  const quoted = !hsHas(o, 'integer-message-unquoted-name')
+  const enumDir = hsHas(o, 'dir-error-enum-message')
   const negativeLimit = ctx.faults.has('reports-negative-limit-accepted')
-  const limitParsed = parseInteger(q, 'limit', 100, negativeLimit)
+  const from = parseInteger(q, 'from', 0, { negative: !signAtParse, quoted })
+  if (!from.ok) return from.reply
+  const limitParsed = parseInteger(q, 'limit', 100, { negative: !signAtParse || negativeLimit, quoted })
   if (!limitParsed.ok) return limitParsed.reply
-  const limit = limitParsed.value < 0 ? 100 : limitParsed.value
-  const dir = parseString(q, 'dir', DIRECTIONS)
+  const dir = parseString(q, 'dir', enumDir ? DIRECTIONS : undefined)
   if (!dir.ok) {
     const body = dir.reply.body as { errcode: string }
-    if (body.errcode === 'M_INVALID_PARAM' && ctx.faults.has('reports-dir-message')) return hsError(400, 'M_INVALID_PARAM', `Unknown direction: ${q.get('dir')}`)
+    if (body.errcode === 'M_INVALID_PARAM' && ctx.faults.has('reports-dir-message')) return hsError(400, 'M_INVALID_PARAM', badDirLegacy(q.get('dir') ?? ''))
     return dir.reply
   }
   const userId = parseString(q, 'user_id')
   if (!userId.ok) return userId.reply
   const roomId = parseString(q, 'room_id')
   if (!roomId.ok) return roomId.reply
-  const sender = parseString(q, 'event_sender_user_id')
+  const sender = hsHas(o, 'event-sender-filter') ? parseString(q, 'event_sender_user_id') : { ok: true as const, value: undefined }
   if (!sender.ok) return sender.reply
+  if (!signAtParse) {
+    if (from.value < 0) return hsError(400, 'M_INVALID_PARAM', 'The start parameter must be a positive integer.')
+    if (limitParsed.value < 0 && !negativeLimit) return hsError(400, 'M_INVALID_PARAM', 'The limit parameter must be a positive integer.')
+  }
+  if (!enumDir && dir.value !== undefined && !(DIRECTIONS as readonly string[]).includes(dir.value)) {
+    // The fault answers the other release's text: a message other than the real one at every version.
+    return hsError(400, 'M_INVALID_PARAM', ctx.faults.has('reports-dir-message') ? BAD_DIR_ENUM : badDirLegacy(dir.value))
+  }
+  const limit = limitParsed.value < 0 ? 100 : limitParsed.value
 
   const store = ctx.world.hs
   // Empty filters are ignored, as the real server tests them for truthiness.
@@ -60,14 +82,19 @@ async function list(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   return { status: 200, body }
 }
 
-/** `int(report_id)` and the sign check of the detail servlet. */
+/**
+ * `int(report_id)` and the sign check of the detail servlet. An id beyond 64 bits fails inside the
+ * real server's query (500 on SQLite, recorded on 1.67.0); the mock answers what the interface
+ * promises for an id no report has, 404, rather than copy a crash (see the probe test's exceptions).
+ */
 function reportId(ctx: Ctx): { id: number } | { reply: Reply } {
-  const id = pythonInt(ctx.params.report_id ?? '', 'str')
-  if (id === null || id < 0) {
+  const id = pythonBigInt(ctx.params.report_id ?? '', 'str')
+  if (id === null || id < 0n) {
     if (id === null && ctx.faults.has('reports-invalid-id-404')) return { reply: notFound(ctx) }
     return { reply: hsError(400, 'M_INVALID_PARAM', BAD_ID) }
   }
-  return { id }
+  if (id > MAX_SQL_INTEGER) return { reply: notFound(ctx) }
+  return { id: Number(id) }
 }
 
 function notFound(ctx: Ctx): Reply {

@@ -9,6 +9,7 @@ import type { Route } from '../core/context.ts'
 import type { MockOptions } from '../core/options.ts'
 import { hsErr, synapseGate, type RouteEntry, type RouteTable } from '../core/table.ts'
 import { Authenticator } from './framework/auth.ts'
+import { homeserverHooks } from './framework/http.ts'
 import { backgroundUpdateRoutes } from './background-updates.ts'
 import { clientReportRoutes } from './client/reports.ts'
 import { clientRoutes } from './client/rooms.ts'
@@ -30,7 +31,7 @@ function reportRow(version: 'v3' | 'r0'): Row {
       responses: {
         '200': { description: 'Reported: an empty object.', ref: 'homeserver/client-report#Response' },
         '400': hsErr('reason is not a string or score not an integer (M_BAD_JSON).'),
-        '404': hsErr('The event does not exist or the user cannot see it (M_NOT_FOUND; 403 before v1.80.0).'),
+        '404': hsErr('The event does not exist or the user cannot see it (M_NOT_FOUND). Before v1.78.0 such a report is stored; v1.78.0 and v1.79.0 answer 403 M_FORBIDDEN for an event the user cannot see.'),
       },
     },
   }
@@ -124,5 +125,5 @@ export function homeserverTable(options: MockOptions): RouteTable {
     ...clientReportRoutes(clientBase, auth),
     ...clientRoutes(clientBase, auth),
   ]
-  return { api: 'homeserver', area: 'hs', version: (o) => o.hsVersion, routes: withRows(routes, adminBase, clientBase) }
+  return { api: 'homeserver', area: 'hs', version: (o) => o.hsVersion, routes: withRows(routes, adminBase, clientBase), hooks: { hs: homeserverHooks } }
 }

@@ -4,7 +4,8 @@
 // reports to find its candidates:
 //   - no filter: the main array; `total` is its length, the page is an index range;
 //   - event_sender_user_id (exact match): the sender's array;
-//   - room_id / user_id (substring match, as the real server's SQL LIKE '%v%'): the filter value is
+//   - room_id / user_id (the real server's SQL LIKE '%v%': `%` and `_` in the value are wildcards, as
+//     on PostgreSQL: case-sensitive, `\` escapes the next character): the filter value is
 //     resolved against the *distinct* room ids / reporter ids (a few thousand at most, memoised until
 //     a new key appears), and the union of the matching keys' arrays is the candidate set, so `total`
 //     is a sum of array lengths. One matching key (the usual case: a full room id) is a plain array again;
@@ -77,7 +78,8 @@ class KeyIndex {
     let keys = this.memo.get(value)
     if (!keys) {
       keys = []
-      for (const k of this.lists.keys()) if (k.includes(value)) keys.push(k)
+      const matches = likeContains(value)
+      for (const k of this.lists.keys()) if (matches(k)) keys.push(k)
       this.memo.set(value, keys)
     }
     return keys
@@ -262,3 +264,27 @@ function walk(arrays: EventReport[][], dir: 'b' | 'f', visit: (r: EventReport) =
     if (!visit(bestR)) return
   }
 }
+
+/**
+ * `text LIKE '%' || value || '%'` as PostgreSQL evaluates it: `%` any run of characters, `_` any one,
+ * `\` takes the next character literally; case-sensitive. The real server does not escape the value.
+ */
+export function likeContains(value: string): (text: string) => boolean {
+  if (!/[%_\\]/.test(value)) return (text) => text.includes(value)
+  let re = ''
+  let end = '' // a value ending in one `\` escapes the closing `%`: the text must end with a literal `%`
+  const chars = [...value]
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!
+    if (c === '\\') {
+      if (i + 1 < chars.length) re += escapeRe(chars[++i]!)
+      else end = '%$'
+    } else if (c === '%') re += '[\\s\\S]*'
+    else if (c === '_') re += '[\\s\\S]'
+    else re += escapeRe(c)
+  }
+  const compiled = new RegExp(re + end, 'u')
+  return (text) => compiled.test(text)
+}
+
+const escapeRe = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')

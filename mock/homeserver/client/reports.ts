@@ -1,9 +1,15 @@
 // POST /_matrix/client/(r0|v3|unstable)/rooms/{roomId}/report/{eventId}: any authenticated user
 // files a report against an event they can see. Checks in the real servlet's order: auth, JSON
-// object body, reason, score, then the event.
+// object body, reason, score, then the event, as the claimed release does it: before v1.78.0 the
+// event is not looked up at all (a report on an unknown event or room is stored); v1.78.0 and
+// v1.79.0 answer 404 for an unknown event and 403 for one the reporter cannot see; since v1.80.0
+// both are 404.
 import { hsError, type Ctx, type Reply, type Route } from '../../core/context.ts'
 import type { Authenticator } from '../framework/auth.ts'
 import { isJsonInteger, parseJsonObject } from '../framework/parse.ts'
+import { hsHas } from '../framework/version.ts'
+
+const NOT_FOUND = "Unable to report event: it does not exist or you aren't able to see it."
 
 async function report(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   const who = await auth.authenticate(ctx)
@@ -21,9 +27,13 @@ async function report(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   const store = ctx.world.hs
   const event = store.events.get(eventId)
   const room = store.rooms.get(roomId)
-  // An event the user cannot see (not a member of its room) is indistinguishable from a missing one.
-  if (!event || !room || event.roomId !== roomId || !room.members.has(who.user.userId)) {
-    return hsError(404, 'M_NOT_FOUND', "Unable to report event: it does not exist or you aren't able to see it.")
+  if (hsHas(ctx.options, 'report-unknown-event-404')) {
+    if (!event || !room || event.roomId !== roomId) return hsError(404, 'M_NOT_FOUND', NOT_FOUND)
+    // Not a member of the room: the event is there but hidden from this user.
+    if (!room.members.has(who.user.userId)) {
+      if (hsHas(ctx.options, 'report-event-not-visible-404')) return hsError(404, 'M_NOT_FOUND', NOT_FOUND)
+      return hsError(403, 'M_FORBIDDEN', "You don't have permission to access that event.")
+    }
   }
   store.addReport({ roomId, eventId, userId: who.user.userId, content: body, receivedTs: ctx.now().getTime() })
   ctx.log.queries += 2

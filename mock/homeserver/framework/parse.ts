@@ -22,7 +22,7 @@ function digitValue(ch: string): number {
  * Python's `int(text)` for base 10: surrounding whitespace, an optional sign, digits with single
  * underscores between them. `bytes` mode is `int(b"...")`: ASCII only. Null where Python raises ValueError.
  */
-export function pythonInt(text: string, mode: 'bytes' | 'str'): number | null {
+export function pythonBigInt(text: string, mode: 'bytes' | 'str'): bigint | null {
   const chars = [...text]
   const space = (c: string) => (mode === 'bytes' ? ASCII_SPACE.includes(c) : UNICODE_SPACE.has(c))
   let i = 0
@@ -46,23 +46,37 @@ export function pythonInt(text: string, mode: 'bytes' | 'str'): number | null {
     value = value * 10n + BigInt(digitValue(c))
     prevDigit = true
   }
-  // Beyond 2^53 the exact value no longer matters here: it is a huge offset or limit, or an unknown id.
-  const n = Number(value)
-  return negative ? -n : n
+  return negative ? -value : value
 }
+
+/** pythonBigInt as a number: beyond 2^53 the exact value no longer matters (a huge offset or limit). */
+export function pythonInt(text: string, mode: 'bytes' | 'str'): number | null {
+  const v = pythonBigInt(text, mode)
+  return v === null ? null : Number(v)
+}
+
+/** The largest integer SQLite (and PostgreSQL's BIGINT) can bind; the real server fails with 500 beyond it. */
+export const MAX_SQL_INTEGER = 2n ** 63n - 1n
 
 const isAscii = (s: string) => /^[\x00-\x7f]*$/.test(s)
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reply: Reply }
 
-/** `parse_integer(request, name, default)`: non-negative unless `negative`, messages of current releases. */
-export function parseInteger(query: URLSearchParams, name: string, dflt: number, negative = false): Parsed<number> {
+export interface IntegerRules {
+  /** negative numbers pass: before v1.106.0 the parser let them through (the servlets checked them) */
+  negative?: boolean
+  /** the name quoted in the message, as before v1.106.0 */
+  quoted?: boolean
+}
+
+/** `parse_integer(request, name, default)` with the messages of the claimed release. */
+export function parseInteger(query: URLSearchParams, name: string, dflt: number, rules: IntegerRules = {}): Parsed<number> {
   const raw = query.get(name)
   if (raw === null) return { ok: true, value: dflt }
   // int() of the raw bytes: anything non-ASCII fails like a non-number.
   const v = isAscii(raw) ? pythonInt(raw, 'bytes') : null
-  if (v === null) return { ok: false, reply: hsError(400, 'M_INVALID_PARAM', `Query parameter ${name} must be an integer`) }
-  if (!negative && v < 0) return { ok: false, reply: hsError(400, 'M_INVALID_PARAM', `Query parameter ${name} must be a positive integer.`) }
+  if (v === null) return { ok: false, reply: hsError(400, 'M_INVALID_PARAM', `Query parameter ${rules.quoted ? `'${name}'` : name} must be an integer`) }
+  if (!rules.negative && v < 0) return { ok: false, reply: hsError(400, 'M_INVALID_PARAM', `Query parameter ${name} must be a positive integer.`) }
   return { ok: true, value: v }
 }
 

@@ -142,6 +142,23 @@ t.test('room_id and user_id match by substring', async (t) => {
   t.equal(res.body.next_token, 3)
 })
 
+t.test('room_id and user_id are LIKE patterns: % and _ are wildcards, \\ escapes, case counts', async (t) => {
+  const all = (await list('?limit=1000')).body.event_reports as { user_id: string; room_id: string }[]
+  const q = (field: string, v: string) => list(`?${field}=${encodeURIComponent(v)}&limit=1000`)
+  t.equal((await q('user_id', '%')).body.total, 20, '% matches every reporter')
+  t.equal((await q('room_id', '_')).body.total, 20, '_ matches any one character')
+  const wild = fx.userId.replace(/[a-z]/, '_')
+  t.not(wild, fx.userId)
+  t.equal((await q('user_id', wild)).body.total, 10, `${wild} matches ${fx.userId} (_ stands for one character)`)
+  const roomPattern = `${fx.room1.slice(0, 4)}%${fx.room1.slice(-6)}`
+  const inRoom1 = all.filter((r) => r.room_id === fx.room1).length
+  t.equal((await q('room_id', roomPattern)).body.total, inRoom1, `${roomPattern} matches room 1 only`)
+  t.equal((await q('user_id', `${fx.userId.slice(0, 3)}%%`)).body.total, all.filter((r) => r.user_id.startsWith(fx.userId.slice(0, 3))).length, '%% is still any run')
+  t.equal((await q('user_id', '\\_')).body.total, all.filter((r) => r.user_id.includes('_')).length, '\\_ is a literal underscore')
+  t.equal((await q('user_id', '\\%')).body.total, 0, '\\% is a literal percent sign (no user id has one)')
+  t.equal((await q('user_id', fx.userId.toUpperCase())).body.total, 0, 'case-sensitive, as on PostgreSQL')
+})
+
 t.test('empty filters are ignored; unknown values give an empty page', async (t) => {
   let res = await list('?user_id=&room_id=&event_sender_user_id=')
   t.equal(res.body.total, 20)
