@@ -1,0 +1,115 @@
+// Running the suite files with tap in one child process: a throwaway tap project, the suites' environment
+// (the target through the lib/target.ts codec only), and the TAP stream redacted, kept and parsed as it
+// arrives so that each file's results are shown when it ends.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Parser } from 'tap-parser'
+import { redact } from '../../lib/http.ts'
+import { STRICT_ENV, TARGETS_ENV, TARGET_ENV, TOKEN_ENV } from '../../lib/target.ts'
+import { PROBE_ENV } from './probe-data.ts'
+import { attach, newNode, type TapNode } from './tap-tree.ts'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/**
+ * A throwaway tap project: its own .taprc (tsx as a loader, the request probe, no coverage) and links to
+ * the suites and node_modules, so tap's own state (.tap/) never lands in the package and concurrent runs
+ * do not meet. `tmp/` holds the run's scratch files (stdin log, mock logs, probe counts).
+ */
+export function tapProject(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'admin-conformance-run-'))
+  const require = createRequire(import.meta.url)
+  const nodeModules = path.resolve(path.dirname(require.resolve('tap/package.json')), '..')
+  const tsx = pathToFileURL(require.resolve('tsx')).href
+  const probe = new URL('./probe.ts', import.meta.url).href
+  writeFileSync(path.join(dir, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${tsx}"\n  - "--import=${probe}"\n`)
+  symlinkSync(nodeModules, path.join(dir, 'node_modules'), 'dir')
+  symlinkSync(path.join(ROOT, 'suites'), path.join(dir, 'suites'), 'dir')
+  mkdirSync(path.join(dir, 'tmp', 'probe'), { recursive: true })
+  return dir
+}
+
+function tapBin(): string {
+  const require = createRequire(import.meta.url)
+  const tapPkg = require.resolve('tap/package.json')
+  const bin = (require(tapPkg) as { bin: Record<string, string> }).bin.tap!
+  return path.join(path.dirname(tapPkg), bin)
+}
+
+/**
+ * The suite processes' environment: the caller's, without the run's own token variables and any
+ * inherited tap state, plus the contract variables (target, matrix, strict) and the probe's folder.
+ */
+export function suiteEnv(base: NodeJS.ProcessEnv, project: string, contract: Record<string, string>, strict: boolean): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base }
+  for (const k of ['MAS_ADMIN_TOKEN', 'MAS_USER_TOKEN', 'HS_ADMIN_TOKEN', 'HS_USER_TOKEN', TARGET_ENV, TARGETS_ENV, STRICT_ENV, ...Object.values(TOKEN_ENV)]) delete env[k]
+  for (const k of Object.keys(env)) if (k === 'TAP' || k.startsWith('TAP_') || k.startsWith('_TAPJS') || k === 'NODE_TEST_CONTEXT') delete env[k]
+  Object.assign(env, contract, { FORCE_COLOR: '0', [PROBE_ENV]: path.join(project, 'tmp', 'probe') })
+  delete env.NO_COLOR
+  if (strict) env[STRICT_ENV] = '1'
+  return env
+}
+
+export interface TapRun {
+  raw: string
+  files: TapNode[]
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+}
+
+export interface TapOptions {
+  project: string
+  files: string[]
+  env: NodeJS.ProcessEnv
+  jobs: number
+  timeoutS: number
+  grep?: string
+  /** the fault matrix: checks sit one level down, under their `target: X` group */
+  matrix: boolean
+  secrets: string[]
+  /** each suite file as it finishes: its TAP tree */
+  onFile: (n: TapNode) => void
+  onChild: (c: ChildProcess) => void
+  stderr: { write(s: string): unknown }
+}
+
+export function runTap(opts: TapOptions): Promise<TapRun> {
+  const args = [tapBin(), '-R', 'tap', '--disable-coverage', '--no-color', '--jobs', String(opts.jobs), '--timeout', String(opts.timeoutS)]
+  if (opts.grep !== undefined) args.push(...(opts.matrix ? ['--grep', '.'] : []), '--grep', opts.grep)
+  args.push(...opts.files)
+  const child = spawn(process.execPath, args, { cwd: opts.project, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  opts.onChild(child)
+  let raw = ''
+  // Level 0: the runner (one assertion per file); then the files' checks and their assertions.
+  const parser = new Parser()
+  const root = newNode('')
+  attach(parser, root, opts.onFile)
+  // Everything the child says is redacted before it is parsed, kept or shown.
+  let buf = ''
+  const take = (text: string) => {
+    const lines = redact(text, opts.secrets)
+    raw += lines
+    parser.write(lines)
+  }
+  child.stdout!.setEncoding('utf8')
+  child.stdout!.on('data', (chunk: string) => {
+    buf += chunk
+    const nl = buf.lastIndexOf('\n')
+    if (nl === -1) return
+    take(buf.slice(0, nl + 1))
+    buf = buf.slice(nl + 1)
+  })
+  child.stderr!.setEncoding('utf8')
+  child.stderr!.on('data', (chunk: string) => opts.stderr.write(redact(chunk, opts.secrets)))
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      if (buf) take(buf)
+      parser.end()
+      resolve({ raw, files: root.children, exitCode: code, signal })
+    })
+  })
+}
