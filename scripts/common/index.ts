@@ -1,0 +1,6 @@
+// CLI conventions shared by every command (issue 14 item 7): exit codes, the message prefix, the argument
+// parser with "did you mean", numbers and durations (seconds everywhere).
+export { EXIT, EXIT_CODES_HELP, type ExitCode } from './exit.ts'
+export { CommandError, UsageError, UnreachableError, failWith, prefixed, processIo, PROGRAM, type Io } from './messages.ts'
+export { checkChoice, durationSeconds, listLines, parseCommandLine, positiveNumber, type NumberRule, type OptionSpec, type OptionSpecs, type ParsedValues } from './args.ts'
+export { closest, didYouMean, editDistance } from './suggest.ts'
