@@ -4,7 +4,7 @@ import { createWriteStream, existsSync } from 'node:fs'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { DEFAULT_TIMEOUTS, userAgentFor, type Target } from '../../lib/target.ts'
-import { UsageError } from './conventions.ts'
+import { UsageError } from '../common/index.ts'
 import { wantedFaults, type MatrixFaultDef } from './fault-matrix.ts'
 import type { Options } from './options.ts'
 

@@ -5,7 +5,9 @@ import type { Target } from '../../lib/target.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import type { MockHandle } from './bundled-mock.ts'
 import type { Collector } from './collect.ts'
-import { EXIT, PREFIX } from './conventions.ts'
+import { EXIT, prefixed } from '../common/index.ts'
+
+const PREFIX = prefixed('run', '').trimEnd()
 import { cleanResult, matrixFaults, matrixLines, type MatrixReport } from './fault-matrix.ts'
 import type { RunResult, RunState } from './main.ts'
 import type { Preflight } from './preflight.ts'
@@ -26,7 +28,7 @@ export interface FinishContext {
 }
 
 function exitFor(interrupted: boolean, failed: boolean, problems: boolean): number {
-  return interrupted ? EXIT.interrupted : failed ? EXIT.failed : problems ? EXIT.failed : EXIT.ok
+  return interrupted ? EXIT.interrupted : failed ? EXIT.failed : problems ? EXIT.failed : EXIT.pass
 }
 
 /** Writes the report when one was asked for; a write error fails the run (exit 1 unless already worse). */
@@ -41,7 +43,7 @@ async function emit(ctx: FinishContext, text: () => Promise<string>, exitCode: n
   }
   if (err) {
     io.stderr.write(`${PREFIX} ${err}\n`)
-    return exitCode === EXIT.ok ? EXIT.failed : exitCode
+    return exitCode === EXIT.pass ? EXIT.failed : exitCode
   }
   if (opts.output) human.write(`report (${opts.reporter}) written to ${opts.output}\n`)
   return exitCode
@@ -66,7 +68,7 @@ export async function finishRun(ctx: FinishContext, col: Collector): Promise<Run
     startedAt: new Date(st.started).toISOString(),
     durationMs: Date.now() - st.started,
     exitCode,
-    ok: exitCode === EXIT.ok,
+    ok: exitCode === EXIT.pass,
     interrupted: st.interrupted,
     strict: opts.strict,
     target: {
@@ -96,7 +98,7 @@ export async function finishMatrix(ctx: FinishContext, col: Collector, mocks: Mo
   const clean = cleanResult(col.perTarget, crashed.length)
   const faults = matrixFaults(mocks, col.perTarget)
   const ok = !st.interrupted && clean.ok && faults.every((f) => f.caught)
-  let exitCode: number = st.interrupted ? EXIT.interrupted : ok ? EXIT.ok : EXIT.failed
+  let exitCode: number = st.interrupted ? EXIT.interrupted : ok ? EXIT.pass : EXIT.failed
   const matrix: MatrixReport = {
     kind: 'fault-matrix',
     tool: 'admin-conformance',

@@ -18,7 +18,9 @@ import { resolveTarget, type MockHandle } from './bundled-mock.ts'
 import { CheckNames } from './check-names.ts'
 import { Collector } from './collect.ts'
 import { style, useColour, type Style } from './colour.ts'
-import { EXIT, PREFIX, UsageError } from './conventions.ts'
+import { EXIT, UsageError, failWith, prefixed } from '../common/index.ts'
+
+const PREFIX = prefixed('run', '').trimEnd()
 import { MATRIX_AREAS, matrixEnv, type MatrixReport } from './fault-matrix.ts'
 import { HELP } from './help.ts'
 import { grepRegExp, parseOptions, type Options } from './options.ts'
@@ -67,9 +69,8 @@ function newRunId(): string {
   return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`
 }
 
-function usageExit(io: RunIO, message: string): RunResult {
-  io.stderr.write(`${PREFIX} ${message}\n\nrun 'admin-conformance run --help' for the options\n`)
-  return { exitCode: EXIT.usage }
+function usageExit(io: RunIO, e: UsageError): RunResult {
+  return { exitCode: failWith({ out: (s) => void io.stdout.write(s), err: (s) => void io.stderr.write(s) }, 'run', e) }
 }
 
 export async function run(argv: string[], io: RunIO): Promise<RunResult> {
@@ -77,12 +78,12 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
   try {
     opts = parseOptions(argv, io.env)
   } catch (e) {
-    if (e instanceof UsageError) return usageExit(io, e.message)
+    if (e instanceof UsageError) return usageExit(io, e)
     throw e
   }
   if (opts === 'help') {
     io.stdout.write(HELP)
-    return { exitCode: EXIT.ok }
+    return { exitCode: EXIT.pass }
   }
   const human = opts.reporter && !opts.output ? io.stderr : io.stdout
   const st: RunState = {
@@ -108,7 +109,7 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
   try {
     return await runSteps(st, (c) => cleanups.unshift(c), (c) => (child = c))
   } catch (e) {
-    if (e instanceof UsageError) return usageExit(io, e.message)
+    if (e instanceof UsageError) return usageExit(io, e)
     throw e
   } finally {
     signals.off('SIGINT', onSignal)
@@ -152,7 +153,7 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
   st.human.write(redact(header(st, target, sel.areas, mocks, pf), secrets) + '\n')
   if (!pf.ok) {
     io.stderr.write(redact(`preflight failed:\n${pf.problems.map((p) => `  ${p}`).join('\n')}\n`, secrets))
-    return { exitCode: EXIT.target }
+    return { exitCode: EXIT.unreachable }
   }
   target.versions = { mas: pf.masVersion, hs: pf.hsVersion }
   const { collector, tap } = await runSuites(st, target, mocks, files, secrets, onChild)

@@ -3,11 +3,9 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
-import { parseArgs } from 'node:util'
-import { redact } from '../../lib/http.ts'
-import { AREA_NAMES, isArea, type Area } from '../../lib/areas.ts'
+import { AREA_NAMES, type Area } from '../../lib/areas.ts'
 import { DEFAULT_CLIENT_PREFIX, DEFAULT_HS_PREFIX, DEFAULT_TIMEOUTS, TargetError, normaliseBaseUrl, normalisePrefix } from '../../lib/target.ts'
-import { UsageError, didYouMean } from './conventions.ts'
+import { UsageError, checkChoice, durationSeconds, parseCommandLine, positiveNumber, type OptionSpecs, type ParsedValues } from '../common/index.ts'
 
 export const REPORTERS = ['tap', 'junit', 'json', 'jsonstream', 'markdown', 'html'] as const
 export type Reporter = (typeof REPORTERS)[number]
@@ -52,43 +50,21 @@ const FLAGS = {
   'log-file': { type: 'string' },
   'mock-fault': { type: 'string', multiple: true },
   'fault-matrix': { type: 'boolean' },
-  area: { type: 'string', multiple: true },
+  area: { type: 'string', multiple: true, choices: AREA_NAMES, list: true },
   grep: { type: 'string', multiple: true },
-  reporter: { type: 'string' },
+  reporter: { type: 'string', choices: REPORTERS },
   output: { type: 'string' },
   jobs: { type: 'string' },
   timeout: { type: 'string' },
   'request-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
-} as const
+} as const satisfies OptionSpecs
 
-type Values = ReturnType<typeof parseFlags>
+type Values = ParsedValues<typeof FLAGS>
 
-function parseFlags(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false }).values
-  } catch (e) {
-    // parseArgs echoes the offending argument, which may be a token: redact it.
-    const msg = redact((e as Error).message, argv.filter((a) => !a.startsWith('-')))
-    const unknown = /Unknown option '(-{1,2})([^']+)'/.exec(msg)
-    if (unknown) throw new UsageError(`unknown option '${unknown[1]}${unknown[2]}'${didYouMean(unknown[2]!, Object.keys(FLAGS)).replace(/'([^']+)'\?/, "'--$1'?")}`)
-    // A negative number after a flag ('--timeout -1') is taken for an option: say what it is.
-    const ambiguous = /Option '(--[^ ]+)[^']*' argument is ambiguous/.exec(msg)
-    if (ambiguous) throw new UsageError(`${ambiguous[1]} needs a value; negative numbers are not allowed`)
-    const missing = /Option '(--?[^ ']+)[^']*' argument missing/.exec(msg)
-    if (missing) throw new UsageError(`${missing[1]!.replace(/^-h$/, '--help')} needs a value`)
-    throw new UsageError(msg)
-  }
-}
-
-function number(flag: string, v: string | undefined, min: number, max: number, dflt: number): number {
-  if (v === undefined) return dflt
-  if (!/^\d+(\.\d+)?$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`--${flag} must be a number from ${min} to ${max}, got '${v}'`)
-  return Number(v)
-}
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' {
-  const values = parseFlags(argv)
+  const { values } = parseCommandLine(argv, FLAGS)
   if (values.help) return 'help'
   const pick = (flag: string | undefined, name: string) => (flag !== undefined ? flag : env[name] !== undefined && env[name] !== '' ? env[name] : undefined)
   const o: Options = {
@@ -106,9 +82,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
     logFile: values['log-file'],
     mockFaults: values['mock-fault'] ?? [],
     faultMatrix: values['fault-matrix'] === true,
-    jobs: number('jobs', values.jobs, 1, 64, Math.max(1, availableParallelism())),
-    timeoutS: number('timeout', values.timeout, 1, 3600, 120),
-    requestTimeoutMs: number('request-timeout', values['request-timeout'], 0.1, 600, DEFAULT_TIMEOUTS.requestMs / 1000) * 1000,
+    jobs: positiveNumber('--jobs', values.jobs, { integer: true, max: 64 }) ?? Math.max(1, availableParallelism()),
+    timeoutS: durationSeconds('--timeout', values.timeout, { min: 1, max: 3600 }) ?? 120,
+    requestTimeoutMs: (durationSeconds('--request-timeout', values['request-timeout'], { min: 0.1, max: 600 }) ?? DEFAULT_TIMEOUTS.requestMs / 1000) * 1000,
   }
   targetOptions(o, values)
   if (o.faultMatrix && values.timeout === undefined) o.timeoutS = 900
@@ -143,7 +119,7 @@ function targetOptions(o: Options, values: Values): void {
 
 function areaOption(raw: string[]): Area[] {
   const areas = raw.flatMap((a) => a.split(',')).map((a) => a.trim()).filter(Boolean)
-  for (const a of areas) if (!isArea(a)) throw new UsageError(`unknown area '${a}'${didYouMean(a, AREA_NAMES)}; areas: ${AREA_NAMES.join(', ')}`)
+  for (const a of areas) checkChoice('--area', a, AREA_NAMES)
   if (areas.length === 0) throw new UsageError('--area needs at least one area')
   return [...new Set(areas as Area[])]
 }
@@ -169,9 +145,7 @@ export function grepRegExp(grep: string): RegExp {
 
 function outputOptions(o: Options, values: Values): void {
   if (values.reporter !== undefined) {
-    if (!(REPORTERS as readonly string[]).includes(values.reporter)) {
-      throw new UsageError(`unknown reporter '${values.reporter}'${didYouMean(values.reporter, REPORTERS)}; reporters: ${REPORTERS.join(', ')}`)
-    }
+    checkChoice('--reporter', values.reporter, REPORTERS)
     o.reporter = values.reporter as Reporter
   }
   if (values.output === undefined) return
