@@ -46,6 +46,6 @@ export function areaOfPath(file: string): Area | undefined {
 /** The `suites/<folder>` part of a path ('suites/admin'), or '' when the path is not in a suite folder. */
 export function suiteDirOfPath(file: string): string {
   const norm = file.replace(/\\/g, '/')
-  const all = [...norm.matchAll(/(?:^|\/)(suites\/[^/]+)\//g)]
+  const all = [...norm.matchAll(/(?:^|\/)(suites\/[^/]+)(?=\/)/g)]
   return all.length ? all[all.length - 1]![1]! : ''
 }

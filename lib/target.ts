@@ -255,30 +255,45 @@ export function loadTargets(dir: string, env: NodeJS.ProcessEnv = process.env): 
   return out
 }
 
-/** Data a write check could not remove, as the suites report it. */
-export interface Leftover {
-  /** what is left, e.g. "compat session 01J…" */
-  what: string
+/** Data a write check could not remove, as the suites report it: `{ target, kind, id, reason }`. */
+export interface LeftoverItem {
+  /** which service holds it */
+  target: 'mas' | 'hs'
+  /** what it is: 'compat session', 'event report', 'oauth2 client' ... */
+  kind: string
+  id: string
   /** why it could not be removed */
-  reason?: string
-  [k: string]: unknown
+  reason: string
+}
+
+/** A leftover as the runner lists it: the item's fields (when well-formed) and one line that says what it is. */
+export interface Leftover extends Partial<LeftoverItem> {
+  what: string
 }
 
 /** The TAP comment text (without '# ') for a leftover: pass it to `t.comment(...)` at the file's top level. */
-export function leftoverComment(l: Leftover): string {
+export function leftoverComment(l: LeftoverItem): string {
   return `${LEFTOVER_COMMENT} ${JSON.stringify(l)}`
 }
+
+const SERVICE: Record<string, string> = { mas: 'auth service', hs: 'homeserver' }
 
 /** A leftover from a TAP comment line ('# ac-leftover {...}'), or undefined. */
 export function parseLeftoverComment(line: string): Leftover | undefined {
   const m = new RegExp(`^\\s*#\\s*${LEFTOVER_COMMENT}\\s+(\\{.*\\})\\s*$`).exec(line)
   if (!m) return undefined
+  let v: unknown
   try {
-    const v = JSON.parse(m[1]!) as unknown
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined
-    const o = v as Record<string, unknown>
-    return { ...o, what: typeof o.what === 'string' ? o.what : JSON.stringify(o) }
+    v = JSON.parse(m[1]!)
   } catch {
     return undefined
   }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined
+  const o = v as Record<string, unknown>
+  const text = (k: string) => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined)
+  const out: Leftover = { what: '' }
+  for (const k of ['target', 'kind', 'id', 'reason'] as const) if (text(k)) (out as unknown as Record<string, string>)[k] = text(k)!
+  const named = [text('kind'), text('id')].filter(Boolean).join(' ')
+  out.what = text('what') ?? (named ? `${named}${text('target') ? ` on the ${SERVICE[text('target')!] ?? text('target')}` : ''}` : JSON.stringify(o))
+  return out
 }

@@ -24,7 +24,7 @@ const STREAM = `TAP version 14
           ...
         1..2
     ok 2 - x: deviates # time=1ms
-    # ${leftoverComment({ what: 'compat session 01ABC', reason: 'finish answered 500' })}
+    # ${leftoverComment({ target: 'mas', kind: 'compat session', id: '01ABC', reason: 'finish answered 500' })}
     # Subtest: x: fails
         not ok 1 - the following page holds the one remaining report
           ---
@@ -82,7 +82,7 @@ t.test('outcomes, diagnostics and leftovers', async (t) => {
   t.equal(f.name, 'the following page holds the one remaining report')
   t.match(f.diag, { status: 200, response: '{"data":[]}', expected: '1 item', rule: 'interface §3.2', curl: /^curl -H "Authorization: Bearer \$MAS_ADMIN_TOKEN"/ }, 'the suite diagnostics are kept')
   t.notOk('at' in f.diag! || 'stack' in f.diag! || 'source' in f.diag!, "tap's own stack, source and position are dropped")
-  t.same(s.leftovers, [{ what: 'compat session 01ABC', reason: 'finish answered 500' }], 'the leftover comment is read')
+  t.same(s.leftovers, [{ target: 'mas', kind: 'compat session', id: '01ABC', reason: 'finish answered 500', what: 'compat session 01ABC on the auth service' }], 'the leftover comment is read')
   t.same(groupSkips(s.checks), [{ reason: 'needs --allow-writes', count: 2 }, { reason: 'needs a user token', count: 1 }], 'skip reasons grouped, most first')
   t.same(col.names.get('suites/admin/x.suite.ts')!.length, 6, 'every check name is remembered')
 })
@@ -95,6 +95,7 @@ t.test('--strict counts a deviation as a failure', async (t) => {
 })
 
 t.test('leftover comments: only well-formed ones', async (t) => {
+  t.same(parseLeftoverComment('# ac-leftover {"target":"hs","kind":"event report","id":"7","reason":"delete answered 500"}'), { target: 'hs', kind: 'event report', id: '7', reason: 'delete answered 500', what: 'event report 7 on the homeserver' })
   t.same(parseLeftoverComment('# ac-leftover {"what":"report 7"}'), { what: 'report 7' })
   t.equal(parseLeftoverComment('# ac-leftover not json'), undefined)
   t.equal(parseLeftoverComment('# ac-leftover [1]'), undefined)
