@@ -10,7 +10,7 @@ export function seconds(ms: number): string {
 }
 
 /** The diagnostics worth reading, in this order; the rest of a suite's fields follow. */
-const DIAG_ORDER = ['request', 'status', 'response', 'expected', 'rule', 'release', 'curl', 'wanted', 'found', 'diff', 'schemaPath', 'instancePath', 'body']
+const DIAG_ORDER = ['request', 'status', 'response', 'expected', 'found', 'rule', 'release', 'curl', 'wanted', 'diff', 'schemaPath', 'instancePath', 'body']
 const DIAG_HIDDEN = new Set(['compare', 'todo', 'skip', 'at', 'stack', 'source', 'test', 'diagnostic'])
 const MAX_VALUE = 800
 
@@ -19,10 +19,21 @@ function valueText(v: unknown): string {
   return s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE)}… (${s.length - MAX_VALUE} more characters)` : s
 }
 
+/** tap's diff of two one-line values, as expected/found; other diffs stay as they are. */
+function compactDiff(d: Record<string, unknown>): Record<string, unknown> {
+  if (typeof d.diff !== 'string' || 'expected' in d || 'found' in d) return d
+  const lines = d.diff.split('\n').filter((l) => l && !l.startsWith('---') && !l.startsWith('+++') && !l.startsWith('@@'))
+  const minus = lines.filter((l) => l.startsWith('-'))
+  const plus = lines.filter((l) => l.startsWith('+'))
+  if (minus.length !== 1 || plus.length !== 1 || lines.length !== 2) return d
+  const { diff: _diff, ...rest } = d
+  return { ...rest, expected: minus[0]!.slice(1), found: plus[0]!.slice(1) }
+}
+
 /** One failed assertion with its diagnostics, indented. */
 export function assertionLines(a: Assertion, indent: string, st: Style): string[] {
   const out = [`${indent}${st.red('-')} ${a.name}`]
-  const d = a.diag ?? {}
+  const d = compactDiff(a.diag ?? {})
   const keys = [...DIAG_ORDER.filter((k) => k in d), ...Object.keys(d).filter((k) => !DIAG_ORDER.includes(k) && !DIAG_HIDDEN.has(k))]
   const width = Math.max(0, ...keys.map((k) => k.length))
   for (const k of keys) {
@@ -30,6 +41,7 @@ export function assertionLines(a: Assertion, indent: string, st: Style): string[
     const [first, ...rest] = text.split('\n')
     const label = st.dim(`${k}:`.padEnd(width + 1))
     out.push(`${indent}    ${label} ${k === 'curl' ? st.cyan(first!) : first}`)
+    while (rest.length && rest[rest.length - 1]!.trim() === '') rest.pop()
     for (const r of rest.slice(0, 20)) out.push(`${indent}    ${' '.repeat(width + 1)} ${r}`)
     if (rest.length > 20) out.push(`${indent}    ${' '.repeat(width + 1)} … (${rest.length - 20} more lines)`)
   }
