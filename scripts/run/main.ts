@@ -29,7 +29,7 @@ import { meaninglessPass, readProbe } from './probe-data.ts'
 import { finishMatrix, finishRun } from './finish.ts'
 import type { RunReport } from './results.ts'
 import { suiteFiles } from './suite-files.ts'
-import { ROOT, runTap, suiteEnv, tapProject } from './tap-runner.ts'
+import { ROOT, prepareSuites, runTap, suiteEnv, tapProject } from './tap-runner.ts'
 import { header } from './header.ts'
 import { suiteLine } from './terminal.ts'
 import { select } from './verdict.ts'
@@ -185,9 +185,10 @@ async function runSuites(st: RunState, target: Target, mocks: MockHandle[], file
   const env = suiteEnv(st.io.env, st.project, contract, opts.strict)
   const collector = new Collector(opts.faultMatrix, opts.strict)
   const width = Math.max(...files.map((f) => f.length))
+  const prepared = await prepareSuites(st.project, files, st.io.env, st.io.stderr)
   const tap = await runTap({
     project: st.project,
-    files,
+    files: prepared.files,
     env,
     jobs: opts.jobs,
     timeoutS: opts.timeoutS,
@@ -195,6 +196,7 @@ async function runSuites(st: RunState, target: Target, mocks: MockHandle[], file
     matrix: opts.faultMatrix,
     secrets,
     onFile: (n) => {
+      n.name = prepared.sourceOf(n.name)
       const s = collector.file(n)
       if (opts.grep && s.checks.length === 0 && !s.error) return
       if (st.interrupted && !s.checks.length) return
@@ -206,6 +208,8 @@ async function runSuites(st: RunState, target: Target, mocks: MockHandle[], file
     },
     stderr: st.io.stderr,
   })
+  // The TAP report names the suite files, not their builds.
+  if (prepared.mode === 'bundle') tap.raw = tap.raw.replace(/\bsuites\/[\w./-]+?\.suite\.mjs\b/g, (m) => prepared.sourceOf(m))
   return { collector, tap }
 }
 

@@ -2,7 +2,7 @@
 // (the target through the lib/target.ts codec only), and the TAP stream redacted, kept and parsed as it
 // arrives so that each file's results are shown when it ends.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -16,21 +16,66 @@ import { attach, newNode, type TapNode } from './tap-tree.ts'
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /**
- * A throwaway tap project: its own .taprc (tsx as a loader, the request probe, no coverage) and links to
- * the suites and node_modules, so tap's own state (.tap/) never lands in the package and concurrent runs
- * do not meet. `tmp/` holds the run's scratch files (stdin log, mock logs, probe counts).
+ * A throwaway tap project: a link to node_modules and `tmp/` for the run's scratch files (stdin log, mock
+ * logs, probe counts); prepareSuites() adds the suites and the .taprc. tap's own state (.tap/) never
+ * lands in the package and concurrent runs do not meet.
  */
 export function tapProject(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'admin-conformance-run-'))
   const require = createRequire(import.meta.url)
   const nodeModules = path.resolve(path.dirname(require.resolve('tap/package.json')), '..')
-  const tsx = pathToFileURL(require.resolve('tsx')).href
-  const probe = new URL('./probe.ts', import.meta.url).href
-  writeFileSync(path.join(dir, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${tsx}"\n  - "--import=${probe}"\n`)
   symlinkSync(nodeModules, path.join(dir, 'node_modules'), 'dir')
-  symlinkSync(path.join(ROOT, 'suites'), path.join(dir, 'suites'), 'dir')
   mkdirSync(path.join(dir, 'tmp', 'probe'), { recursive: true })
   return dir
+}
+
+export interface PreparedSuites {
+  /** the files as tap is given them (relative to the project) */
+  files: string[]
+  /** a file name of the TAP stream → the suite file it came from ('suites/admin/x.suite.ts') */
+  sourceOf(name: string): string
+  mode: 'bundle' | 'tsx'
+}
+
+/**
+ * The suite files built once with esbuild into the project (same relative paths, `.mjs`), so that no
+ * suite process loads a TypeScript loader or transpiles the shared code again (issue 16: a process per
+ * file paid for both). The bundles sit at suites/<area>/, where the suites' framework finds its area;
+ * lib/schemas.ts finds the schemas through a link beside them. If the build fails, the sources run
+ * through tsx as before (slower, same results); AC_RUN_LOADER=tsx asks for that.
+ */
+export async function prepareSuites(project: string, files: string[], env: NodeJS.ProcessEnv, stderr: { write(s: string): unknown }): Promise<PreparedSuites> {
+  const probe = path.join(ROOT, 'scripts', 'run', 'probe.ts')
+  if (env.AC_RUN_LOADER !== 'tsx') {
+    try {
+      const { build } = await import('esbuild')
+      await build({
+        entryPoints: [...files.map((f) => path.join(ROOT, f)), probe],
+        outbase: ROOT,
+        outdir: project,
+        outExtension: { '.js': '.mjs' },
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        packages: 'external',
+        logLevel: 'silent',
+      })
+      symlinkSync(path.join(ROOT, 'schemas'), path.join(project, 'suites', 'schemas'), 'dir')
+      const probeUrl = pathToFileURL(path.join(project, 'scripts', 'run', 'probe.mjs')).href
+      writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${probeUrl}"\n`)
+      const bundled = files.map((f) => f.replace(/\.suite\.(ts|mts|js|mjs)$/, '.suite.mjs'))
+      const back = new Map(bundled.map((b, i) => [b, files[i]!]))
+      return { files: bundled, sourceOf: (n) => back.get(n) ?? n, mode: 'bundle' }
+    } catch (e) {
+      stderr.write(`note: the suites could not be built once (${(e as Error).message.split('\n')[0]}); running them through tsx\n`)
+      rmSync(path.join(project, 'suites'), { recursive: true, force: true })
+    }
+  }
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+  writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${tsx}"\n  - "--import=${pathToFileURL(probe).href}"\n`)
+  symlinkSync(path.join(ROOT, 'suites'), path.join(project, 'suites'), 'dir')
+  return { files, sourceOf: (n) => n, mode: 'tsx' }
 }
 
 function tapBin(): string {

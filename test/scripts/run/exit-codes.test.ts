@@ -2,7 +2,9 @@
 // or without a token fails before anything is sent (unless --allow-partial), a run whose checks were all
 // skipped fails, and a report that cannot be written fails the run.
 import t from 'tap'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { mockWith, runCaptured, tokenEnv } from './helpers.ts'
 
 const mock = await mockWith()
@@ -49,9 +51,20 @@ t.test('a report that cannot be written fails the run', async (t) => {
   t.notOk(existsSync('/proc/ac-report.xml'), 'there is no such file')
 })
 
-t.test('a passing run exits 0 and says so', async (t) => {
-  const r = await runCaptured(['--area', 'admin', '--grep', '^version: '])
-  t.equal(r.exitCode, 0)
-  t.match(r.stdout, /all selected checks passed/, 'the closing line')
-  t.notMatch(r.stdout, /\u001b\[/, 'no colour when the output is not a terminal')
+t.test('a passing run exits 0 and says so, with the suites built once or through tsx', async (t) => {
+  for (const loader of ['bundle', 'tsx']) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ac-exit-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const file = path.join(dir, 'r.tap')
+    const r = await runCaptured(['--area', 'admin', '--grep', '^version: ', '--output', file], loader === 'tsx' ? { AC_RUN_LOADER: 'tsx' } : {})
+    t.equal(r.exitCode, 0, `${loader}: exit 0`)
+    t.match(r.stdout, /all selected checks passed/, `${loader}: the closing line`)
+    t.notMatch(r.stdout, /\u001b\[/, `${loader}: no colour when the output is not a terminal`)
+    t.notMatch(r.stderr, /could not be built/, `${loader}: no fallback note`)
+    const tap = readFileSync(file, 'utf8')
+    t.match(tap, /# Subtest: suites\/admin\/version\.suite\.ts/, `${loader}: the TAP report names the suite file`)
+    t.notMatch(tap, /\.suite\.mjs/, `${loader}: not its build`)
+  }
+  const coloured = await runCaptured(['--area', 'admin', '--grep', '^version: '], { FORCE_COLOR: '1' })
+  t.match(coloured.stdout, /\u001b\[32m/, 'FORCE_COLOR=1: colour')
 })
