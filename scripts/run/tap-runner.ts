@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Parser } from 'tap-parser'
+import type { Plugin } from 'esbuild'
+import { readFile } from 'node:fs/promises'
 import { redact } from '../../lib/http.ts'
 import { STRICT_ENV, TARGETS_ENV, TARGET_ENV, TOKEN_ENV } from '../../lib/target.ts'
 import { PROBE_ENV } from './probe-data.ts'
@@ -29,6 +31,19 @@ export function tapProject(): string {
   return dir
 }
 
+/** esbuild plugin: `import.meta.url` in each module of the package stays the URL of its source file. */
+const sourceUrls: Plugin = {
+  name: 'source-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.(ts|mts|js|mjs)$/ }, async (args) => {
+      if (!args.path.startsWith(ROOT) || args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined
+      const text = await readFile(args.path, 'utf8')
+      if (!text.includes('import.meta.url')) return undefined
+      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js' }
+    })
+  },
+}
+
 export interface PreparedSuites {
   /** the files as tap is given them (relative to the project) */
   files: string[]
@@ -41,7 +56,8 @@ export interface PreparedSuites {
  * The suite files built once with esbuild into the project (same relative paths, `.mjs`), so that no
  * suite process loads a TypeScript loader or transpiles the shared code again (issue 16: a process per
  * file paid for both). The bundles sit at suites/<area>/, where the suites' framework finds its area;
- * lib/schemas.ts finds the schemas through a link beside them. If the build fails, the sources run
+ * each module's `import.meta.url` keeps its source's URL (lib/schemas.ts finds the schemas from it), so a
+ * bundle reads the package's files exactly as the sources do. If the build fails, the sources run
  * through tsx as before (slower, same results); AC_RUN_LOADER=tsx asks for that.
  */
 export async function prepareSuites(project: string, files: string[], env: NodeJS.ProcessEnv, stderr: { write(s: string): unknown }): Promise<PreparedSuites> {
@@ -60,8 +76,8 @@ export async function prepareSuites(project: string, files: string[], env: NodeJ
         target: 'node20',
         packages: 'external',
         logLevel: 'silent',
+        plugins: [sourceUrls],
       })
-      symlinkSync(path.join(ROOT, 'schemas'), path.join(project, 'suites', 'schemas'), 'dir')
       const probeUrl = pathToFileURL(path.join(project, 'scripts', 'run', 'probe.mjs')).href
       writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${probeUrl}"\n`)
       const bundled = files.map((f) => f.replace(/\.suite\.(ts|mts|js|mjs)$/, '.suite.mjs'))
