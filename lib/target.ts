@@ -1,7 +1,11 @@
-// The target of a conformance run: base URLs, tokens, prefixes, whether writes are allowed, timeouts.
-// The runner (scripts/run/main.ts) builds one and hands it to the suite processes through the environment:
-// AC_TARGET holds everything except the tokens (JSON), each token travels in its own variable, so that
-// a token never sits inside a structure that might be printed, and never on a command line.
+// The target of a conformance run and the whole runner-to-suite contract, in one place: base URLs,
+// tokens, prefixes, whether writes are allowed, timeouts, and the environment codec that hands them to
+// the suite processes. AC_TARGET holds everything except the tokens (JSON), each token travels in its
+// own variable, so that a token never sits inside a structure that might be printed, and never on a
+// command line. AC_TARGETS (the fault matrix) lists several targets; AC_STRICT counts deviations as
+// failures. Back from the suites come two TAP conventions, also defined here: a TODO whose reason starts
+// with `deviation: ` (a known difference of a real release), and `# ac-leftover {json}` comments (data a
+// write check could not clean up).
 
 export interface MasTarget {
   /** base URL of the auth service, without a trailing slash */
@@ -57,6 +61,14 @@ export interface Target {
 }
 
 export const TARGET_ENV = 'AC_TARGET'
+/** the fault matrix: a JSON array of {@link MatrixTarget} */
+export const TARGETS_ENV = 'AC_TARGETS'
+/** '1': the suites treat deviations of a real release as failures */
+export const STRICT_ENV = 'AC_STRICT'
+/** the reason of a TAP TODO that marks a deviation (not a failure unless strict) */
+export const DEVIATION_PREFIX = 'deviation: '
+/** the TAP comment word of data left behind: `# ac-leftover {"what": ..., ...}` */
+export const LEFTOVER_COMMENT = 'ac-leftover'
 export const TOKEN_ENV = {
   masAdmin: 'AC_MAS_ADMIN_TOKEN',
   masUser: 'AC_MAS_USER_TOKEN',
@@ -199,4 +211,89 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     }
   }
   return t
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The fault matrix: several targets in one suite process
+
+/** One target of the fault matrix: its label, the suite folders it applies to ([] = all), the target. */
+export interface MatrixTarget {
+  label: string
+  /** suite folders ('suites/admin') whose files run against this target; empty: every folder */
+  dirs: string[]
+  target: Target
+}
+
+/** The AC_TARGETS value for a matrix (tokens stay in their own variables, shared by every target). */
+export function targetsEnv(list: MatrixTarget[]): Record<string, string> {
+  return {
+    [TARGETS_ENV]: JSON.stringify(list.map((m) => ({ label: m.label, dirs: m.dirs, target: JSON.parse(targetEnv(m.target)[TARGET_ENV]!) as unknown }))),
+  }
+}
+
+/**
+ * The matrix targets for a suite file in `dir` ('suites/admin'), or undefined when AC_TARGETS is not set.
+ * Each entry's tokens come from the environment's token variables.
+ */
+export function loadTargets(dir: string, env: NodeJS.ProcessEnv = process.env): { label: string; target: Target }[] | undefined {
+  const raw = env[TARGETS_ENV]
+  if (raw === undefined) return undefined
+  let list: unknown
+  try {
+    list = JSON.parse(raw)
+  } catch (e) {
+    throw new TargetError(`${TARGETS_ENV} is not JSON: ${(e as Error).message}`)
+  }
+  if (!Array.isArray(list)) throw new TargetError(`${TARGETS_ENV} must be a JSON array`)
+  const out: { label: string; target: Target }[] = []
+  for (const entry of list as { label?: unknown; dirs?: unknown; target?: unknown }[]) {
+    const dirs = Array.isArray(entry.dirs) ? entry.dirs.map(String) : []
+    if (dirs.length && dir && !dirs.includes(dir)) continue
+    const target = loadTarget({ ...env, [TARGET_ENV]: JSON.stringify(entry.target ?? {}) })
+    out.push({ label: String(entry.label ?? `target ${out.length + 1}`), target })
+  }
+  return out
+}
+
+/** Data a write check could not remove, as the suites report it: `{ target, kind, id, reason }`. */
+export interface LeftoverItem {
+  /** which service holds it */
+  target: 'mas' | 'hs'
+  /** what it is: 'compat session', 'event report', 'oauth2 client' ... */
+  kind: string
+  id: string
+  /** why it could not be removed */
+  reason: string
+}
+
+/** A leftover as the runner lists it: the item's fields (when well-formed) and one line that says what it is. */
+export interface Leftover extends Partial<LeftoverItem> {
+  what: string
+}
+
+/** The TAP comment text (without '# ') for a leftover: pass it to `t.comment(...)` at the file's top level. */
+export function leftoverComment(l: LeftoverItem): string {
+  return `${LEFTOVER_COMMENT} ${JSON.stringify(l)}`
+}
+
+const SERVICE: Record<string, string> = { mas: 'auth service', hs: 'homeserver' }
+
+/** A leftover from a TAP comment line ('# ac-leftover {...}'), or undefined. */
+export function parseLeftoverComment(line: string): Leftover | undefined {
+  const m = new RegExp(`^\\s*#\\s*${LEFTOVER_COMMENT}\\s+(\\{.*\\})\\s*$`).exec(line)
+  if (!m) return undefined
+  let v: unknown
+  try {
+    v = JSON.parse(m[1]!)
+  } catch {
+    return undefined
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined
+  const o = v as Record<string, unknown>
+  const text = (k: string) => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined)
+  const out: Leftover = { what: '' }
+  for (const k of ['target', 'kind', 'id', 'reason'] as const) if (text(k)) (out as unknown as Record<string, string>)[k] = text(k)!
+  const named = [text('kind'), text('id')].filter(Boolean).join(' ')
+  out.what = text('what') ?? (named ? `${named}${text('target') ? ` on the ${SERVICE[text('target')!] ?? text('target')}` : ''}` : JSON.stringify(o))
+  return out
 }

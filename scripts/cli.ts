@@ -1,5 +1,7 @@
 // The one command-line entry point: `admin-conformance <subcommand> [options]`.
-// Each subcommand lives in its own module exporting `main(argv): Promise<number>` (the exit code).
+// Each subcommand lives in its own module exporting `main(argv): Promise<number>` (the exit code, from
+// the table in scripts/common/exit.ts).
+import { EXIT, PROGRAM, didYouMean } from './common/index.ts'
 
 type Main = (argv: string[]) => Promise<number>
 
@@ -25,19 +27,24 @@ export function usage(): string {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined) {
+    process.stderr.write(usage() + '\n')
+    return EXIT.usage
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage() + '\n')
-    return name === undefined ? 2 : 0
+    return EXIT.pass
   }
   if (name === '--version') {
     const pkg = await import('../package.json', { with: { type: 'json' } })
     process.stdout.write(pkg.default.version + '\n')
-    return 0
+    return EXIT.pass
   }
-  const command = commands[name]
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined
   if (!command) {
-    process.stderr.write(`admin-conformance: unknown command '${name}'\n\n${usage()}\n`)
-    return 2
+    const shown = name.length > 40 ? name.slice(0, 40) + '…' : name
+    process.stderr.write(`${PROGRAM}: unknown command '${shown}'${didYouMean(name, Object.keys(commands))}\n\n${usage()}\n`)
+    return EXIT.usage
   }
   const mod = await command.load()
   return mod.main(rest)

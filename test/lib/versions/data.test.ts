@@ -1,7 +1,8 @@
 // The version data files validate against their schemas (Ajv 2020-12 used directly, strict), the schemas
 // reject broken rows, and the tables agree with the shared interface document and reference.
 import t from 'tap'
-import { existsSync, readFileSync } from 'node:fs'
+import { sharedSkip } from '../../fixtures/shared.ts'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { allChanges, rollbackTable, formatVersion } from '../../../lib/versions.ts'
@@ -77,7 +78,7 @@ const REFERENCE_MD = `${SHARED}reference/synapse-admin-api.md`
 
 const norm = (v: string): string => (/^v\d+\.\d+$/.test(v) ? `${v}.0` : v)
 
-t.test('interface rows equal spec/interface.md', { skip: !existsSync(INTERFACE_MD) && 'shared/spec/interface.md not found' }, async (t) => {
+t.test('interface rows equal spec/interface.md', { skip: sharedSkip(t, INTERFACE_MD) }, async (t) => {
   const md = readFileSync(INTERFACE_MD, 'utf8')
   const section = md.split('### Rollback ranges of the homeserver')[1]?.split('###')[0] ?? ''
   const docRows = [...section.matchAll(/^- (v[\d.]+) to (v[\d.]+): (v[\d.]+)$/gm)].map((m) => [m[1], m[2], m[3]])
@@ -95,7 +96,7 @@ t.test('interface rows equal spec/interface.md', { skip: !existsSync(INTERFACE_M
   t.ok(allChanges().some((r) => r.version === 'v1.24.0' && r.source === 'interface'), 'v1.24.0 (Versioning section) is carried')
 })
 
-t.test('reference rows equal synapse-admin-api.md §4.1', { skip: !existsSync(REFERENCE_MD) && 'shared/reference/synapse-admin-api.md not found' }, async (t) => {
+t.test('reference rows equal synapse-admin-api.md §4.1', { skip: sharedSkip(t, REFERENCE_MD) }, async (t) => {
   const md = readFileSync(REFERENCE_MD, 'utf8')
   const docRows = [...md.matchAll(/^\| (v[\d.]+) – (v[\d.]+) \| (v[\d.]+) \|$/gm)].map((m) => [m[1], m[2], m[3]])
   t.ok(docRows.length >= 17, 'the reference lists the rollback rows')

@@ -1,7 +1,9 @@
 // The harness catches faults: the suites run against a clean mock (every check passes) and against one
 // mock per injected fault of areas admin, homeserver and auth (each fault makes at least one named check
-// fail). One `run --fault-matrix` does it all with one process per suite file. The result is also
-// written to docs/faults.md, so the list of faults and the checks that catch them cannot drift.
+// fail). `run --fault-matrix` does it with one process per suite file, and passes for each area on its
+// own (`--area admin`, `--area reports`): each fault is served to the area whose checks catch it. Its
+// JUnit report has one testcase per fault. The result is also written to docs/faults.md, so the list of
+// faults and the checks that catch them cannot drift.
 import t from 'tap'
 import { mkdtempSync, rmSync, readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,9 +21,24 @@ t.ok(expected.length >= 25, `at least 25 faults for the suites to catch (${expec
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ac-faults-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-const out = path.join(dir, 'matrix.json')
-const r = await runCaptured(['--fault-matrix', '--area', 'admin,reports', '--reporter', 'json', '--output', out])
-const matrix = JSON.parse(readFileSync(out, 'utf8')) as MatrixReport
+const out = path.join(dir, 'admin.json')
+const junitFile = path.join(dir, 'reports.xml')
+const admin = await runCaptured(['--fault-matrix', '--area', 'admin', '--reporter', 'json', '--output', out])
+const reports = await runCaptured(['--fault-matrix', '--area', 'reports', '--reporter', 'junit', '--output', junitFile])
+const adminMatrix = JSON.parse(readFileSync(out, 'utf8')) as MatrixReport
+const reportsMatrix = reports.result.matrix!
+// Both areas together, as one matrix, for the assertions and the document below.
+const matrix: MatrixReport = {
+  ...adminMatrix,
+  areas: ['admin', 'reports'],
+  clean: {
+    ok: adminMatrix.clean.ok && reportsMatrix.clean.ok,
+    counts: Object.fromEntries(Object.keys(adminMatrix.clean.counts).map((k) => [k, adminMatrix.clean.counts[k as 'pass'] + reportsMatrix.clean.counts[k as 'pass']])) as unknown as MatrixReport['clean']['counts'],
+    failedChecks: [...adminMatrix.clean.failedChecks, ...reportsMatrix.clean.failedChecks],
+  },
+  faults: [...adminMatrix.faults, ...reportsMatrix.faults],
+  suites: [...adminMatrix.suites, ...reportsMatrix.suites],
+}
 
 t.test('the clean mock passes every check', async (t) => {
   t.ok(matrix.clean.counts.checks > 100, `the suites hold many checks (${matrix.clean.counts.checks})`)
@@ -38,9 +55,24 @@ t.test('every fault makes at least one named check fail', async (t) => {
   }
 })
 
-t.test('the run reports the matrix as passed', async (t) => {
-  t.equal(r.exitCode, 0, 'exit code 0', { stderr: r.stderr.slice(-2000) })
-  t.equal(matrix.ok, true, 'the report says ok')
+t.test('each area passes the matrix on its own', async (t) => {
+  for (const [area, r, m] of [['admin', admin, adminMatrix], ['reports', reports, reportsMatrix]] as const) {
+    t.equal(r.exitCode, 0, `--area ${area}: exit code 0`, { out: r.stdout.slice(-2000), stderr: r.stderr.slice(-2000) })
+    t.equal(m.ok, true, `--area ${area}: the report says ok`)
+    t.same(m.faults.filter((f) => !f.caught).map((f) => f.name), [], `--area ${area}: no fault missed`)
+    t.ok(m.faults.every((f) => f.areas.length === 1 && f.areas[0] === area), `--area ${area}: every fault it ran is mapped to it`)
+  }
+  const names = matrix.faults.map((f) => f.name)
+  t.equal(new Set(names).size, names.length, 'no fault runs in both areas')
+})
+
+t.test('the JUnit report of the matrix has one testcase per fault', async (t) => {
+  const xml = readFileSync(junitFile, 'utf8')
+  const cases = [...xml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"/g)].map((m) => m[2])
+  t.equal(cases.length, reportsMatrix.faults.length + 1, `${reportsMatrix.faults.length} faults and the clean mock`)
+  t.same(cases.slice(1).sort(), reportsMatrix.faults.map((f) => f.name).sort(), 'the testcases are the faults')
+  t.match(xml, new RegExp(`<testsuites [^>]*tests="${reportsMatrix.faults.length + 1}" failures="0"`), 'caught faults are not failures')
+  t.match(xml, /caught by:\n {2}suites\/homeserver\//, 'each names the checks that caught it')
 })
 
 // docs/faults.md, generated from this run.

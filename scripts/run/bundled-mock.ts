@@ -1,0 +1,92 @@
+// The target of a run: given by flags or the environment, a request log alone, or the bundled mock
+// started in this process (writes on), plus one mock per fault in the fault matrix.
+import { createWriteStream, existsSync } from 'node:fs'
+import path from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import { DEFAULT_TIMEOUTS, userAgentFor, type Target } from '../../lib/target.ts'
+import { UsageError } from '../common/index.ts'
+import { wantedFaults, type MatrixFaultDef } from './fault-matrix.ts'
+import type { Options } from './options.ts'
+
+export interface MockHandle {
+  label: string
+  fault?: MatrixFaultDef
+  url: string
+  logFile: string
+  close(): Promise<void>
+}
+
+export interface Resolved {
+  target: Target
+  /** the bundled mocks started for this run: the clean one first, then one per fault */
+  mocks: MockHandle[]
+}
+
+/** The request log for the log area: a file, or standard input kept in a file for the suites. */
+async function logFileOf(opts: Options, project: string, target: Target): Promise<void> {
+  if (opts.logFile === '-') {
+    // The suites cannot share this process's stdin: keep it in a file for them.
+    const file = path.join(project, 'tmp', 'stdin.log')
+    await pipeline(process.stdin, createWriteStream(file))
+    target.logFile = file
+    target.logStdin = true
+  } else if (opts.logFile) {
+    target.logFile = path.resolve(opts.logFile)
+    if (!existsSync(target.logFile)) throw new UsageError(`--log-file: ${target.logFile} does not exist`)
+  }
+}
+
+/**
+ * Builds the run's target; starts the bundled mock(s) when no target is given. `keep` registers each
+ * mock's stop with the caller's clean-ups (also when a later mock fails to start).
+ */
+export async function resolveTarget(opts: Options, project: string, runId: string, version: string, keep: (close: () => Promise<void>) => void): Promise<Resolved> {
+  const target: Target = {
+    allowWrites: opts.allowWrites,
+    isMock: false,
+    runId,
+    userAgent: userAgentFor(version, runId),
+    timeouts: { connectMs: DEFAULT_TIMEOUTS.connectMs, requestMs: opts.requestTimeoutMs },
+  }
+  await logFileOf(opts, project, target)
+  const logOnly = !!target.logFile && opts.areas !== undefined && opts.areas.every((a) => a === 'log')
+  if (logOnly && !opts.masUrl && !opts.hsUrl) {
+    // A log file alone: check that log as it is; starting the bundled mock would check the wrong log.
+    return { target, mocks: [] }
+  }
+  if (opts.masUrl || opts.hsUrl) {
+    if (opts.masUrl) target.mas = { url: opts.masUrl, adminToken: opts.masToken, userToken: opts.masUserToken }
+    if (opts.hsUrl) target.hs = { url: opts.hsUrl, adminToken: opts.hsToken, userToken: opts.hsUserToken, prefix: opts.hsPrefix, clientPrefix: opts.clientPrefix }
+    return { target, mocks: [] }
+  }
+  const mocks = await startMocks(opts, project, target, keep)
+  target.allowWrites = true
+  target.isMock = true
+  return { target, mocks }
+}
+
+/** The bundled mock on a free loopback port; in the fault matrix one more per fault, all with the same tokens. */
+async function startMocks(opts: Options, project: string, target: Target, keep: (close: () => Promise<void>) => void): Promise<MockHandle[]> {
+  const [{ startMock }, { mockOptions, randomToken }] = await Promise.all([import('../../mock/core/server.ts'), import('../../mock/core/options.ts')])
+  const tokens = { adminToken: randomToken('mat_'), userToken: randomToken('mat_'), hsAdminToken: randomToken('syt_'), hsUserToken: randomToken('syt_') }
+  const wanted: (MatrixFaultDef | undefined)[] = [undefined, ...(opts.faultMatrix ? await wantedFaults(opts.areas) : [])]
+  const mocks: MockHandle[] = []
+  for (const fault of wanted) {
+    const label = fault ? fault.name : 'clean'
+    const logFile = path.join(project, 'tmp', `mock-${label}.log`)
+    const faults = fault ? [fault.name] : opts.mockFaults
+    // A fault's mock keeps a request log only when the log area can look at it (formatting costs).
+    const keepLog = !fault || (opts.areas ?? []).includes('log')
+    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: keepLog ? logFile : null, faults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens }, {}))
+    keep(() => m.close())
+    mocks.push({ label, ...(fault ? { fault } : {}), url: m.url, logFile, close: () => m.close() })
+    if (!fault) {
+      const mo = m.options
+      target.mas = { url: m.url, adminToken: mo.adminToken, userToken: mo.userToken }
+      target.hs = { url: m.url, adminToken: mo.hsAdminToken, userToken: mo.hsUserToken, prefix: mo.hsPrefix, clientPrefix: mo.clientPrefix }
+      target.mockControlUrl = m.url
+      if (!target.logFile) target.logFile = logFile
+    }
+  }
+  return mocks
+}

@@ -1,0 +1,30 @@
+// The header of a run: what is checked, where, with which versions, and what the preflight noticed.
+import { formatVersion, parseServerVersionString } from '../../lib/versions.ts'
+import type { Target } from '../../lib/target.ts'
+import pkg from '../../package.json' with { type: 'json' }
+import type { MockHandle } from './bundled-mock.ts'
+import type { RunState } from './main.ts'
+import type { Preflight } from './preflight.ts'
+
+/** The version as reported, and what the version-dependent checks make of it. */
+function describeVersion(raw: string | undefined): string {
+  if (raw === undefined) return '(unknown: version-dependent checks run and say so)'
+  const p = parseServerVersionString(raw)
+  return p.ok ? `${JSON.stringify(raw)} → ${formatVersion(p.version)}` : `${JSON.stringify(raw)} (not a release: ${p.reason}; version-dependent checks run and say so)`
+}
+
+export function header(st: RunState, target: Target, areas: string[], mocks: MockHandle[], pf: Preflight): string {
+  const { opts } = st
+  const rows: [string, string][] = []
+  if (target.mas) rows.push(['auth service', `${target.mas.url}  version ${describeVersion(pf.masVersion)}`])
+  if (target.hs) rows.push(['homeserver', `${target.hs.url}  server_version ${describeVersion(pf.hsVersion)}  (admin prefix ${target.hs.prefix}, client prefix ${target.hs.clientPrefix})`])
+  rows.push(['writes', `${target.allowWrites ? 'on' : 'off (read-only; --allow-writes to enable)'}${target.isMock ? ' (bundled mock)' : ''}`])
+  rows.push(['areas', `${areas.join(', ')}${opts.grep ? `  (checks matching ${opts.grep})` : ''}${opts.strict ? '  (strict: deviations fail)' : ''}`])
+  if (opts.faultMatrix) rows.push(['fault matrix', `a clean mock and ${mocks.length - 1} mocks with one fault each`])
+  else if (opts.mockFaults.length) rows.push(['mock faults', opts.mockFaults.join(', ')])
+  // The bundled mock's own log lives in the run's scratch folder and goes with it: only a given log is named.
+  if (target.logFile && !target.isMock) rows.push(['request log', target.logStdin ? '(standard input)' : target.logFile])
+  for (const w of pf.warnings) rows.push(['warning', w])
+  const width = Math.max(...rows.map(([k]) => k.length))
+  return [st.st.bold(`admin-conformance ${pkg.version}  run ${st.runId}`), ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`)].join('\n')
+}

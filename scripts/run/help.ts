@@ -1,0 +1,53 @@
+// The run command's --help text.
+import { AREA_NAMES } from '../../lib/areas.ts'
+import { DEFAULT_CLIENT_PREFIX, DEFAULT_HS_PREFIX, DEFAULT_TIMEOUTS } from '../../lib/target.ts'
+import { REPORTERS } from './options.ts'
+
+export const HELP = `usage: admin-conformance run [options]
+
+Runs the conformance suites against an auth service (MAS) and/or a homeserver (Synapse).
+Without a target it starts the bundled mock on a free loopback port, runs everything against it
+(writes allowed) and stops it.
+
+target (flags win over the environment):
+  --mas-url URL           auth service base URL                     (env MAS_URL)
+  --mas-token T           admin token (scope urn:mas:admin)          (env MAS_ADMIN_TOKEN)
+  --mas-user-token T      token without the admin scope, for auth    (env MAS_USER_TOKEN)
+  --hs-url URL            homeserver base URL                        (env HS_URL)
+  --hs-token T            server admin's access token               (env HS_ADMIN_TOKEN)
+  --hs-user-token T       non-admin access token, for auth checks    (env HS_USER_TOKEN)
+  --hs-prefix P           homeserver admin prefix (default ${DEFAULT_HS_PREFIX})
+  --client-prefix P       client API prefix (default ${DEFAULT_CLIENT_PREFIX})
+  --allow-writes          also run checks that finish, revoke, regenerate, create, set policy
+                          data or delete reports (read-only by default; always on for the mock)
+  --log-file F            the target's request log, for the log area ('-' for stdin)
+  --mock-fault NAME       bundled mock only: inject a named server bug (repeatable)
+  --fault-matrix          bundled mock only: run the suites against a clean mock and one mock per
+                          fault of the selected areas (default admin,reports); passes when the clean
+                          mock passes every check and every fault makes at least one named check fail
+
+selection and verdict:
+  --area A[,B]            areas: ${AREA_NAMES.join(', ')} (default: every area the target has)
+  --grep PATTERN          run only the checks whose name matches (a regular expression; /re/i allowed)
+  --allow-partial         accept a partial run: an area without a target, a token or a check is
+                          skipped with a warning instead of failing the run
+  --strict                count deviations (known differences of a real release) as failures
+
+output:
+  --reporter R            report format: ${REPORTERS.join(', ')} (default: none, or from --output's extension)
+  --output FILE           write the report to FILE (default: standard output)
+  --jobs N                suite files run in parallel (default: CPU count)
+  --timeout S             time limit per suite file, in seconds (default 120)
+  --request-timeout S     time limit per HTTP request, in seconds (default ${DEFAULT_TIMEOUTS.requestMs / 1000})
+  -h, --help              this help
+
+Colour on a terminal; NO_COLOR=1 turns it off, FORCE_COLOR=1 forces it.
+Tokens are passed to the suites through the environment only and are redacted from all output.
+Prefer the environment variables over the token flags (flags are visible in the process list).
+
+exit codes: 0 every selected area was checked and passed
+            1 a check failed, or nothing was proved (no target, token or check for a selected area)
+            2 usage error
+            3 a target does not answer or rejects its token
+            130 interrupted (the results so far are still reported)
+`
