@@ -47,7 +47,7 @@ export const MATRIX_AREAS: Area[] = ['admin', 'reports']
  */
 export async function faultAreas(): Promise<Map<string, Area[]>> {
   const [{ FAULTS }, { homeserverFaults }] = await Promise.all([import('../../mock/faults/registry.ts'), import('../../mock/faults/homeserver.ts')])
-  const hs = new Set(homeserverFaults.map((f) => f.name))
+  const hs: ReadonlySet<string> = new Set(homeserverFaults.map((f) => f.name))
   const byArea: Record<string, Area[]> = { admin: ['admin'], homeserver: ['reports'], log: ['log'], upgrade: ['upgrade'] }
   return new Map(FAULTS.map((f) => [f.name, f.area === 'auth' ? [hs.has(f.name) ? 'reports' : 'admin'] : (byArea[f.area] ?? [])]))
 }
