@@ -294,6 +294,44 @@ export type SynapseFeaturesFeature = {
     }
 )
 export type SynapseFeaturesVersion = string
+/**
+ * The localpart: 1-255 bytes of a-z, 0-9 and = _ - . / +, not starting with _.
+ */
+export type UserUsername = string
+/**
+ * Query parameters of GET /users as decoded values. All optional; links print them in this order.
+ */
+export type UserListQuery = {
+  /**
+   * Only users with (true) or without (false) can_request_admin.
+   */
+  'filter[admin]'?: boolean
+  /**
+   * Only users that are (or are not) legacy guests.
+   */
+  'filter[legacy-guest]'?: boolean
+  /**
+   * Only users whose username contains this text, case-insensitively; % and _ are wildcards (any text, one character), as in SQL ILIKE. The order stays by id.
+   */
+  'filter[search]'?: string
+  'filter[status]'?: UserStatus
+  /**
+   * Only users with an active OAuth 2.0 session of any of these clients; repeatable; 404 when a client does not exist.
+   */
+  'filter[active-oauth2-client]'?: AdminCommonULID[]
+  /**
+   * Only users with (or without) an active OAuth 2.0 session.
+   */
+  'filter[has-active-oauth2-session]'?: boolean
+  /**
+   * Only users with (or without) an active compatibility session.
+   */
+  'filter[has-active-compat-session]'?: boolean
+} & AdminEnvelopePaginationQuery
+/**
+ * Value of filter[status]: active (neither locked nor deactivated), locked (locked_at set) or deactivated (deactivated_at set). Without the filter all users are listed.
+ */
+export type UserStatus = 'active' | 'locked' | 'deactivated'
 
 /**
  * Links of a resource or of a single-resource response.
@@ -1111,6 +1149,100 @@ export interface SynapseFeatures {
   }
 }
 /**
+ * Body of POST /users. Unknown keys are ignored.
+ */
+export interface UserAddRequest {
+  username: string
+  skip_homeserver_check?: boolean | null
+  displayname?: string | null
+  avatar_url?: string | null
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UserAttributes {
+  username: UserUsername
+  created_at: AdminCommonTimestamp
+  /**
+   * Null while the user is not locked. Locking an already locked user keeps the first time.
+   */
+  locked_at: AdminCommonTimestamp | null
+  /**
+   * Null while the user is active. Deactivating again keeps the first time.
+   */
+  deactivated_at: AdminCommonTimestamp | null
+  /**
+   * can_request_admin: the user may ask for urn:mas:admin.
+   */
+  admin: boolean
+  /**
+   * A guest account from before the move to the auth service.
+   */
+  legacy_guest: boolean
+}
+/**
+ * Optional body of POST /users/{id}/deactivate: without a Content-Type header no body is read; skip_erase defaults to false (the homeserver is asked to erase the user).
+ */
+export interface UserDeactivateRequest {
+  skip_erase?: boolean
+}
+/**
+ * A user inside a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UserItem {
+  type: 'user'
+  id: AdminCommonULID
+  attributes: UserAttributes
+  links: UserResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UserResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /users. meta is left out with count=false, data with count=only.
+ */
+export interface UserPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UserItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UserResource {
+  type: 'user'
+  id: AdminCommonULID
+  attributes: UserAttributes
+  links: UserResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Body of POST /users/{id}/set-admin.
+ */
+export interface UserSetAdminRequest {
+  admin: boolean
+}
+/**
+ * Body of POST /users/{id}/set-password (204 on success).
+ */
+export interface UserSetPasswordRequest {
+  password: string
+  skip_password_check?: boolean | null
+}
+/**
+ * Response of GET /users/{id}, GET /users/by-username/{username}, POST /users (201) and the actions. The resource carries no meta.
+ */
+export interface UserSingle {
+  data: UserResource & {
+    meta?: never
+  }
+  links: UserSingleLinks
+}
+export interface UserSingleLinks {
+  /**
+   * The requested path: the user's canonical path for get and add, /by-username/{username} for the lookup by name, and the action's path (…/lock, …/unlock, …/deactivate, …/reactivate, …/set-admin) for the actions.
+   */
+  self: string
+}
+/**
  * A plain object, not wrapped in data.
  */
 export interface Version {
@@ -1180,6 +1312,20 @@ export interface SchemaTypes {
   'admin/policy-data#SingleLinks': PolicyDataSingleLinks
   'admin/site-config': SiteConfig
   'admin/site-config#SiteConfig': SiteConfig
+  'admin/user#AddRequest': UserAddRequest
+  'admin/user#Attributes': UserAttributes
+  'admin/user#DeactivateRequest': UserDeactivateRequest
+  'admin/user#Item': UserItem
+  'admin/user#ListQuery': UserListQuery
+  'admin/user#Page': UserPage
+  'admin/user#Resource': UserResource
+  'admin/user#ResourceLinks': UserResourceLinks
+  'admin/user#SetAdminRequest': UserSetAdminRequest
+  'admin/user#SetPasswordRequest': UserSetPasswordRequest
+  'admin/user#Single': UserSingle
+  'admin/user#SingleLinks': UserSingleLinks
+  'admin/user#Status': UserStatus
+  'admin/user#Username': UserUsername
   'admin/version': Version
   'admin/version#Version': Version
   'homeserver/background-updates#Status': BackgroundUpdatesStatus

@@ -10,7 +10,7 @@ import { finishOAuth2Session, getOAuth2Session, listOAuth2Sessions } from './oau
 import { createPersonalSession, getPersonalSession, listPersonalSessions, regeneratePersonalSession, revokePersonalSession } from './personal-sessions.ts'
 import { getLatestPolicyData, getPolicyData, setPolicyData } from './policy-data.ts'
 import { getSiteConfig } from './site-config.ts'
-import { addUser, getUser, getUserByUsername, setUserPassword } from '../auth-service/users.ts'
+import { addUser, deactivateUser, getUser, getUserByUsername, listUsers, lockUser, reactivateUser, setUserAdmin, setUserPassword, unlockUser } from './users.ts'
 import { getVersion } from './version.ts'
 
 export function adminRoutes(options: MockOptions): Route[] {
@@ -36,10 +36,16 @@ export function adminRoutes(options: MockOptions): Route[] {
     mas('POST', '/policy-data', setPolicyData),
     mas('GET', '/policy-data/latest', getLatestPolicyData),
     mas('GET', '/policy-data/:id', getPolicyData),
+    mas('GET', '/users', listUsers),
     mas('POST', '/users', addUser),
     mas('GET', '/users/:id', getUser),
     mas('GET', '/users/by-username/:username', getUserByUsername),
     mas('POST', '/users/:id/set-password', setUserPassword),
+    mas('POST', '/users/:id/set-admin', setUserAdmin),
+    mas('POST', '/users/:id/deactivate', deactivateUser),
+    mas('POST', '/users/:id/reactivate', reactivateUser),
+    mas('POST', '/users/:id/lock', lockUser),
+    mas('POST', '/users/:id/unlock', unlockUser),
     other('POST', '/oauth2/token', token),
     other('POST', '/oauth2/registration', register),
     other('POST', '/oauth2/introspect', introspect),

@@ -3,6 +3,7 @@
 // the project's tests then prove that the conformance suites catch every one of them.
 import { adminFaults } from './admin.ts'
 import { homeserverFaults } from './homeserver.ts'
+import { userFaults } from './users.ts'
 
 export interface FaultDef {
   name: string
@@ -17,7 +18,7 @@ const coreFaults: FaultDef[] = [
   { name: 'log-drops-requester', area: 'log', description: 'authenticated requests are logged without requester=' },
 ]
 
-export const FAULTS: readonly FaultDef[] = [...coreFaults, ...adminFaults, ...homeserverFaults]
+export const FAULTS: readonly FaultDef[] = [...coreFaults, ...adminFaults, ...homeserverFaults, ...userFaults]
 const known = new Map(FAULTS.map((f) => [f.name, f]))
 
 export class UnknownFaultError extends Error {}
