@@ -4,7 +4,8 @@ import type { Ctx, Reply } from '../core/context.ts'
 import { nowMicros, type CompatSession } from '../store/mas.ts'
 import { checkUser, checkUserSession } from './framework/filters.ts'
 import { scheduleDeviceSync } from './framework/jobs.ts'
-import { list, listFilters, SESSION_STATE_FILTERS } from './framework/listing.ts'
+import { COMPAT_SESSION_STATUSES } from '../../lib/schemas.ts'
+import { list, listFilters, sessionStateFilters } from './framework/listing.ts'
 import { API, compatAttributes, resource } from './framework/resource.ts'
 import { finishById, getById } from './framework/session-handlers.ts'
 
@@ -16,7 +17,7 @@ const SITE = 'mas_handlers::admin::v1::compat_sessions'
 const FILTERS = listFilters<'user' | 'userSession' | 'status', 'lastActive'>([
   { key: 'filter[user]', kind: 'ulid', index: 'user', exists: checkUser },
   { key: 'filter[user-session]', kind: 'ulid', index: 'userSession', exists: checkUserSession },
-  ...SESSION_STATE_FILTERS,
+  ...sessionStateFilters(COMPAT_SESSION_STATUSES),
 ])
 
 export const compatResource = (s: CompatSession) => resource(TYPE, 'compat-sessions', s.id, compatAttributes(s))

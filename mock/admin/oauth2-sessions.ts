@@ -5,7 +5,8 @@ import type { Ctx, Reply } from '../core/context.ts'
 import { nowMicros, type OAuth2Session } from '../store/mas.ts'
 import { checkClient, checkUser, checkUserSession } from './framework/filters.ts'
 import { scheduleDeviceSync } from './framework/jobs.ts'
-import { list, listFilters, SESSION_STATE_FILTERS } from './framework/listing.ts'
+import { OAUTH2_CLIENT_KINDS, OAUTH2_SESSION_STATUSES } from '../../lib/schemas.ts'
+import { list, listFilters, sessionStateFilters } from './framework/listing.ts'
 import { API, oauth2Attributes, resource } from './framework/resource.ts'
 import { finishById, getById } from './framework/session-handlers.ts'
 
@@ -18,10 +19,10 @@ const SITE = 'mas_handlers::admin::v1::oauth2_sessions'
 const FILTERS = listFilters<'user' | 'client' | 'clientKind' | 'userSession' | 'scope' | 'status', 'lastActive'>([
   { key: 'filter[user]', kind: 'ulid', index: 'user', exists: checkUser },
   { key: 'filter[client]', kind: 'ulid[]', index: 'client', exists: checkClient, firstOnlyFault: 'filter-client-only-first' },
-  { key: 'filter[client-kind]', kind: 'enum', index: 'clientKind', values: ['dynamic', 'static'] },
+  { key: 'filter[client-kind]', kind: 'enum', index: 'clientKind', values: OAUTH2_CLIENT_KINDS },
   { key: 'filter[user-session]', kind: 'ulid', index: 'userSession', exists: checkUserSession },
   { key: 'filter[scope]', kind: 'scope', index: 'scope' },
-  ...SESSION_STATE_FILTERS,
+  ...sessionStateFilters(OAUTH2_SESSION_STATUSES),
 ])
 
 export const oauth2Resource = (s: OAuth2Session) => resource(TYPE, 'oauth2-sessions', s.id, oauth2Attributes(s))

@@ -12,7 +12,8 @@ import { authenticate, ownerOf } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
 import { checkClient, checkUser } from './framework/filters.ts'
 import { scheduleDeviceSync } from './framework/jobs.ts'
-import { list, listFilters } from './framework/listing.ts'
+import { PERSONAL_SESSION_STATUSES } from '../../lib/schemas.ts'
+import { list, listFilters, twoStates } from './framework/listing.ts'
 import { pathId } from './framework/pagination.ts'
 import { API, fmtTime, personalAttributes, resource, routeError, single, titleWithId } from './framework/resource.ts'
 import { getById } from './framework/session-handlers.ts'
@@ -26,7 +27,7 @@ const FILTERS = listFilters<'ownerUser' | 'ownerClient' | 'actor' | 'scope' | 's
   { key: 'filter[owner_client]', kind: 'ulid', index: 'ownerClient', exists: checkClient },
   { key: 'filter[actor_user]', kind: 'ulid', index: 'actor', exists: checkUser },
   { key: 'filter[scope]', kind: 'scope', index: 'scope' },
-  { key: 'filter[status]', kind: 'status', index: 'status', values: ['active', 'revoked'] },
+  { key: 'filter[status]', kind: 'status', index: 'status', values: twoStates(PERSONAL_SESSION_STATUSES) },
   { key: 'filter[expires_before]', kind: 'range', range: 'expiresAt', bound: 'before' },
   { key: 'filter[expires_after]', kind: 'range', range: 'expiresAt', bound: 'after' },
   { key: 'filter[expires]', kind: 'bool', index: 'expires' },

@@ -1,7 +1,9 @@
-// The mock's control API, off the real paths under /_mock/: reseed, inspect scheduled jobs, toggle faults,
-// fake a running background update. Tests, the runner and frontend developers use it; no real server has it.
-import type { Route, Reply } from './context.ts'
-import type { MockState } from './server.ts'
+// The mock's control API, off the real paths under /_mock/: reseed, reset, inspect scheduled jobs,
+// toggle faults, fake a running background update. Tests, the runner and frontend developers use it;
+// no real server has it, so none of its routes is in the OpenAPI document.
+import type { Handler, Reply } from './context.ts'
+import type { MockState } from './state.ts'
+import type { RouteEntry, RouteTable } from './table.ts'
 import { FAULTS, UnknownFaultError } from '../faults/registry.ts'
 
 function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false; reply: Reply } {
@@ -26,111 +28,112 @@ function sizeField(o: Record<string, unknown>, key: string): number | undefined 
   return v
 }
 
-export function controlRoutes(state: MockState): Route[] {
-  const area = 'control' as const
-  const info = (): Reply => ({
+function infoBody(state: MockState): Record<string, unknown> {
+  const o = state.options
+  return {
+    seed: o.seed,
+    sessions: o.sessions,
+    reports: o.reports,
+    masVersion: o.masVersion,
+    hsVersion: o.hsVersion,
+    hsPrefix: o.hsPrefix,
+    clientPrefix: o.clientPrefix,
+    logFormat: o.logFormat,
+    faults: state.faults.list(),
+  }
+}
+
+/**
+ * A clean start: the world rebuilt from the current seed and sizes (every write, job, background
+ * update and pause forgotten) and every fault switched off, also those given at start. The answer
+ * says what was done. Browser cookies then name sessions that no longer exist, so they log nobody in.
+ */
+function reset(state: MockState): Reply {
+  const cleared = state.faults.list()
+  state.reseed()
+  state.faults.set([])
+  const o = state.options
+  return {
     status: 200,
     body: {
-      seed: state.options.seed,
-      sessions: state.options.sessions,
-      reports: state.options.reports,
-      masVersion: state.options.masVersion,
-      hsVersion: state.options.hsVersion,
-      hsPrefix: state.options.hsPrefix,
-      clientPrefix: state.options.clientPrefix,
-      logFormat: state.options.logFormat,
-      faults: state.faults.list(),
-    },
-  })
-  return [
-    { method: 'GET', pattern: '/_mock/info', area, handler: info },
-    {
-      method: 'POST',
-      pattern: '/_mock/reset',
-      area,
-      handler: () => {
-        state.reseed()
-        return info()
+      ...infoBody(state),
+      reset: {
+        world: `rebuilt from seed ${o.seed} with ${o.sessions} sessions and ${o.reports} reports; writes, jobs and background updates discarded`,
+        faultsCleared: cleared,
       },
     },
-    {
-      method: 'POST',
-      pattern: '/_mock/seed',
-      area,
-      handler: (ctx) => {
-        const parsed = parseJson(ctx.body)
-        if (!parsed.ok) return parsed.reply
-        if (!isRecord(parsed.value)) return { status: 400, body: { error: 'body must be a JSON object' } }
-        const over: { seed?: number; sessions?: number; reports?: number } = {}
-        for (const key of ['seed', 'sessions', 'reports'] as const) {
-          const v = sizeField(parsed.value, key)
-          if (typeof v === 'string') return { status: 400, body: { error: v } }
-          if (v !== undefined) over[key] = v
-        }
-        state.reseed(over)
-        return info()
-      },
-    },
-    { method: 'GET', pattern: '/_mock/jobs', area, handler: () => ({ status: 200, body: { jobs: state.world.jobs } }) },
-    {
-      method: 'DELETE',
-      pattern: '/_mock/jobs',
-      area,
-      handler: () => {
+  }
+}
+
+function seed(state: MockState): Handler {
+  return (ctx) => {
+    const parsed = parseJson(ctx.body)
+    if (!parsed.ok) return parsed.reply
+    if (!isRecord(parsed.value)) return { status: 400, body: { error: 'body must be a JSON object' } }
+    const over: { seed?: number; sessions?: number; reports?: number } = {}
+    for (const key of ['seed', 'sessions', 'reports'] as const) {
+      const v = sizeField(parsed.value, key)
+      if (typeof v === 'string') return { status: 400, body: { error: v } }
+      if (v !== undefined) over[key] = v
+    }
+    state.reseed(over)
+    return { status: 200, body: infoBody(state) }
+  }
+}
+
+function setFaults(state: MockState): Handler {
+  return (ctx) => {
+    const parsed = parseJson(ctx.body)
+    if (!parsed.ok) return parsed.reply
+    const v = parsed.value
+    if (!isRecord(v) || !Array.isArray(v.faults) || !v.faults.every((f) => typeof f === 'string')) {
+      return { status: 400, body: { error: 'body must be {"faults": [names...]}' } }
+    }
+    try {
+      state.faults.set(v.faults as string[])
+    } catch (e) {
+      if (e instanceof UnknownFaultError) return { status: 400, body: { error: e.message } }
+      throw e
+    }
+    return { status: 200, body: { active: state.faults.list() } }
+  }
+}
+
+function startBackgroundUpdate(state: MockState): Handler {
+  return (ctx) => {
+    const parsed = parseJson(ctx.body)
+    if (!parsed.ok) return parsed.reply
+    const v = isRecord(parsed.value) ? parsed.value : {}
+    const name = typeof v.name === 'string' && v.name ? v.name : 'populate_stats_process_rooms'
+    const total = typeof v.total_item_count === 'number' && Number.isInteger(v.total_item_count) && v.total_item_count >= 0 ? v.total_item_count : 1000
+    state.world.backgroundUpdates.current = [{ database: 'master', name, total_item_count: total, total_duration_ms: 1234.5, average_items_per_ms: 0.81 }]
+    return { status: 200, body: { current_updates: state.world.backgroundUpdates.current } }
+  }
+}
+
+const CONTROL = { undocumented: "the mock's own control API; no real server has it" }
+
+export function controlTable(state: MockState): RouteTable {
+  const entry = (method: string, pattern: string, handler: Handler): RouteEntry => ({ method, pattern: `/_mock/${pattern}`, handler, doc: CONTROL })
+  return {
+    api: 'control',
+    area: 'control',
+    routes: [
+      entry('GET', 'info', () => ({ status: 200, body: infoBody(state) })),
+      entry('POST', 'reset', () => reset(state)),
+      entry('POST', 'seed', seed(state)),
+      entry('GET', 'jobs', () => ({ status: 200, body: { jobs: state.world.jobs } })),
+      entry('DELETE', 'jobs', () => {
         state.world.jobs.length = 0
         return { status: 200, body: { jobs: [] } }
-      },
-    },
-    {
-      method: 'GET',
-      pattern: '/_mock/faults',
-      area,
-      handler: () => ({ status: 200, body: { active: state.faults.list(), available: FAULTS } }),
-    },
-    {
-      method: 'PUT',
-      pattern: '/_mock/faults',
-      area,
-      handler: (ctx) => {
-        const parsed = parseJson(ctx.body)
-        if (!parsed.ok) return parsed.reply
-        const v = parsed.value
-        if (!isRecord(v) || !Array.isArray(v.faults) || !v.faults.every((f) => typeof f === 'string')) {
-          return { status: 400, body: { error: "body must be {\"faults\": [names...]}" } }
-        }
-        try {
-          state.faults.set(v.faults as string[])
-        } catch (e) {
-          if (e instanceof UnknownFaultError) return { status: 400, body: { error: e.message } }
-          throw e
-        }
-        return { status: 200, body: { active: state.faults.list() } }
-      },
-    },
-    {
-      method: 'POST',
-      pattern: '/_mock/background-updates',
-      area,
-      handler: (ctx) => {
-        const parsed = parseJson(ctx.body)
-        if (!parsed.ok) return parsed.reply
-        const v = isRecord(parsed.value) ? parsed.value : {}
-        const name = typeof v.name === 'string' && v.name ? v.name : 'populate_stats_process_rooms'
-        const total = typeof v.total_item_count === 'number' && Number.isInteger(v.total_item_count) && v.total_item_count >= 0 ? v.total_item_count : 1000
-        state.world.backgroundUpdates.current = [
-          { database: 'master', name, total_item_count: total, total_duration_ms: 1234.5, average_items_per_ms: 0.81 },
-        ]
-        return { status: 200, body: { current_updates: state.world.backgroundUpdates.current } }
-      },
-    },
-    {
-      method: 'DELETE',
-      pattern: '/_mock/background-updates',
-      area,
-      handler: () => {
+      }),
+      entry('GET', 'faults', () => ({ status: 200, body: { active: state.faults.list(), available: FAULTS } })),
+      entry('PUT', 'faults', setFaults(state)),
+      entry('POST', 'background-updates', startBackgroundUpdate(state)),
+      entry('DELETE', 'background-updates', () => {
         state.world.backgroundUpdates.current = []
         return { status: 200, body: { current_updates: [] } }
-      },
-    },
-  ]
+      }),
+    ],
+  }
 }

@@ -1,11 +1,11 @@
 // Faults of the auth service side (area A): plausible server bugs, each switched on at the one
 // place where a real server would get it wrong (grep the name to find it).
-import type { FaultDef } from './registry.ts'
+import { fault } from './def.ts'
 
-const a = (name: string, description: string): FaultDef => ({ name, area: 'admin', description })
-const auth = (name: string, description: string): FaultDef => ({ name, area: 'auth', description })
+const a = <N extends string>(name: N, description: string) => fault(name, 'admin', description)
+const auth = <N extends string>(name: N, description: string) => fault(name, 'auth', description)
 
-export const adminFaults: FaultDef[] = [
+export const adminFaults = [
   // pagination and links (mock/admin/pagination.ts)
   a('pagination-drop-next-link', 'listings never carry links.next, even when more items follow'),
   a('pagination-off-by-one', 'page[after] is inclusive: the cursor item is repeated at the top of the next page'),

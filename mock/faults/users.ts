@@ -1,10 +1,10 @@
 // Faults of the admin API's user family (mock/admin/users.ts), each switched on at the one place a
 // real server would get it wrong, and each caught by a named check of suites/admin/users.suite.ts.
-import type { FaultDef } from './registry.ts'
+import { fault } from './def.ts'
 
-const a = (name: string, description: string): FaultDef => ({ name, area: 'admin', description })
+const a = <N extends string>(name: N, description: string) => fault(name, 'admin', description)
 
-export const userFaults: FaultDef[] = [
+export const userFaults = [
   a('users-search-case-sensitive', 'filter[search] matches the username case-sensitively and takes % and _ literally'),
   a('users-filter-locked-excludes-deactivated', 'filter[status]=locked leaves out locked users that are also deactivated'),
   a('users-lock-resets-time', 'locking an already locked user moves its locked_at to now'),

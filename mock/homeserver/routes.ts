@@ -1,9 +1,13 @@
-// All routes of the homeserver side: the admin API (event reports, server_version, background
-// updates) under `{hsPrefix}/admin/v1` and the client API slice under `{clientPrefix}/client`.
+// The homeserver's table: the admin API (event reports, server_version, background updates) under
+// `{hsPrefix}/admin/v1` and the client API slice under `{clientPrefix}/client`. The route modules
+// keep their handlers; this table gives each of their routes its OpenAPI description (or why it has
+// none) and its version gate, keyed by method and pattern: a route without a row, or a row without a
+// route, stops the mock at start (and fails test/mock/core/openapi.test.ts), so the two cannot drift.
 // Request-log lines of these routes carry no requester: the log grammar's requester forms belong to
 // the auth service, and a homeserver user id fits none of them.
 import type { Route } from '../core/context.ts'
 import type { MockOptions } from '../core/options.ts'
+import { hsErr, synapseGate, type RouteEntry, type RouteTable } from '../core/table.ts'
 import { Authenticator } from './framework/auth.ts'
 import { backgroundUpdateRoutes } from './background-updates.ts'
 import { clientReportRoutes } from './client/reports.ts'
@@ -11,15 +15,114 @@ import { clientRoutes } from './client/rooms.ts'
 import { eventReportRoutes } from './event-reports.ts'
 import { serverVersionRoutes } from './server-version.ts'
 
-export function homeserverRoutes(options: MockOptions): Route[] {
+type Row = Pick<RouteEntry, 'doc' | 'since' | 'until'>
+
+const BAD_REPORT_ID = hsErr('report_id is not a non-negative integer (M_INVALID_PARAM).')
+const FIXTURE = { undocumented: 'client API the fixtures use to build rooms and events; outside area B' }
+const BACKGROUND_TOGGLE = { undocumented: 'pausing background updates is outside area B' }
+
+function reportRow(version: 'v3' | 'r0'): Row {
+  return {
+    doc: {
+      operationId: version === 'v3' ? 'reportEvent' : 'reportEventR0', tag: 'client', security: 'hs-user',
+      summary: version === 'v3' ? 'Report an event (creates an event report)' : 'Report an event (legacy r0 prefix, same behaviour)',
+      body: { ref: 'homeserver/client-report#Request' },
+      responses: {
+        '200': { description: 'Reported: an empty object.', ref: 'homeserver/client-report#Response' },
+        '400': hsErr('reason is not a string or score not an integer (M_BAD_JSON).'),
+        '404': hsErr('The event does not exist or the user cannot see it (M_NOT_FOUND; 403 before v1.80.0).'),
+      },
+    },
+  }
+}
+
+/** Rows by `METHOD pattern-after-the-prefix`; `{admin}` and `{client}` stand for the two bases. */
+const ROWS: Record<string, Row> = {
+  'GET {admin}/event_reports': {
+    doc: {
+      operationId: 'listEventReports', tag: 'event-report', summary: 'List event reports', security: 'hs-admin',
+      description: 'Offset pagination: while next_token is present, call again with from set to it.',
+      query: 'homeserver/event-report#ListQuery',
+      responses: {
+        '200': { description: 'A page of reports.', ref: 'homeserver/event-report#List' },
+        '400': hsErr('from or limit not a non-negative integer, dir not b or f (M_INVALID_PARAM), or a non-ASCII filter.'),
+      },
+    },
+  },
+  'GET {admin}/event_reports/:report_id?': {
+    doc: {
+      operationId: 'getEventReport', tag: 'event-report', summary: 'Get an event report with the reported event', security: 'hs-admin',
+      responses: {
+        '200': { description: 'The report and event_json.', ref: 'homeserver/event-report#Single' },
+        '400': BAD_REPORT_ID,
+        '404': hsErr('The report does not exist, or its event or room data is gone (M_NOT_FOUND).'),
+      },
+    },
+  },
+  'DELETE {admin}/event_reports/:report_id?': {
+    ...synapseGate('event-report-delete'),
+    doc: {
+      operationId: 'deleteEventReport', tag: 'event-report', summary: 'Delete an event report', security: 'hs-admin',
+      responses: {
+        '200': { description: 'Deleted: an empty object.', ref: 'homeserver/event-report#DeleteResponse' },
+        '400': BAD_REPORT_ID,
+        '404': hsErr('The report does not exist (M_NOT_FOUND).'),
+      },
+    },
+  },
+  'GET {admin}/server_version': {
+    doc: {
+      operationId: 'getServerVersion', tag: 'homeserver', summary: 'Get the homeserver version', security: 'none',
+      responses: { '200': { description: 'The version.', ref: 'homeserver/server-version#ServerVersion' } },
+    },
+  },
+  'GET {admin}/background_updates/status': {
+    doc: {
+      operationId: 'getBackgroundUpdatesStatus', tag: 'homeserver', summary: 'Get the status of database background updates', security: 'hs-admin',
+      description: 'Before an upgrade, wait until current_updates is empty.',
+      responses: { '200': { description: 'Whether updates are enabled and which run now.', ref: 'homeserver/background-updates#Status' } },
+    },
+  },
+  'GET {admin}/background_updates/enabled': { doc: BACKGROUND_TOGGLE },
+  'POST {admin}/background_updates/enabled': { doc: BACKGROUND_TOGGLE },
+  'POST {client}/v3/rooms/:roomId?/report/:eventId?': reportRow('v3'),
+  'POST {client}/r0/rooms/:roomId?/report/:eventId?': reportRow('r0'),
+  'POST {client}/unstable/rooms/:roomId?/report/:eventId?': { doc: { undocumented: 'the unstable prefix of the report call, same servlet as v3' } },
+  'GET {client}/versions': { doc: FIXTURE },
+  ...Object.fromEntries(
+    ['r0', 'v3'].flatMap((v) =>
+      ['GET /account/whoami', 'POST /createRoom', 'POST /rooms/:roomId/join', 'POST /join/:target', 'PUT /rooms/:roomId/send/:eventType/:txnId'].map((r) => {
+        const [method, path] = r.split(' ')
+        return [`${method} {client}/${v}${path}`, { doc: FIXTURE }]
+      }),
+    ),
+  ),
+}
+
+/** Each route with its row; throws when a route has no row or a row no route (the table drifted). */
+function withRows(routes: Route[], adminBase: string, clientBase: string): RouteEntry[] {
+  const unused = new Set(Object.keys(ROWS))
+  const entries = routes.map((r) => {
+    const key = `${r.method} ${r.pattern.replace(adminBase, '{admin}').replace(clientBase, '{client}')}`
+    const row = ROWS[key]
+    if (!row) throw new Error(`homeserver table: route ${key} has no row (description or reason) in mock/homeserver/routes.ts`)
+    unused.delete(key)
+    return { ...r, ...row }
+  })
+  if (unused.size > 0) throw new Error(`homeserver table: rows without a route: ${[...unused].join(', ')}`)
+  return entries
+}
+
+export function homeserverTable(options: MockOptions): RouteTable {
   const adminBase = `${options.hsPrefix}/admin/v1`
   const clientBase = `${options.clientPrefix}/client`
   const auth = new Authenticator(options)
-  return [
+  const routes = [
     ...eventReportRoutes(adminBase, auth),
     ...serverVersionRoutes(adminBase, options),
     ...backgroundUpdateRoutes(adminBase, auth),
     ...clientReportRoutes(clientBase, auth),
     ...clientRoutes(clientBase, auth),
   ]
+  return { api: 'homeserver', area: 'hs', version: (o) => o.hsVersion, routes: withRows(routes, adminBase, clientBase) }
 }

@@ -40,7 +40,7 @@ function ourRefOf(schema: unknown): string {
 const adminEndpoints = ENDPOINTS.filter((e) => e.area === 'admin')
 
 t.test('every admin endpoint we cover exists upstream with the same operationId', async (t) => {
-  t.equal(adminEndpoints.length, 16)
+  t.equal(adminEndpoints.length, 26, 'the 16 of the interface document and the 10 of users')
   for (const ep of adminEndpoints) {
     const up = upPaths[ep.path]?.[ep.method]
     t.ok(up, `${ep.method.toUpperCase()} ${ep.path} exists upstream`)

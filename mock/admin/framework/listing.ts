@@ -3,6 +3,7 @@
 // the lookups (404) and scope check (400), and the store query. The one declared order serves the
 // link pairs, the lookups (the first failing one answers) and the store conditions alike.
 import type { Ctx, Reply } from '../../core/context.ts'
+import type { FaultName } from '../../faults/registry.ts'
 import type { Keyed, OrderedCollection, Query } from '../../store/ordered.ts'
 import { authenticate } from './auth.ts'
 import { checkScopes, createdBounds, datePair, DATE_FIELD, parseFilters, scopeConditions, statusKey, ULID_FIELD, valueRange } from './filters.ts'
@@ -18,7 +19,7 @@ export type ListFilter<I extends string, R extends string> =
   /** one ULID: the items in bucket `index` under it, once `exists` (if given) found it */
   | { key: string; kind: 'ulid'; index: I; exists?: Lookup }
   /** a repeatable ULID, any of them; every value is looked up before the condition; under the fault `firstOnlyFault` only the first value is used */
-  | { key: string; kind: 'ulid[]'; index: I; exists?: Lookup; firstOnlyFault?: string }
+  | { key: string; kind: 'ulid[]'; index: I; exists?: Lookup; firstOnlyFault?: FaultName }
   /** one of `values`, the bucket key as given */
   | { key: string; kind: 'enum'; index: I; values: readonly string[] }
   /** the two states of a session, the bucket key as given (swapped by the `filter-status-inverted` fault) */
@@ -77,9 +78,15 @@ export function listFilters<I extends string, R extends string = never>(filters:
   return { filters, fields, created, ranges }
 }
 
-/** The trailing filters of compat and OAuth 2.0 sessions: status, then the creation and last-activity dates. */
-export const SESSION_STATE_FILTERS: readonly ListFilter<'status', 'lastActive'>[] = [
-  { key: 'filter[status]', kind: 'status', index: 'status', values: ['active', 'finished'] },
+/** The two states of a session's filter[status] (active first), from the schema's enum: a third state fails at load. */
+export function twoStates(values: readonly string[]): readonly [string, string] {
+  if (values.length !== 2) throw new Error(`filter[status] expects two states, the schema gives ${values.join(', ')}`)
+  return [values[0]!, values[1]!]
+}
+
+/** The trailing filters of compat and OAuth 2.0 sessions: status (its schema's enum), then the creation and last-activity dates. */
+export const sessionStateFilters = (statuses: readonly string[]): readonly ListFilter<'status', 'lastActive'>[] => [
+  { key: 'filter[status]', kind: 'status', index: 'status', values: twoStates(statuses) },
   { key: 'filter[created-before]', kind: 'created', bound: 'before' },
   { key: 'filter[created-after]', kind: 'created', bound: 'after' },
   { key: 'filter[last-active-before]', kind: 'range', range: 'lastActive', bound: 'before' },

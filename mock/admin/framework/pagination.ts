@@ -8,6 +8,8 @@
 // - count=only: no data, links.self only (path + filters + count=only);
 // - meta.count counts the filtered items, ignoring cursors.
 // Pagination and path-ULID rejections are not logged as events (no record_error! on them).
+import { INCLUDE_COUNT_VALUES } from '../../../lib/schemas.ts'
+import type { AdminEnvelopeIncludeCount } from '../../../lib/types.gen.ts'
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { Bound, OrderedCollection, Keyed, Query } from '../../store/ordered.ts'
 import { groupPairs, parseStruct, parseUlid, rejectionTitles, type FieldKind } from './query.ts'
@@ -23,7 +25,7 @@ export interface PageParams {
   size: number
   /** page size as the service prints it */
   sizeText: string
-  include: 'true' | 'false' | 'only'
+  include: AdminEnvelopeIncludeCount
 }
 
 const FIELDS = {
@@ -31,7 +33,7 @@ const FIELDS = {
   'page[after]': { kind: 'ulid' },
   'page[first]': { kind: 'nonzero' },
   'page[last]': { kind: 'nonzero' },
-  count: { kind: 'enum', values: ['true', 'false', 'only'] },
+  count: { kind: 'enum', values: INCLUDE_COUNT_VALUES },
 } as const satisfies Record<string, FieldKind>
 
 export function parsePagination(ctx: Ctx): { ok: true; page: PageParams } | { ok: false; reply: Reply } {
@@ -52,7 +54,7 @@ export function parsePagination(ctx: Ctx): { ok: true; page: PageParams } | { ok
     'page[after]'?: string
     'page[first]'?: { digits: string; value: number }
     'page[last]'?: { digits: string; value: number }
-    count?: 'true' | 'false' | 'only'
+    count?: AdminEnvelopeIncludeCount
   }
   const first = v['page[first]']
   const last = v['page[last]']

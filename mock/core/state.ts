@@ -1,0 +1,27 @@
+// The mock's mutable state shared by the server and the control API (kept apart from both so that
+// neither imports the other).
+import type { Faults } from '../faults/registry.ts'
+import type { World } from '../store/world.ts'
+import type { RequestLog } from './log.ts'
+import type { MockOptions } from './options.ts'
+import type { Router } from './router.ts'
+import type { Area } from './context.ts'
+import type { AreaHooks } from './table.ts'
+
+export type ReseedOptions = Partial<Pick<MockOptions, 'seed' | 'sessions' | 'reports'>>
+
+export interface MockState {
+  options: MockOptions
+  world: World
+  faults: Faults
+  log: RequestLog
+  /** rebuild the world from the (possibly changed) options */
+  reseed(over?: ReseedOptions): void
+}
+
+/** What the server was built with: the state, the router of the tables and their per-area hooks. */
+export interface Site {
+  state: MockState
+  router: Router
+  hooks: Partial<Record<Area, AreaHooks>>
+}
