@@ -299,6 +299,16 @@ export type SynapseFeaturesVersion = string
  */
 export type UserUsername = string
 /**
+ * Query parameters of GET /user-emails as decoded values. All optional; links print them in this order.
+ */
+export type UserEmailListQuery = {
+  'filter[user]'?: AdminCommonULID
+  /**
+   * Only this address, compared case-insensitively.
+   */
+  'filter[email]'?: string
+} & AdminEnvelopePaginationQuery
+/**
  * Query parameters of GET /users as decoded values. All optional; links print them in this order.
  */
 export type UserListQuery = {
@@ -1187,6 +1197,64 @@ export interface UserDeactivateRequest {
   skip_erase?: boolean
 }
 /**
+ * Body of POST /user-emails. Unknown keys are ignored.
+ */
+export interface UserEmailAddRequest {
+  user_id: AdminCommonULID
+  email: string
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UserEmailAttributes {
+  created_at: AdminCommonTimestamp
+  user_id: AdminCommonULID
+  /**
+   * The address as added (letter case kept).
+   */
+  email: string
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UserEmailItem {
+  type: 'user-email'
+  id: AdminCommonULID
+  attributes: UserEmailAttributes
+  links: UserEmailResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UserEmailResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /user-emails. meta is left out with count=false, data with count=only.
+ */
+export interface UserEmailPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UserEmailItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UserEmailResource {
+  type: 'user-email'
+  id: AdminCommonULID
+  attributes: UserEmailAttributes
+  links: UserEmailResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of GET /user-emails/{id} and of POST /user-emails (201). The resource carries no meta.
+ */
+export interface UserEmailSingle {
+  data: UserEmailResource & {
+    meta?: never
+  }
+  links: UserEmailSingleLinks
+}
+export interface UserEmailSingleLinks {
+  self: string
+}
+/**
  * A user inside a listing: meta.page.cursor is required (and equals id).
  */
 export interface UserItem {
@@ -1326,6 +1394,15 @@ export interface SchemaTypes {
   'admin/user#SingleLinks': UserSingleLinks
   'admin/user#Status': UserStatus
   'admin/user#Username': UserUsername
+  'admin/user-email#AddRequest': UserEmailAddRequest
+  'admin/user-email#Attributes': UserEmailAttributes
+  'admin/user-email#Item': UserEmailItem
+  'admin/user-email#ListQuery': UserEmailListQuery
+  'admin/user-email#Page': UserEmailPage
+  'admin/user-email#Resource': UserEmailResource
+  'admin/user-email#ResourceLinks': UserEmailResourceLinks
+  'admin/user-email#Single': UserEmailSingle
+  'admin/user-email#SingleLinks': UserEmailSingleLinks
   'admin/version': Version
   'admin/version#Version': Version
   'homeserver/background-updates#Status': BackgroundUpdatesStatus

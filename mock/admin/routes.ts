@@ -8,6 +8,7 @@ import { createPersonalSession, getPersonalSession, listPersonalSessions, regene
 import { getLatestPolicyData, getPolicyData, setPolicyData } from './policy-data.ts'
 import { getSiteConfig } from './site-config.ts'
 import { USER_ENTRIES } from './users-routes.ts'
+import { USER_EMAIL_ENTRIES } from './user-emails.ts'
 import { getVersion } from './version.ts'
 
 export const ADMIN_BASE = '/api/admin/v1'
@@ -152,6 +153,7 @@ const ENTRIES: RouteEntry[] = [
       responses: { '200': { description: 'The record.', ref: 'admin/policy-data#Single' }, '404': adminErr('The record does not exist.') } },
   },
   ...USER_ENTRIES,
+  ...USER_EMAIL_ENTRIES,
 ]
 
 export function adminTable(): RouteTable {

@@ -3,11 +3,12 @@ import type { MockOptions } from '../core/options.ts'
 import type { World } from '../store/world.ts'
 import { seedMas } from './mas.ts'
 import { seedUserStates } from './mas-users.ts'
+import { seedMasExtra } from './mas-extra.ts'
 import { seedHomeserver } from './homeserver.ts'
 
 export function buildWorld(options: MockOptions): World {
   return {
-    mas: seedUserStates(seedMas(options), options),
+    mas: seedMasExtra(seedUserStates(seedMas(options), options), options),
     hs: seedHomeserver(options),
     jobs: [],
     backgroundUpdates: { enabled: true, current: [] },

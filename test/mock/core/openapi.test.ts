@@ -272,6 +272,10 @@ const BEYOND_A = [
   'POST /api/admin/v1/users/{id}/reactivate',
   'POST /api/admin/v1/users/{id}/lock',
   'POST /api/admin/v1/users/{id}/unlock',
+  'GET /api/admin/v1/user-emails',
+  'POST /api/admin/v1/user-emails',
+  'GET /api/admin/v1/user-emails/{id}',
+  'DELETE /api/admin/v1/user-emails/{id}',
 ]
 
 t.test('covers exactly the endpoints of areas A and B, and the admin API beyond them', async (t) => {

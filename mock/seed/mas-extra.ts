@@ -1,0 +1,59 @@
+// Seeds the auth service's extra records (mock/store/mas-extra.ts), deterministic per seed, after
+// the users exist: most users have one or two email addresses (a few none), some addresses in mixed
+// case (the service matches them case-insensitively).
+import { monotonicFactory } from 'ulidx'
+import type { MockOptions } from '../core/options.ts'
+import type { MasStore, Micros } from '../store/mas.ts'
+import { extraOf, type UserEmail } from '../store/mas-extra.ts'
+
+const MINUTE = 60_000_000
+const DAY = 24 * 60 * MINUTE
+const DOMAINS = ['example.org', 'mail.example.com', 'Example.NET', 'corp.example']
+
+/** mulberry32 on its own stream of the seed */
+export function extraRandom(seed: number, salt: number): () => number {
+  let a = (seed ^ salt) >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** ids for records planned at `times`, made in time order so that each id carries its own time */
+export function idsFor(times: Micros[], random: () => number): string[] {
+  const make = monotonicFactory(random)
+  const order = times.map((t, i) => [t, i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1])
+  const out: string[] = new Array(times.length)
+  for (const [t, i] of order) out[i] = Buffer.from(make(Math.floor(t / 1000)), 'latin1').toString('latin1')
+  return out
+}
+
+function seedEmails(store: MasStore, options: MockOptions): void {
+  const random = extraRandom(options.seed, 0xe3a11)
+  const E: Micros = options.epoch.getTime() * 1000
+  const planned: Omit<UserEmail, 'id'>[] = []
+  const taken = new Set<string>()
+  for (const u of store.users.all()) {
+    const n = random() < 0.1 ? 0 : random() < 0.7 ? 1 : 2
+    for (let k = 0; k < n; k++) {
+      const domain = DOMAINS[Math.floor(random() * DOMAINS.length)]!
+      const local = k === 0 ? u.username : `${u.username.split('.')[0]}+${Math.floor(random() * 1000)}`
+      const email = random() < 0.15 ? `${local}@${domain}`.replace(/^./, (c) => c.toUpperCase()) : `${local}@${domain}`
+      const at = Math.min(E - MINUTE, u.createdAt + Math.floor((k === 0 ? random() * 10 * MINUTE : random() * 60 * DAY)))
+      if (taken.has(email.toLowerCase())) continue
+      taken.add(email.toLowerCase())
+      planned.push({ userId: u.id, email, createdAt: at, deleted: false })
+    }
+  }
+  const ids = idsFor(planned.map((p) => p.createdAt), random)
+  const emails = planned.map((p, i) => ({ ...p, id: ids[i]! })).sort((a, b) => (a.id < b.id ? -1 : 1))
+  extraOf(store).emails.load(emails)
+}
+
+export function seedMasExtra(store: MasStore, options: MockOptions): MasStore {
+  seedEmails(store, options)
+  return store
+}

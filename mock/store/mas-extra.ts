@@ -1,0 +1,59 @@
+// The auth service's records beyond the interface document's sessions: user emails (and, as they
+// come, upstream providers and links and registration tokens). They hang off the MasStore they
+// belong to (a WeakMap: a reset builds a new MasStore, so a new world starts with new records),
+// which keeps store/mas.ts and the World type untouched while their owners refactor them.
+import type { MasStore, Micros } from './mas.ts'
+import { OrderedCollection } from './ordered.ts'
+
+export interface UserEmail {
+  readonly id: string
+  readonly userId: string
+  readonly email: string
+  readonly createdAt: Micros
+  /** deleted records leave every bucket (the ordered collection has no removal) */
+  deleted: boolean
+}
+
+/** the bucket every live record is in: listings query it, so deleted records never show */
+export const LIVE = { index: 'live', keys: ['yes'] } as const
+
+export class MasExtra {
+  /** buckets: by user, and by the lower-cased address (the service compares LOWER(email)) */
+  readonly emails = new OrderedCollection<UserEmail, 'live' | 'user' | 'email'>({
+    indexes: {
+      live: { keys: (e) => (e.deleted ? null : 'yes') },
+      user: { keys: (e) => (e.deleted ? null : e.userId) },
+      email: { keys: (e) => (e.deleted ? null : e.email.toLowerCase()) },
+    },
+  })
+
+  constructor(readonly mas: MasStore) {}
+
+  addEmail(userId: string, email: string, at: Micros): UserEmail {
+    const e: UserEmail = { id: this.mas.newId(at), userId, email, createdAt: at, deleted: false }
+    this.emails.insert(e)
+    return e
+  }
+
+  getEmail(id: string): UserEmail | undefined {
+    const e = this.emails.get(id)
+    return e && !e.deleted ? e : undefined
+  }
+
+  removeEmail(e: UserEmail): void {
+    this.emails.update(e, (x) => (x.deleted = true))
+  }
+
+  emailInUse(email: string): boolean {
+    return this.emails.bucketSize('email', email.toLowerCase()) > 0
+  }
+}
+
+const extras = new WeakMap<MasStore, MasExtra>()
+
+/** the extra records of a world's auth service (created empty on first use) */
+export function extraOf(mas: MasStore): MasExtra {
+  let x = extras.get(mas)
+  if (!x) extras.set(mas, (x = new MasExtra(mas)))
+  return x
+}
