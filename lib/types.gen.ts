@@ -342,6 +342,33 @@ export type UserListQuery = {
  * Value of filter[status]: active (neither locked nor deactivated), locked (locked_at set) or deactivated (deactivated_at set). Without the filter all users are listed.
  */
 export type UserStatus = 'active' | 'locked' | 'deactivated'
+/**
+ * Query parameters of GET /user-sessions as decoded values. All optional; links print them in this order.
+ */
+export type UserSessionListQuery = {
+  'filter[user]'?: AdminCommonULID
+  'filter[status]'?: UserSessionStatus
+  /**
+   * Only sessions created strictly before this time.
+   */
+  'filter[created-before]'?: string
+  /**
+   * Only sessions created strictly after this time.
+   */
+  'filter[created-after]'?: string
+  /**
+   * Only sessions last active strictly before this time (never-active sessions never match).
+   */
+  'filter[last-active-before]'?: string
+  /**
+   * Only sessions last active strictly after this time.
+   */
+  'filter[last-active-after]'?: string
+} & AdminEnvelopePaginationQuery
+/**
+ * Value of filter[status]: active (finished_at is null) or finished.
+ */
+export type UserSessionStatus = 'active' | 'finished'
 
 /**
  * Links of a resource or of a single-resource response.
@@ -1283,6 +1310,63 @@ export interface UserResource {
   meta?: AdminEnvelopeItemMeta
 }
 /**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UserSessionAttributes {
+  created_at: AdminCommonTimestamp
+  /**
+   * Null while the session is active.
+   */
+  finished_at: AdminCommonTimestamp | null
+  user_id: AdminCommonULID
+  user_agent: string | null
+  last_active_at: AdminCommonTimestamp | null
+  last_active_ip: AdminCommonIPAddress | null
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UserSessionItem {
+  type: 'user-session'
+  id: AdminCommonULID
+  attributes: UserSessionAttributes
+  links: UserSessionResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UserSessionResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /user-sessions. meta is left out with count=false, data with count=only.
+ */
+export interface UserSessionPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UserSessionItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UserSessionResource {
+  type: 'user-session'
+  id: AdminCommonULID
+  attributes: UserSessionAttributes
+  links: UserSessionResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of GET /user-sessions/{id} and POST /user-sessions/{id}/finish. The resource carries no meta.
+ */
+export interface UserSessionSingle {
+  data: UserSessionResource & {
+    meta?: never
+  }
+  links: UserSessionSingleLinks
+}
+export interface UserSessionSingleLinks {
+  /**
+   * The requested path: the canonical one for get, ending in /finish for finish.
+   */
+  self: string
+}
+/**
  * Body of POST /users/{id}/set-admin.
  */
 export interface UserSetAdminRequest {
@@ -1403,6 +1487,15 @@ export interface SchemaTypes {
   'admin/user-email#ResourceLinks': UserEmailResourceLinks
   'admin/user-email#Single': UserEmailSingle
   'admin/user-email#SingleLinks': UserEmailSingleLinks
+  'admin/user-session#Attributes': UserSessionAttributes
+  'admin/user-session#Item': UserSessionItem
+  'admin/user-session#ListQuery': UserSessionListQuery
+  'admin/user-session#Page': UserSessionPage
+  'admin/user-session#Resource': UserSessionResource
+  'admin/user-session#ResourceLinks': UserSessionResourceLinks
+  'admin/user-session#Single': UserSessionSingle
+  'admin/user-session#SingleLinks': UserSessionSingleLinks
+  'admin/user-session#Status': UserSessionStatus
   'admin/version': Version
   'admin/version#Version': Version
   'homeserver/background-updates#Status': BackgroundUpdatesStatus

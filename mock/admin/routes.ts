@@ -9,6 +9,7 @@ import { getLatestPolicyData, getPolicyData, setPolicyData } from './policy-data
 import { getSiteConfig } from './site-config.ts'
 import { USER_ENTRIES } from './users-routes.ts'
 import { USER_EMAIL_ENTRIES } from './user-emails.ts'
+import { USER_SESSION_ENTRIES } from './user-sessions.ts'
 import { getVersion } from './version.ts'
 
 export const ADMIN_BASE = '/api/admin/v1'
@@ -154,6 +155,7 @@ const ENTRIES: RouteEntry[] = [
   },
   ...USER_ENTRIES,
   ...USER_EMAIL_ENTRIES,
+  ...USER_SESSION_ENTRIES,
 ]
 
 export function adminTable(): RouteTable {

@@ -276,6 +276,9 @@ const BEYOND_A = [
   'POST /api/admin/v1/user-emails',
   'GET /api/admin/v1/user-emails/{id}',
   'DELETE /api/admin/v1/user-emails/{id}',
+  'GET /api/admin/v1/user-sessions',
+  'GET /api/admin/v1/user-sessions/{id}',
+  'POST /api/admin/v1/user-sessions/{id}/finish',
 ]
 
 t.test('covers exactly the endpoints of areas A and B, and the admin API beyond them', async (t) => {
