@@ -132,6 +132,32 @@ export type MasFeaturesFeature = {
 )
 export type MasFeaturesVersion = string
 /**
+ * Value of filter[client-kind].
+ */
+export type OAuth2ClientKind = 'dynamic' | 'static'
+/**
+ * Query parameters of GET /oauth2-clients as decoded values. All optional; links print them in this order.
+ */
+export type OAuth2ClientListQuery = {
+  'filter[client-kind]'?: OAuth2ClientKind
+  /**
+   * Only clients whose name contains this text (SQL ILIKE: case-insensitive, % and _ are wildcards).
+   */
+  'filter[client-name]'?: string
+  /**
+   * Only clients whose client_uri contains this text (SQL ILIKE).
+   */
+  'filter[client-uri]'?: string
+  /**
+   * Only clients declaring this grant type; one no client can declare (anything but authorization_code, refresh_token, client_credentials and the device-code URN) matches nothing.
+   */
+  'filter[grant-type]'?: string
+  /**
+   * Only clients with (or without) an unfinished OAuth 2.0 session.
+   */
+  'filter[has-active-sessions]'?: boolean
+} & AdminEnvelopePaginationQuery
+/**
  * Value of filter[client-kind]: dynamic (registered through dynamic client registration) or static (from the configuration).
  */
 export type OAuth2SessionClientKind = 'dynamic' | 'static'
@@ -816,6 +842,64 @@ export interface MasFeatures {
 /**
  * All keys are always present; nullable ones are null, never left out.
  */
+export interface OAuth2ClientAttributes {
+  /**
+   * The client id (the ULID as text).
+   */
+  client_id: string
+  client_name: string | null
+  client_uri: string | null
+  logo_uri: string | null
+  redirect_uris: string[]
+  grant_types: string[]
+  /**
+   * Defined in the configuration (true) or registered dynamically (false).
+   */
+  is_static: boolean
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface OAuth2ClientItem {
+  type: 'oauth2-client'
+  id: AdminCommonULID
+  attributes: OAuth2ClientAttributes
+  links: OAuth2ClientResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface OAuth2ClientResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /oauth2-clients. meta is left out with count=false, data with count=only.
+ */
+export interface OAuth2ClientPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: OAuth2ClientItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface OAuth2ClientResource {
+  type: 'oauth2-client'
+  id: AdminCommonULID
+  attributes: OAuth2ClientAttributes
+  links: OAuth2ClientResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of GET /oauth2-clients/{id}. The resource carries no meta.
+ */
+export interface OAuth2ClientSingle {
+  data: OAuth2ClientResource & {
+    meta?: never
+  }
+  links: OAuth2ClientSingleLinks
+}
+export interface OAuth2ClientSingleLinks {
+  self: string
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
 export interface OAuth2SessionAttributes {
   created_at: AdminCommonTimestamp
   /**
@@ -1430,6 +1514,15 @@ export interface SchemaTypes {
   'admin/error': AdminError
   'admin/error#Entry': AdminErrorEntry
   'admin/error#Error': AdminError
+  'admin/oauth2-client#Attributes': OAuth2ClientAttributes
+  'admin/oauth2-client#Item': OAuth2ClientItem
+  'admin/oauth2-client#Kind': OAuth2ClientKind
+  'admin/oauth2-client#ListQuery': OAuth2ClientListQuery
+  'admin/oauth2-client#Page': OAuth2ClientPage
+  'admin/oauth2-client#Resource': OAuth2ClientResource
+  'admin/oauth2-client#ResourceLinks': OAuth2ClientResourceLinks
+  'admin/oauth2-client#Single': OAuth2ClientSingle
+  'admin/oauth2-client#SingleLinks': OAuth2ClientSingleLinks
   'admin/oauth2-session#Attributes': OAuth2SessionAttributes
   'admin/oauth2-session#ClientKind': OAuth2SessionClientKind
   'admin/oauth2-session#Item': OAuth2SessionItem

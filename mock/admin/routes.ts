@@ -10,6 +10,7 @@ import { getSiteConfig } from './site-config.ts'
 import { USER_ENTRIES } from './users-routes.ts'
 import { USER_EMAIL_ENTRIES } from './user-emails.ts'
 import { USER_SESSION_ENTRIES } from './user-sessions.ts'
+import { OAUTH2_CLIENT_ENTRIES } from './oauth2-clients.ts'
 import { getVersion } from './version.ts'
 
 export const ADMIN_BASE = '/api/admin/v1'
@@ -156,6 +157,7 @@ const ENTRIES: RouteEntry[] = [
   ...USER_ENTRIES,
   ...USER_EMAIL_ENTRIES,
   ...USER_SESSION_ENTRIES,
+  ...OAUTH2_CLIENT_ENTRIES,
 ]
 
 export function adminTable(): RouteTable {

@@ -279,6 +279,8 @@ const BEYOND_A = [
   'GET /api/admin/v1/user-sessions',
   'GET /api/admin/v1/user-sessions/{id}',
   'POST /api/admin/v1/user-sessions/{id}/finish',
+  'GET /api/admin/v1/oauth2-clients',
+  'GET /api/admin/v1/oauth2-clients/{id}',
 ]
 
 t.test('covers exactly the endpoints of areas A and B, and the admin API beyond them', async (t) => {
