@@ -321,6 +321,30 @@ export type SynapseFeaturesFeature = {
 )
 export type SynapseFeaturesVersion = string
 /**
+ * Query parameters of GET /upstream-oauth-links as decoded values. All optional; links print them in this order.
+ */
+export type UpstreamOauthLinkListQuery = {
+  'filter[user]'?: AdminCommonULID
+  'filter[provider]'?: AdminCommonULID
+  /**
+   * Only the link with exactly this subject.
+   */
+  'filter[subject]'?: string
+  /**
+   * Only the links with exactly this account name.
+   */
+  'filter[human-account-name]'?: string
+} & AdminEnvelopePaginationQuery
+/**
+ * Query parameters of GET /upstream-oauth-providers as decoded values.
+ */
+export type UpstreamOauthProviderListQuery = {
+  /**
+   * Only enabled (disabled_at null) or disabled providers.
+   */
+  'filter[enabled]'?: boolean
+} & AdminEnvelopePaginationQuery
+/**
  * The localpart: 1-255 bytes of a-z, 0-9 and = _ - . / +, not starting with _.
  */
 export type UserUsername = string
@@ -1270,6 +1294,122 @@ export interface SynapseFeatures {
   }
 }
 /**
+ * Body of POST /upstream-oauth-links. Unknown keys are ignored.
+ */
+export interface UpstreamOauthLinkAddRequest {
+  user_id: AdminCommonULID
+  provider_id: AdminCommonULID
+  subject: string
+  human_account_name?: string | null
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UpstreamOauthLinkAttributes {
+  created_at: AdminCommonTimestamp
+  provider_id: AdminCommonULID
+  subject: string
+  /**
+   * Null for a login upstream that never finished registering.
+   */
+  user_id: AdminCommonULID | null
+  human_account_name: string | null
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UpstreamOauthLinkItem {
+  type: 'upstream-oauth-link'
+  id: AdminCommonULID
+  attributes: UpstreamOauthLinkAttributes
+  links: UpstreamOauthLinkResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UpstreamOauthLinkResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /upstream-oauth-links. meta is left out with count=false, data with count=only.
+ */
+export interface UpstreamOauthLinkPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UpstreamOauthLinkItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UpstreamOauthLinkResource {
+  type: 'upstream-oauth-link'
+  id: AdminCommonULID
+  attributes: UpstreamOauthLinkAttributes
+  links: UpstreamOauthLinkResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of GET /upstream-oauth-links/{id} and of POST /upstream-oauth-links (201). The resource carries no meta.
+ */
+export interface UpstreamOauthLinkSingle {
+  data: UpstreamOauthLinkResource & {
+    meta?: never
+  }
+  links: UpstreamOauthLinkSingleLinks
+}
+export interface UpstreamOauthLinkSingleLinks {
+  self: string
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UpstreamOauthProviderAttributes {
+  issuer: string | null
+  human_name: string | null
+  brand_name: string | null
+  created_at: AdminCommonTimestamp
+  /**
+   * Null while the provider is enabled.
+   */
+  disabled_at: AdminCommonTimestamp | null
+  registration_token_required: boolean
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UpstreamOauthProviderItem {
+  type: 'upstream-oauth-provider'
+  id: AdminCommonULID
+  attributes: UpstreamOauthProviderAttributes
+  links: UpstreamOauthProviderResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UpstreamOauthProviderResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /upstream-oauth-providers. meta is left out with count=false, data with count=only.
+ */
+export interface UpstreamOauthProviderPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UpstreamOauthProviderItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UpstreamOauthProviderResource {
+  type: 'upstream-oauth-provider'
+  id: AdminCommonULID
+  attributes: UpstreamOauthProviderAttributes
+  links: UpstreamOauthProviderResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of GET /upstream-oauth-providers/{id}. The resource carries no meta.
+ */
+export interface UpstreamOauthProviderSingle {
+  data: UpstreamOauthProviderResource & {
+    meta?: never
+  }
+  links: UpstreamOauthProviderSingleLinks
+}
+export interface UpstreamOauthProviderSingleLinks {
+  self: string
+}
+/**
  * Body of POST /users. Unknown keys are ignored.
  */
 export interface UserAddRequest {
@@ -1557,6 +1697,23 @@ export interface SchemaTypes {
   'admin/policy-data#SingleLinks': PolicyDataSingleLinks
   'admin/site-config': SiteConfig
   'admin/site-config#SiteConfig': SiteConfig
+  'admin/upstream-oauth-link#AddRequest': UpstreamOauthLinkAddRequest
+  'admin/upstream-oauth-link#Attributes': UpstreamOauthLinkAttributes
+  'admin/upstream-oauth-link#Item': UpstreamOauthLinkItem
+  'admin/upstream-oauth-link#ListQuery': UpstreamOauthLinkListQuery
+  'admin/upstream-oauth-link#Page': UpstreamOauthLinkPage
+  'admin/upstream-oauth-link#Resource': UpstreamOauthLinkResource
+  'admin/upstream-oauth-link#ResourceLinks': UpstreamOauthLinkResourceLinks
+  'admin/upstream-oauth-link#Single': UpstreamOauthLinkSingle
+  'admin/upstream-oauth-link#SingleLinks': UpstreamOauthLinkSingleLinks
+  'admin/upstream-oauth-provider#Attributes': UpstreamOauthProviderAttributes
+  'admin/upstream-oauth-provider#Item': UpstreamOauthProviderItem
+  'admin/upstream-oauth-provider#ListQuery': UpstreamOauthProviderListQuery
+  'admin/upstream-oauth-provider#Page': UpstreamOauthProviderPage
+  'admin/upstream-oauth-provider#Resource': UpstreamOauthProviderResource
+  'admin/upstream-oauth-provider#ResourceLinks': UpstreamOauthProviderResourceLinks
+  'admin/upstream-oauth-provider#Single': UpstreamOauthProviderSingle
+  'admin/upstream-oauth-provider#SingleLinks': UpstreamOauthProviderSingleLinks
   'admin/user#AddRequest': UserAddRequest
   'admin/user#Attributes': UserAttributes
   'admin/user#DeactivateRequest': UserDeactivateRequest

@@ -11,6 +11,8 @@ import { USER_ENTRIES } from './users-routes.ts'
 import { USER_EMAIL_ENTRIES } from './user-emails.ts'
 import { USER_SESSION_ENTRIES } from './user-sessions.ts'
 import { OAUTH2_CLIENT_ENTRIES } from './oauth2-clients.ts'
+import { PROVIDER_ENTRIES } from './upstream-oauth-providers.ts'
+import { LINK_ENTRIES } from './upstream-oauth-links.ts'
 import { getVersion } from './version.ts'
 
 export const ADMIN_BASE = '/api/admin/v1'
@@ -158,6 +160,8 @@ const ENTRIES: RouteEntry[] = [
   ...USER_EMAIL_ENTRIES,
   ...USER_SESSION_ENTRIES,
   ...OAUTH2_CLIENT_ENTRIES,
+  ...PROVIDER_ENTRIES,
+  ...LINK_ENTRIES,
 ]
 
 export function adminTable(): RouteTable {

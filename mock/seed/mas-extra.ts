@@ -1,6 +1,7 @@
 // Seeds the auth service's extra records (mock/store/mas-extra.ts), deterministic per seed, after
 // the users exist: most users have one or two email addresses (a few none), some addresses in mixed
-// case (the service matches them case-insensitively).
+// case (the service matches them case-insensitively); four upstream OAuth 2.0 providers (one
+// disabled) and links of about half the users to them, plus a few links without a user.
 import { monotonicFactory } from 'ulidx'
 import type { MockOptions } from '../core/options.ts'
 import type { MasStore, Micros } from '../store/mas.ts'
@@ -53,7 +54,44 @@ function seedEmails(store: MasStore, options: MockOptions): void {
   extraOf(store).emails.load(emails)
 }
 
+const PROVIDERS = [
+  { issuer: 'https://accounts.example.com', humanName: 'Example Accounts', brandName: 'google' },
+  { issuer: 'https://gitlab.example.org', humanName: 'GitLab', brandName: 'gitlab' },
+  { issuer: 'https://sso.corp.example/realms/staff', humanName: 'Staff SSO', brandName: null },
+  { issuer: null, humanName: 'GitHub', brandName: 'github' },
+]
+
+/** four providers (the third disabled, the second requiring a registration token) and their links */
+function seedUpstream(store: MasStore, options: MockOptions): void {
+  const random = extraRandom(options.seed, 0x0a7b5)
+  const E: Micros = options.epoch.getTime() * 1000
+  const x = extraOf(store)
+  const pTimes = PROVIDERS.map((_, i) => E - 400 * DAY + i * DAY + Math.floor(random() * DAY))
+  const pIds = idsFor(pTimes, random)
+  x.providers.load(PROVIDERS.map((p, i) => ({
+    id: pIds[i]!,
+    issuer: p.issuer,
+    humanName: p.humanName,
+    brandName: p.brandName,
+    createdAt: pTimes[i]!,
+    disabledAt: i === 2 ? E - 30 * DAY : null,
+    registrationTokenRequired: i === 1,
+  })))
+  const planned: { providerId: string; subject: string; userId: string | null; humanAccountName: string | null; createdAt: Micros }[] = []
+  for (const u of store.users.all()) {
+    if (random() < 0.55) continue
+    const p = Math.floor(random() * PROVIDERS.length)
+    const subject = String(100000 + Math.floor(random() * 900000)) + u.id.slice(-4).toLowerCase()
+    planned.push({ providerId: pIds[p]!, subject, userId: u.id, humanAccountName: random() < 0.7 ? `${u.username}@${new URL(PROVIDERS[p]!.issuer ?? 'https://github.com').hostname}` : null, createdAt: u.createdAt + Math.floor(random() * 5 * MINUTE) })
+  }
+  // logins upstream that never finished registering: links without a user
+  for (let i = 0; i < 3; i++) planned.push({ providerId: pIds[i % 2]!, subject: `pending-${i}-${Math.floor(random() * 1e6)}`, userId: null, humanAccountName: null, createdAt: E - Math.floor((1 + random() * 20) * DAY) })
+  const ids = idsFor(planned.map((p) => p.createdAt), random)
+  x.links.load(planned.map((p, i) => ({ ...p, id: ids[i]!, deleted: false })).sort((a, b) => (a.id < b.id ? -1 : 1)))
+}
+
 export function seedMasExtra(store: MasStore, options: MockOptions): MasStore {
   seedEmails(store, options)
+  seedUpstream(store, options)
   return store
 }

@@ -17,6 +17,26 @@ export interface UserEmail {
 /** the bucket every live record is in: listings query it, so deleted records never show */
 export const LIVE = { index: 'live', keys: ['yes'] } as const
 
+export interface UpstreamProvider {
+  readonly id: string
+  readonly issuer: string | null
+  readonly humanName: string | null
+  readonly brandName: string | null
+  readonly createdAt: Micros
+  readonly disabledAt: Micros | null
+  readonly registrationTokenRequired: boolean
+}
+
+export interface UpstreamLink {
+  readonly id: string
+  readonly providerId: string
+  readonly subject: string
+  userId: string | null
+  readonly humanAccountName: string | null
+  readonly createdAt: Micros
+  deleted: boolean
+}
+
 export class MasExtra {
   /** buckets: by user, and by the lower-cased address (the service compares LOWER(email)) */
   readonly emails = new OrderedCollection<UserEmail, 'live' | 'user' | 'email'>({
@@ -27,7 +47,42 @@ export class MasExtra {
     },
   })
 
+  readonly providers = new OrderedCollection<UpstreamProvider, 'enabled'>({ indexes: { enabled: { keys: (p) => String(p.disabledAt === null) } } })
+
+  readonly links = new OrderedCollection<UpstreamLink, 'live' | 'user' | 'provider' | 'subject'>({
+    indexes: {
+      live: { keys: (l) => (l.deleted ? null : 'yes') },
+      user: { keys: (l) => (l.deleted ? null : l.userId) },
+      provider: { keys: (l) => (l.deleted ? null : l.providerId) },
+      // provider and subject together: a subject is unique per provider
+      subject: { keys: (l) => (l.deleted ? null : `${l.providerId} ${l.subject}`) },
+    },
+  })
+
   constructor(readonly mas: MasStore) {}
+
+  getLink(id: string): UpstreamLink | undefined {
+    const l = this.links.get(id)
+    return l && !l.deleted ? l : undefined
+  }
+
+  linkBySubject(providerId: string, subject: string): UpstreamLink | undefined {
+    return this.links.bucketLast('subject', `${providerId} ${subject}`)
+  }
+
+  addLink(providerId: string, subject: string, userId: string, humanAccountName: string | null, at: Micros): UpstreamLink {
+    const l: UpstreamLink = { id: this.mas.newId(at), providerId, subject, userId, humanAccountName, createdAt: at, deleted: false }
+    this.links.insert(l)
+    return l
+  }
+
+  linkToUser(l: UpstreamLink, userId: string): void {
+    this.links.update(l, (x) => (x.userId = userId))
+  }
+
+  removeLink(l: UpstreamLink): void {
+    this.links.update(l, (x) => (x.deleted = true))
+  }
 
   addEmail(userId: string, email: string, at: Micros): UserEmail {
     const e: UserEmail = { id: this.mas.newId(at), userId, email, createdAt: at, deleted: false }

@@ -281,6 +281,12 @@ const BEYOND_A = [
   'POST /api/admin/v1/user-sessions/{id}/finish',
   'GET /api/admin/v1/oauth2-clients',
   'GET /api/admin/v1/oauth2-clients/{id}',
+  'GET /api/admin/v1/upstream-oauth-providers',
+  'GET /api/admin/v1/upstream-oauth-providers/{id}',
+  'GET /api/admin/v1/upstream-oauth-links',
+  'POST /api/admin/v1/upstream-oauth-links',
+  'GET /api/admin/v1/upstream-oauth-links/{id}',
+  'DELETE /api/admin/v1/upstream-oauth-links/{id}',
 ]
 
 t.test('covers exactly the endpoints of areas A and B, and the admin API beyond them', async (t) => {
