@@ -393,6 +393,24 @@ export type UserListQuery = {
  */
 export type UserStatus = 'active' | 'locked' | 'deactivated'
 /**
+ * Query parameters of GET /user-registration-tokens as decoded values. All optional; links print them in this order.
+ */
+export type UserRegistrationTokenListQuery = {
+  /**
+   * Used at least once (or never).
+   */
+  'filter[used]'?: boolean
+  'filter[revoked]'?: boolean
+  /**
+   * expires_at set and before now (or not).
+   */
+  'filter[expired]'?: boolean
+  /**
+   * Under its usage limit, not revoked and not expired (or not).
+   */
+  'filter[valid]'?: boolean
+} & AdminEnvelopePaginationQuery
+/**
  * Query parameters of GET /user-sessions as decoded values. All optional; links print them in this order.
  */
 export type UserSessionListQuery = {
@@ -1526,6 +1544,95 @@ export interface UserPage {
   data?: UserItem[]
   links: AdminEnvelopePaginationLinks
 }
+/**
+ * Body of POST /user-registration-tokens. Unknown keys are ignored.
+ */
+export interface UserRegistrationTokenAddRequest {
+  token?: string | null
+  usage_limit?: number | null
+  expires_at?: string | null
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UserRegistrationTokenAttributes {
+  /**
+   * The token text a new user types at registration.
+   */
+  token: string
+  /**
+   * Under its usage limit, not revoked and not expired, at the time of the answer.
+   */
+  valid: boolean
+  usage_limit: number | null
+  times_used: number
+  created_at: AdminCommonTimestamp
+  /**
+   * Null while never used.
+   */
+  last_used_at: AdminCommonTimestamp | null
+  /**
+   * Null: it never expires.
+   */
+  expires_at: AdminCommonTimestamp | null
+  /**
+   * Null while not revoked.
+   */
+  revoked_at: AdminCommonTimestamp | null
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UserRegistrationTokenItem {
+  /**
+   * With an underscore: the service's spelling.
+   */
+  type: 'user-registration_token'
+  id: AdminCommonULID
+  attributes: UserRegistrationTokenAttributes
+  links: UserRegistrationTokenResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UserRegistrationTokenResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /user-registration-tokens. meta is left out with count=false, data with count=only.
+ */
+export interface UserRegistrationTokenPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UserRegistrationTokenItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UserRegistrationTokenResource {
+  /**
+   * With an underscore: the service's spelling.
+   */
+  type: 'user-registration_token'
+  id: AdminCommonULID
+  attributes: UserRegistrationTokenAttributes
+  links: UserRegistrationTokenResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of get, add (201), update, revoke and unrevoke. The resource carries no meta.
+ */
+export interface UserRegistrationTokenSingle {
+  data: UserRegistrationTokenResource & {
+    meta?: never
+  }
+  links: UserRegistrationTokenSingleLinks
+}
+export interface UserRegistrationTokenSingleLinks {
+  self: string
+}
+/**
+ * Body of PUT /user-registration-tokens/{id}: each key absent keeps the value, null clears it.
+ */
+export interface UserRegistrationTokenUpdateRequest {
+  usage_limit?: number | null
+  expires_at?: string | null
+}
 export interface UserResource {
   type: 'user'
   id: AdminCommonULID
@@ -1737,6 +1844,16 @@ export interface SchemaTypes {
   'admin/user-email#ResourceLinks': UserEmailResourceLinks
   'admin/user-email#Single': UserEmailSingle
   'admin/user-email#SingleLinks': UserEmailSingleLinks
+  'admin/user-registration-token#AddRequest': UserRegistrationTokenAddRequest
+  'admin/user-registration-token#Attributes': UserRegistrationTokenAttributes
+  'admin/user-registration-token#Item': UserRegistrationTokenItem
+  'admin/user-registration-token#ListQuery': UserRegistrationTokenListQuery
+  'admin/user-registration-token#Page': UserRegistrationTokenPage
+  'admin/user-registration-token#Resource': UserRegistrationTokenResource
+  'admin/user-registration-token#ResourceLinks': UserRegistrationTokenResourceLinks
+  'admin/user-registration-token#Single': UserRegistrationTokenSingle
+  'admin/user-registration-token#SingleLinks': UserRegistrationTokenSingleLinks
+  'admin/user-registration-token#UpdateRequest': UserRegistrationTokenUpdateRequest
   'admin/user-session#Attributes': UserSessionAttributes
   'admin/user-session#Item': UserSessionItem
   'admin/user-session#ListQuery': UserSessionListQuery

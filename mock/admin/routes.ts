@@ -13,6 +13,7 @@ import { USER_SESSION_ENTRIES } from './user-sessions.ts'
 import { OAUTH2_CLIENT_ENTRIES } from './oauth2-clients.ts'
 import { PROVIDER_ENTRIES } from './upstream-oauth-providers.ts'
 import { LINK_ENTRIES } from './upstream-oauth-links.ts'
+import { REGISTRATION_TOKEN_ENTRIES } from './user-registration-tokens.ts'
 import { getVersion } from './version.ts'
 
 export const ADMIN_BASE = '/api/admin/v1'
@@ -162,6 +163,7 @@ const ENTRIES: RouteEntry[] = [
   ...OAUTH2_CLIENT_ENTRIES,
   ...PROVIDER_ENTRIES,
   ...LINK_ENTRIES,
+  ...REGISTRATION_TOKEN_ENTRIES,
 ]
 
 export function adminTable(): RouteTable {

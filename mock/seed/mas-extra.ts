@@ -1,7 +1,9 @@
 // Seeds the auth service's extra records (mock/store/mas-extra.ts), deterministic per seed, after
 // the users exist: most users have one or two email addresses (a few none), some addresses in mixed
 // case (the service matches them case-insensitively); four upstream OAuth 2.0 providers (one
-// disabled) and links of about half the users to them, plus a few links without a user.
+// disabled) and links of about half the users to them, plus a few links without a user; eight
+// registration tokens, one in each state (unused, partly used, used up, expired, revoked, unlimited;
+// the expiries to come are years after the epoch, so that they stay valid whatever the date).
 import { monotonicFactory } from 'ulidx'
 import type { MockOptions } from '../core/options.ts'
 import type { MasStore, Micros } from '../store/mas.ts'
@@ -90,8 +92,38 @@ function seedUpstream(store: MasStore, options: MockOptions): void {
   x.links.load(planned.map((p, i) => ({ ...p, id: ids[i]!, deleted: false })).sort((a, b) => (a.id < b.id ? -1 : 1)))
 }
 
+/** registration tokens in every state: unused, partly used, used up, expired, revoked, unlimited */
+function seedTokens(store: MasStore, options: MockOptions): void {
+  const random = extraRandom(options.seed, 0x70c3e)
+  const E: Micros = options.epoch.getTime() * 1000
+  const text = () => Array.from({ length: 12 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(random() * 62)]).join('')
+  const kinds: { limit: number | null; used: number; expires: Micros | null; revoked: boolean }[] = [
+    { limit: 5, used: 0, expires: null, revoked: false },
+    { limit: 10, used: 3, expires: E + 3650 * DAY, revoked: false },
+    { limit: 2, used: 2, expires: null, revoked: false },
+    { limit: null, used: 1, expires: E - 5 * DAY, revoked: false },
+    { limit: 3, used: 1, expires: null, revoked: true },
+    { limit: null, used: 17, expires: null, revoked: false },
+    { limit: 1, used: 0, expires: E - 1 * DAY, revoked: true },
+    { limit: null, used: 0, expires: E + 5000 * DAY, revoked: false },
+  ]
+  const times = kinds.map((_, i) => E - (60 - i * 6) * DAY + Math.floor(random() * DAY))
+  const ids = idsFor(times, random)
+  extraOf(store).tokens.load(kinds.map((k, i) => ({
+    id: ids[i]!,
+    token: text(),
+    usageLimit: k.limit,
+    timesUsed: k.used,
+    createdAt: times[i]!,
+    lastUsedAt: k.used > 0 ? times[i]! + Math.floor((1 + random() * 3) * DAY) : null,
+    expiresAt: k.expires,
+    revokedAt: k.revoked ? times[i]! + 4 * DAY : null,
+  })))
+}
+
 export function seedMasExtra(store: MasStore, options: MockOptions): MasStore {
   seedEmails(store, options)
   seedUpstream(store, options)
+  seedTokens(store, options)
   return store
 }

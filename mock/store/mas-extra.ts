@@ -37,6 +37,22 @@ export interface UpstreamLink {
   deleted: boolean
 }
 
+export interface RegistrationToken {
+  readonly id: string
+  readonly token: string
+  usageLimit: number | null
+  timesUsed: number
+  readonly createdAt: Micros
+  lastUsedAt: Micros | null
+  expiresAt: Micros | null
+  revokedAt: Micros | null
+}
+
+/** the service's validity: under its usage limit, not revoked, not expired (expires_at >= now) */
+export function tokenValid(t: RegistrationToken, now: Micros): boolean {
+  return (t.usageLimit === null || t.timesUsed < t.usageLimit) && t.revokedAt === null && (t.expiresAt === null || t.expiresAt >= now)
+}
+
 export class MasExtra {
   /** buckets: by user, and by the lower-cased address (the service compares LOWER(email)) */
   readonly emails = new OrderedCollection<UserEmail, 'live' | 'user' | 'email'>({
@@ -59,7 +75,16 @@ export class MasExtra {
     },
   })
 
+  /** registration tokens; bucketed by token text (unique) */
+  readonly tokens = new OrderedCollection<RegistrationToken, 'token'>({ indexes: { token: { keys: (t) => t.token } } })
+
   constructor(readonly mas: MasStore) {}
+
+  addToken(token: string, usageLimit: number | null, expiresAt: Micros | null, at: Micros): RegistrationToken {
+    const t: RegistrationToken = { id: this.mas.newId(at), token, usageLimit, timesUsed: 0, createdAt: at, lastUsedAt: null, expiresAt, revokedAt: null }
+    this.tokens.insert(t)
+    return t
+  }
 
   getLink(id: string): UpstreamLink | undefined {
     const l = this.links.get(id)

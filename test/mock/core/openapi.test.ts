@@ -287,6 +287,12 @@ const BEYOND_A = [
   'POST /api/admin/v1/upstream-oauth-links',
   'GET /api/admin/v1/upstream-oauth-links/{id}',
   'DELETE /api/admin/v1/upstream-oauth-links/{id}',
+  'GET /api/admin/v1/user-registration-tokens',
+  'POST /api/admin/v1/user-registration-tokens',
+  'GET /api/admin/v1/user-registration-tokens/{id}',
+  'PUT /api/admin/v1/user-registration-tokens/{id}',
+  'POST /api/admin/v1/user-registration-tokens/{id}/revoke',
+  'POST /api/admin/v1/user-registration-tokens/{id}/unrevoke',
 ]
 
 t.test('covers exactly the endpoints of areas A and B, and the admin API beyond them', async (t) => {
