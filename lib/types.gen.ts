@@ -155,6 +155,32 @@ export type MasFeaturesFeature = {
 )
 export type MasFeaturesVersion = string
 /**
+ * Value of filter[client-kind].
+ */
+export type OAuth2ClientKind = 'dynamic' | 'static'
+/**
+ * Query parameters of GET /oauth2-clients as decoded values. All optional; links print them in this order.
+ */
+export type OAuth2ClientListQuery = {
+  'filter[client-kind]'?: OAuth2ClientKind
+  /**
+   * Only clients whose name contains this text (SQL ILIKE: case-insensitive, % and _ are wildcards).
+   */
+  'filter[client-name]'?: string
+  /**
+   * Only clients whose client_uri contains this text (SQL ILIKE).
+   */
+  'filter[client-uri]'?: string
+  /**
+   * Only clients declaring this grant type; one no client can declare (anything but authorization_code, refresh_token, client_credentials and the device-code URN) matches nothing.
+   */
+  'filter[grant-type]'?: string
+  /**
+   * Only clients with (or without) an unfinished OAuth 2.0 session.
+   */
+  'filter[has-active-sessions]'?: boolean
+} & AdminEnvelopePaginationQuery
+/**
  * Value of filter[client-kind]: dynamic (registered through dynamic client registration) or static (from the configuration).
  */
 export type OAuth2SessionClientKind = 'dynamic' | 'static'
@@ -321,6 +347,123 @@ export type SynapseFeaturesFeature = {
     }
 )
 export type SynapseFeaturesVersion = string
+/**
+ * Query parameters of GET /upstream-oauth-links as decoded values. All optional; links print them in this order.
+ */
+export type UpstreamOauthLinkListQuery = {
+  'filter[user]'?: AdminCommonULID
+  'filter[provider]'?: AdminCommonULID
+  /**
+   * Only the link with exactly this subject.
+   */
+  'filter[subject]'?: string
+  /**
+   * Only the links with exactly this account name.
+   */
+  'filter[human-account-name]'?: string
+} & AdminEnvelopePaginationQuery
+/**
+ * Query parameters of GET /upstream-oauth-providers as decoded values.
+ */
+export type UpstreamOauthProviderListQuery = {
+  /**
+   * Only enabled (disabled_at null) or disabled providers.
+   */
+  'filter[enabled]'?: boolean
+} & AdminEnvelopePaginationQuery
+/**
+ * The localpart: 1-255 bytes of a-z, 0-9 and = _ - . / +, not starting with _.
+ */
+export type UserUsername = string
+/**
+ * Query parameters of GET /user-emails as decoded values. All optional; links print them in this order.
+ */
+export type UserEmailListQuery = {
+  'filter[user]'?: AdminCommonULID
+  /**
+   * Only this address, compared case-insensitively.
+   */
+  'filter[email]'?: string
+} & AdminEnvelopePaginationQuery
+/**
+ * Query parameters of GET /users as decoded values. All optional; links print them in this order.
+ */
+export type UserListQuery = {
+  /**
+   * Only users with (true) or without (false) can_request_admin.
+   */
+  'filter[admin]'?: boolean
+  /**
+   * Only users that are (or are not) legacy guests.
+   */
+  'filter[legacy-guest]'?: boolean
+  /**
+   * Only users whose username contains this text, case-insensitively; % and _ are wildcards (any text, one character), as in SQL ILIKE. The order stays by id.
+   */
+  'filter[search]'?: string
+  'filter[status]'?: UserStatus
+  /**
+   * Only users with an active OAuth 2.0 session of any of these clients; repeatable; 404 when a client does not exist.
+   */
+  'filter[active-oauth2-client]'?: AdminCommonULID[]
+  /**
+   * Only users with (or without) an active OAuth 2.0 session.
+   */
+  'filter[has-active-oauth2-session]'?: boolean
+  /**
+   * Only users with (or without) an active compatibility session.
+   */
+  'filter[has-active-compat-session]'?: boolean
+} & AdminEnvelopePaginationQuery
+/**
+ * Value of filter[status]: active (neither locked nor deactivated), locked (locked_at set) or deactivated (deactivated_at set). Without the filter all users are listed.
+ */
+export type UserStatus = 'active' | 'locked' | 'deactivated'
+/**
+ * Query parameters of GET /user-registration-tokens as decoded values. All optional; links print them in this order.
+ */
+export type UserRegistrationTokenListQuery = {
+  /**
+   * Used at least once (or never).
+   */
+  'filter[used]'?: boolean
+  'filter[revoked]'?: boolean
+  /**
+   * expires_at set and before now (or not).
+   */
+  'filter[expired]'?: boolean
+  /**
+   * Under its usage limit, not revoked and not expired (or not).
+   */
+  'filter[valid]'?: boolean
+} & AdminEnvelopePaginationQuery
+/**
+ * Query parameters of GET /user-sessions as decoded values. All optional; links print them in this order.
+ */
+export type UserSessionListQuery = {
+  'filter[user]'?: AdminCommonULID
+  'filter[status]'?: UserSessionStatus
+  /**
+   * Only sessions created strictly before this time.
+   */
+  'filter[created-before]'?: string
+  /**
+   * Only sessions created strictly after this time.
+   */
+  'filter[created-after]'?: string
+  /**
+   * Only sessions last active strictly before this time (never-active sessions never match).
+   */
+  'filter[last-active-before]'?: string
+  /**
+   * Only sessions last active strictly after this time.
+   */
+  'filter[last-active-after]'?: string
+} & AdminEnvelopePaginationQuery
+/**
+ * Value of filter[status]: active (finished_at is null) or finished.
+ */
+export type UserSessionStatus = 'active' | 'finished'
 
 /**
  * Links of a resource or of a single-resource response.
@@ -824,6 +967,64 @@ export interface MasFeatures {
 /**
  * All keys are always present; nullable ones are null, never left out.
  */
+export interface OAuth2ClientAttributes {
+  /**
+   * The client id (the ULID as text).
+   */
+  client_id: string
+  client_name: string | null
+  client_uri: string | null
+  logo_uri: string | null
+  redirect_uris: string[]
+  grant_types: string[]
+  /**
+   * Defined in the configuration (true) or registered dynamically (false).
+   */
+  is_static: boolean
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface OAuth2ClientItem {
+  type: 'oauth2-client'
+  id: AdminCommonULID
+  attributes: OAuth2ClientAttributes
+  links: OAuth2ClientResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface OAuth2ClientResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /oauth2-clients. meta is left out with count=false, data with count=only.
+ */
+export interface OAuth2ClientPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: OAuth2ClientItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface OAuth2ClientResource {
+  type: 'oauth2-client'
+  id: AdminCommonULID
+  attributes: OAuth2ClientAttributes
+  links: OAuth2ClientResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of GET /oauth2-clients/{id}. The resource carries no meta.
+ */
+export interface OAuth2ClientSingle {
+  data: OAuth2ClientResource & {
+    meta?: never
+  }
+  links: OAuth2ClientSingleLinks
+}
+export interface OAuth2ClientSingleLinks {
+  self: string
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
 export interface OAuth2SessionAttributes {
   created_at: AdminCommonTimestamp
   /**
@@ -1194,6 +1395,420 @@ export interface SynapseFeatures {
   }
 }
 /**
+ * Body of POST /upstream-oauth-links. Unknown keys are ignored.
+ */
+export interface UpstreamOauthLinkAddRequest {
+  user_id: AdminCommonULID
+  provider_id: AdminCommonULID
+  subject: string
+  human_account_name?: string | null
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UpstreamOauthLinkAttributes {
+  created_at: AdminCommonTimestamp
+  provider_id: AdminCommonULID
+  subject: string
+  /**
+   * Null for a login upstream that never finished registering.
+   */
+  user_id: AdminCommonULID | null
+  human_account_name: string | null
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UpstreamOauthLinkItem {
+  type: 'upstream-oauth-link'
+  id: AdminCommonULID
+  attributes: UpstreamOauthLinkAttributes
+  links: UpstreamOauthLinkResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UpstreamOauthLinkResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /upstream-oauth-links. meta is left out with count=false, data with count=only.
+ */
+export interface UpstreamOauthLinkPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UpstreamOauthLinkItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UpstreamOauthLinkResource {
+  type: 'upstream-oauth-link'
+  id: AdminCommonULID
+  attributes: UpstreamOauthLinkAttributes
+  links: UpstreamOauthLinkResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of GET /upstream-oauth-links/{id} and of POST /upstream-oauth-links (201). The resource carries no meta.
+ */
+export interface UpstreamOauthLinkSingle {
+  data: UpstreamOauthLinkResource & {
+    meta?: never
+  }
+  links: UpstreamOauthLinkSingleLinks
+}
+export interface UpstreamOauthLinkSingleLinks {
+  self: string
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UpstreamOauthProviderAttributes {
+  issuer: string | null
+  human_name: string | null
+  brand_name: string | null
+  created_at: AdminCommonTimestamp
+  /**
+   * Null while the provider is enabled.
+   */
+  disabled_at: AdminCommonTimestamp | null
+  registration_token_required: boolean
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UpstreamOauthProviderItem {
+  type: 'upstream-oauth-provider'
+  id: AdminCommonULID
+  attributes: UpstreamOauthProviderAttributes
+  links: UpstreamOauthProviderResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UpstreamOauthProviderResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /upstream-oauth-providers. meta is left out with count=false, data with count=only.
+ */
+export interface UpstreamOauthProviderPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UpstreamOauthProviderItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UpstreamOauthProviderResource {
+  type: 'upstream-oauth-provider'
+  id: AdminCommonULID
+  attributes: UpstreamOauthProviderAttributes
+  links: UpstreamOauthProviderResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of GET /upstream-oauth-providers/{id}. The resource carries no meta.
+ */
+export interface UpstreamOauthProviderSingle {
+  data: UpstreamOauthProviderResource & {
+    meta?: never
+  }
+  links: UpstreamOauthProviderSingleLinks
+}
+export interface UpstreamOauthProviderSingleLinks {
+  self: string
+}
+/**
+ * Body of POST /users. Unknown keys are ignored.
+ */
+export interface UserAddRequest {
+  username: string
+  skip_homeserver_check?: boolean | null
+  displayname?: string | null
+  avatar_url?: string | null
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UserAttributes {
+  username: UserUsername
+  created_at: AdminCommonTimestamp
+  /**
+   * Null while the user is not locked. Locking an already locked user keeps the first time.
+   */
+  locked_at: AdminCommonTimestamp | null
+  /**
+   * Null while the user is active. Deactivating again keeps the first time.
+   */
+  deactivated_at: AdminCommonTimestamp | null
+  /**
+   * can_request_admin: the user may ask for urn:mas:admin.
+   */
+  admin: boolean
+  /**
+   * A guest account from before the move to the auth service.
+   */
+  legacy_guest: boolean
+}
+/**
+ * Optional body of POST /users/{id}/deactivate: without a Content-Type header no body is read; skip_erase defaults to false (the homeserver is asked to erase the user).
+ */
+export interface UserDeactivateRequest {
+  skip_erase?: boolean
+}
+/**
+ * Body of POST /user-emails. Unknown keys are ignored.
+ */
+export interface UserEmailAddRequest {
+  user_id: AdminCommonULID
+  email: string
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UserEmailAttributes {
+  created_at: AdminCommonTimestamp
+  user_id: AdminCommonULID
+  /**
+   * The address as added (letter case kept).
+   */
+  email: string
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UserEmailItem {
+  type: 'user-email'
+  id: AdminCommonULID
+  attributes: UserEmailAttributes
+  links: UserEmailResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UserEmailResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /user-emails. meta is left out with count=false, data with count=only.
+ */
+export interface UserEmailPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UserEmailItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UserEmailResource {
+  type: 'user-email'
+  id: AdminCommonULID
+  attributes: UserEmailAttributes
+  links: UserEmailResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of GET /user-emails/{id} and of POST /user-emails (201). The resource carries no meta.
+ */
+export interface UserEmailSingle {
+  data: UserEmailResource & {
+    meta?: never
+  }
+  links: UserEmailSingleLinks
+}
+export interface UserEmailSingleLinks {
+  self: string
+}
+/**
+ * A user inside a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UserItem {
+  type: 'user'
+  id: AdminCommonULID
+  attributes: UserAttributes
+  links: UserResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UserResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /users. meta is left out with count=false, data with count=only.
+ */
+export interface UserPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UserItem[]
+  links: AdminEnvelopePaginationLinks
+}
+/**
+ * Body of POST /user-registration-tokens. Unknown keys are ignored.
+ */
+export interface UserRegistrationTokenAddRequest {
+  token?: string | null
+  usage_limit?: number | null
+  expires_at?: string | null
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UserRegistrationTokenAttributes {
+  /**
+   * The token text a new user types at registration.
+   */
+  token: string
+  /**
+   * Under its usage limit, not revoked and not expired, at the time of the answer.
+   */
+  valid: boolean
+  usage_limit: number | null
+  times_used: number
+  created_at: AdminCommonTimestamp
+  /**
+   * Null while never used.
+   */
+  last_used_at: AdminCommonTimestamp | null
+  /**
+   * Null: it never expires.
+   */
+  expires_at: AdminCommonTimestamp | null
+  /**
+   * Null while not revoked.
+   */
+  revoked_at: AdminCommonTimestamp | null
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UserRegistrationTokenItem {
+  /**
+   * With an underscore: the service's spelling.
+   */
+  type: 'user-registration_token'
+  id: AdminCommonULID
+  attributes: UserRegistrationTokenAttributes
+  links: UserRegistrationTokenResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UserRegistrationTokenResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /user-registration-tokens. meta is left out with count=false, data with count=only.
+ */
+export interface UserRegistrationTokenPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UserRegistrationTokenItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UserRegistrationTokenResource {
+  /**
+   * With an underscore: the service's spelling.
+   */
+  type: 'user-registration_token'
+  id: AdminCommonULID
+  attributes: UserRegistrationTokenAttributes
+  links: UserRegistrationTokenResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of get, add (201), update, revoke and unrevoke. The resource carries no meta.
+ */
+export interface UserRegistrationTokenSingle {
+  data: UserRegistrationTokenResource & {
+    meta?: never
+  }
+  links: UserRegistrationTokenSingleLinks
+}
+export interface UserRegistrationTokenSingleLinks {
+  self: string
+}
+/**
+ * Body of PUT /user-registration-tokens/{id}: each key absent keeps the value, null clears it.
+ */
+export interface UserRegistrationTokenUpdateRequest {
+  usage_limit?: number | null
+  expires_at?: string | null
+}
+export interface UserResource {
+  type: 'user'
+  id: AdminCommonULID
+  attributes: UserAttributes
+  links: UserResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * All keys are always present; nullable ones are null, never left out.
+ */
+export interface UserSessionAttributes {
+  created_at: AdminCommonTimestamp
+  /**
+   * Null while the session is active.
+   */
+  finished_at: AdminCommonTimestamp | null
+  user_id: AdminCommonULID
+  user_agent: string | null
+  last_active_at: AdminCommonTimestamp | null
+  last_active_ip: AdminCommonIPAddress | null
+}
+/**
+ * An item of a listing: meta.page.cursor is required (and equals id).
+ */
+export interface UserSessionItem {
+  type: 'user-session'
+  id: AdminCommonULID
+  attributes: UserSessionAttributes
+  links: UserSessionResourceLinks
+  meta: AdminEnvelopeItemMeta
+}
+export interface UserSessionResourceLinks {
+  self: string
+}
+/**
+ * Response of GET /user-sessions. meta is left out with count=false, data with count=only.
+ */
+export interface UserSessionPage {
+  meta?: AdminEnvelopePaginationMeta
+  data?: UserSessionItem[]
+  links: AdminEnvelopePaginationLinks
+}
+export interface UserSessionResource {
+  type: 'user-session'
+  id: AdminCommonULID
+  attributes: UserSessionAttributes
+  links: UserSessionResourceLinks
+  meta?: AdminEnvelopeItemMeta
+}
+/**
+ * Response of GET /user-sessions/{id} and POST /user-sessions/{id}/finish. The resource carries no meta.
+ */
+export interface UserSessionSingle {
+  data: UserSessionResource & {
+    meta?: never
+  }
+  links: UserSessionSingleLinks
+}
+export interface UserSessionSingleLinks {
+  /**
+   * The requested path: the canonical one for get, ending in /finish for finish.
+   */
+  self: string
+}
+/**
+ * Body of POST /users/{id}/set-admin.
+ */
+export interface UserSetAdminRequest {
+  admin: boolean
+}
+/**
+ * Body of POST /users/{id}/set-password (204 on success).
+ */
+export interface UserSetPasswordRequest {
+  password: string
+  skip_password_check?: boolean | null
+}
+/**
+ * Response of GET /users/{id}, GET /users/by-username/{username}, POST /users (201) and the actions. The resource carries no meta.
+ */
+export interface UserSingle {
+  data: UserResource & {
+    meta?: never
+  }
+  links: UserSingleLinks
+}
+export interface UserSingleLinks {
+  /**
+   * The requested path: the user's canonical path for get and add, /by-username/{username} for the lookup by name, and the action's path (…/lock, …/unlock, …/deactivate, …/reactivate, …/set-admin) for the actions.
+   */
+  self: string
+}
+/**
  * A plain object, not wrapped in data.
  */
 export interface Version {
@@ -1229,6 +1844,15 @@ export interface SchemaTypes {
   'admin/error': AdminError
   'admin/error#Entry': AdminErrorEntry
   'admin/error#Error': AdminError
+  'admin/oauth2-client#Attributes': OAuth2ClientAttributes
+  'admin/oauth2-client#Item': OAuth2ClientItem
+  'admin/oauth2-client#Kind': OAuth2ClientKind
+  'admin/oauth2-client#ListQuery': OAuth2ClientListQuery
+  'admin/oauth2-client#Page': OAuth2ClientPage
+  'admin/oauth2-client#Resource': OAuth2ClientResource
+  'admin/oauth2-client#ResourceLinks': OAuth2ClientResourceLinks
+  'admin/oauth2-client#Single': OAuth2ClientSingle
+  'admin/oauth2-client#SingleLinks': OAuth2ClientSingleLinks
   'admin/oauth2-session#Attributes': OAuth2SessionAttributes
   'admin/oauth2-session#ClientKind': OAuth2SessionClientKind
   'admin/oauth2-session#Item': OAuth2SessionItem
@@ -1263,6 +1887,65 @@ export interface SchemaTypes {
   'admin/policy-data#SingleLinks': PolicyDataSingleLinks
   'admin/site-config': SiteConfig
   'admin/site-config#SiteConfig': SiteConfig
+  'admin/upstream-oauth-link#AddRequest': UpstreamOauthLinkAddRequest
+  'admin/upstream-oauth-link#Attributes': UpstreamOauthLinkAttributes
+  'admin/upstream-oauth-link#Item': UpstreamOauthLinkItem
+  'admin/upstream-oauth-link#ListQuery': UpstreamOauthLinkListQuery
+  'admin/upstream-oauth-link#Page': UpstreamOauthLinkPage
+  'admin/upstream-oauth-link#Resource': UpstreamOauthLinkResource
+  'admin/upstream-oauth-link#ResourceLinks': UpstreamOauthLinkResourceLinks
+  'admin/upstream-oauth-link#Single': UpstreamOauthLinkSingle
+  'admin/upstream-oauth-link#SingleLinks': UpstreamOauthLinkSingleLinks
+  'admin/upstream-oauth-provider#Attributes': UpstreamOauthProviderAttributes
+  'admin/upstream-oauth-provider#Item': UpstreamOauthProviderItem
+  'admin/upstream-oauth-provider#ListQuery': UpstreamOauthProviderListQuery
+  'admin/upstream-oauth-provider#Page': UpstreamOauthProviderPage
+  'admin/upstream-oauth-provider#Resource': UpstreamOauthProviderResource
+  'admin/upstream-oauth-provider#ResourceLinks': UpstreamOauthProviderResourceLinks
+  'admin/upstream-oauth-provider#Single': UpstreamOauthProviderSingle
+  'admin/upstream-oauth-provider#SingleLinks': UpstreamOauthProviderSingleLinks
+  'admin/user#AddRequest': UserAddRequest
+  'admin/user#Attributes': UserAttributes
+  'admin/user#DeactivateRequest': UserDeactivateRequest
+  'admin/user#Item': UserItem
+  'admin/user#ListQuery': UserListQuery
+  'admin/user#Page': UserPage
+  'admin/user#Resource': UserResource
+  'admin/user#ResourceLinks': UserResourceLinks
+  'admin/user#SetAdminRequest': UserSetAdminRequest
+  'admin/user#SetPasswordRequest': UserSetPasswordRequest
+  'admin/user#Single': UserSingle
+  'admin/user#SingleLinks': UserSingleLinks
+  'admin/user#Status': UserStatus
+  'admin/user#Username': UserUsername
+  'admin/user-email#AddRequest': UserEmailAddRequest
+  'admin/user-email#Attributes': UserEmailAttributes
+  'admin/user-email#Item': UserEmailItem
+  'admin/user-email#ListQuery': UserEmailListQuery
+  'admin/user-email#Page': UserEmailPage
+  'admin/user-email#Resource': UserEmailResource
+  'admin/user-email#ResourceLinks': UserEmailResourceLinks
+  'admin/user-email#Single': UserEmailSingle
+  'admin/user-email#SingleLinks': UserEmailSingleLinks
+  'admin/user-registration-token#AddRequest': UserRegistrationTokenAddRequest
+  'admin/user-registration-token#Attributes': UserRegistrationTokenAttributes
+  'admin/user-registration-token#Item': UserRegistrationTokenItem
+  'admin/user-registration-token#ListQuery': UserRegistrationTokenListQuery
+  'admin/user-registration-token#Page': UserRegistrationTokenPage
+  'admin/user-registration-token#Resource': UserRegistrationTokenResource
+  'admin/user-registration-token#ResourceLinks': UserRegistrationTokenResourceLinks
+  'admin/user-registration-token#Single': UserRegistrationTokenSingle
+  'admin/user-registration-token#SingleLinks': UserRegistrationTokenSingleLinks
+  'admin/user-registration-token#UpdateRequest': UserRegistrationTokenUpdateRequest
+  'admin/user-session#Attributes': UserSessionAttributes
+  'admin/user-session#Item': UserSessionItem
+  'admin/user-session#ListQuery': UserSessionListQuery
+  'admin/user-session#Page': UserSessionPage
+  'admin/user-session#Resource': UserSessionResource
+  'admin/user-session#ResourceLinks': UserSessionResourceLinks
+  'admin/user-session#Single': UserSessionSingle
+  'admin/user-session#SingleLinks': UserSessionSingleLinks
+  'admin/user-session#Status': UserSessionStatus
   'admin/version': Version
   'admin/version#Version': Version
   'homeserver/background-updates#Status': BackgroundUpdatesStatus

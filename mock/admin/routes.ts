@@ -7,14 +7,19 @@ import { finishOAuth2Session, getOAuth2Session, listOAuth2Sessions } from './oau
 import { createPersonalSession, getPersonalSession, listPersonalSessions, regeneratePersonalSession, revokePersonalSession } from './personal-sessions.ts'
 import { getLatestPolicyData, getPolicyData, setPolicyData } from './policy-data.ts'
 import { getSiteConfig } from './site-config.ts'
-import { addUser, getUser, getUserByUsername, setUserPassword } from '../auth-service/users.ts'
+import { USER_ENTRIES } from './users-routes.ts'
+import { USER_EMAIL_ENTRIES } from './user-emails.ts'
+import { USER_SESSION_ENTRIES } from './user-sessions.ts'
+import { OAUTH2_CLIENT_ENTRIES } from './oauth2-clients.ts'
+import { PROVIDER_ENTRIES } from './upstream-oauth-providers.ts'
+import { LINK_ENTRIES } from './upstream-oauth-links.ts'
+import { REGISTRATION_TOKEN_ENTRIES } from './user-registration-tokens.ts'
 import { getVersion } from './version.ts'
 
 export const ADMIN_BASE = '/api/admin/v1'
 
 const listing = (noun: string, deleted: string) =>
   `All ${noun}, including ${deleted} ones, oldest first, unless filter[status] is given. Use page[last] for the last N.`
-const USERS_OUTSIDE = 'user administration is outside area A; the fixtures and browser flows need it'
 
 /** Area A, in the order of the interface document, then the user endpoints the fixtures use. */
 const ENTRIES: RouteEntry[] = [
@@ -152,10 +157,13 @@ const ENTRIES: RouteEntry[] = [
     doc: { operationId: 'getPolicyData', tag: 'policy-data', summary: 'Get policy data by id', security: 'mas-admin',
       responses: { '200': { description: 'The record.', ref: 'admin/policy-data#Single' }, '404': adminErr('The record does not exist.') } },
   },
-  { method: 'POST', pattern: '/users', handler: addUser, doc: { undocumented: USERS_OUTSIDE } },
-  { method: 'GET', pattern: '/users/:id', handler: getUser, doc: { undocumented: USERS_OUTSIDE } },
-  { method: 'GET', pattern: '/users/by-username/:username', handler: getUserByUsername, doc: { undocumented: USERS_OUTSIDE } },
-  { method: 'POST', pattern: '/users/:id/set-password', handler: setUserPassword, doc: { undocumented: USERS_OUTSIDE } },
+  ...USER_ENTRIES,
+  ...USER_EMAIL_ENTRIES,
+  ...USER_SESSION_ENTRIES,
+  ...OAUTH2_CLIENT_ENTRIES,
+  ...PROVIDER_ENTRIES,
+  ...LINK_ENTRIES,
+  ...REGISTRATION_TOKEN_ENTRIES,
 ]
 
 export function adminTable(): RouteTable {

@@ -2,8 +2,10 @@
 import type { MockOptions } from '../core/options.ts'
 import { assembleWorld, type World } from '../store/world.ts'
 import { seedMas } from './mas.ts'
+import { seedUserStates } from './mas-users.ts'
+import { seedMasExtra } from './mas-extra.ts'
 import { seedHomeserver } from './homeserver.ts'
 
 export function buildWorld(options: MockOptions): World {
-  return assembleWorld(seedMas(options), seedHomeserver(options))
+  return assembleWorld(seedMasExtra(seedUserStates(seedMas(options), options), options), seedHomeserver(options))
 }

@@ -43,7 +43,7 @@ function ourRefOf(schema: unknown): string {
 const adminEndpoints = ENDPOINTS.filter((e) => e.area === 'admin')
 
 t.test('every admin endpoint we cover exists upstream with the same operationId', { skip }, async (t) => {
-  t.equal(adminEndpoints.length, 16)
+  t.equal(adminEndpoints.length, 47, 'every operation upstream: the 16 of the interface document, then users 10, user-emails 4, user-sessions 3, oauth2-clients 2, upstream providers 2 and links 4, registration tokens 6')
   for (const ep of adminEndpoints) {
     const up = upPaths[ep.path]?.[ep.method]
     t.ok(up, `${ep.method.toUpperCase()} ${ep.path} exists upstream`)

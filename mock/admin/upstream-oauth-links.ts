@@ -1,0 +1,175 @@
+// /api/admin/v1/upstream-oauth-links: list (filters user, provider, subject, human-account-name),
+// add, get, delete.
+// - list: filter[user] / filter[provider] must exist (404 `User ID … not found`, `Provider ID … not
+//   found`); subject and human-account-name are exact matches.
+// - add: the user (404), the provider (404 `Upstream OAuth 2.0 Provider ID … not found`), then the
+//   subject: linked to a user already → 409 `Upstream Oauth 2.0 Provider ID … with subject … is
+//   already linked to a user` (sic); a link without a user is attached to this one (200); else a new
+//   link (201).
+// - get / delete: 404 `Upstream OAuth 2.0 Link ID … not found`; delete answers 204.
+import type { Ctx, Reply } from '../core/context.ts'
+import { adminErr, bodyRejection, masGate, type RouteEntry } from '../core/table.ts'
+import { nowMicros } from '../store/mas.ts'
+import { extraOf, LIVE, type UpstreamLink } from '../store/mas-extra.ts'
+import { authenticate } from './framework/auth.ts'
+import { readJsonBody } from './framework/body.ts'
+import { checkUser, parseFilters } from './framework/filters.ts'
+import { listResponse, parsePagination, pathId } from './framework/pagination.ts'
+import { rejectionTitles, type FieldKind } from './framework/query.ts'
+import { API, fmtTime, resource, routeError, single, titleWithId } from './framework/resource.ts'
+
+const SITE = 'mas_handlers::admin::v1::upstream_oauth_links'
+const PATH = `${API}/upstream-oauth-links`
+
+export const linkResource = (l: UpstreamLink) =>
+  resource('upstream-oauth-link', 'upstream-oauth-links', l.id, {
+    created_at: fmtTime(l.createdAt),
+    provider_id: l.providerId,
+    subject: l.subject,
+    user_id: l.userId,
+    human_account_name: l.humanAccountName,
+  })
+
+const FIELDS: Record<string, FieldKind> = {
+  'filter[user]': { kind: 'ulid' },
+  'filter[provider]': { kind: 'ulid' },
+  'filter[subject]': { kind: 'string[]' },
+  'filter[human-account-name]': { kind: 'string[]' },
+}
+
+export function listLinks(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const p = parsePagination(ctx)
+  if (!p.ok) return p.reply
+  const site = `${SITE}::list:130`
+  const f = parseFilters(ctx, site, FIELDS)
+  if (!f.ok) return f.reply
+  const v = f.values as Partial<Record<'filter[user]' | 'filter[provider]', string>> & Partial<Record<'filter[subject]' | 'filter[human-account-name]', string[]>>
+  for (const key of ['filter[subject]', 'filter[human-account-name]'] as const) {
+    if ((v[key] ?? []).length > 1) return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', `${key}: unsupported value`))
+  }
+  const x = extraOf(ctx.world.mas)
+  const pairs: string[] = []
+  const conditions: { index: 'live' | 'user' | 'provider'; keys: string[] }[] = [{ index: 'live', keys: [...LIVE.keys] }]
+  const tests: ((l: UpstreamLink) => boolean)[] = []
+  const user = v['filter[user]']
+  if (user !== undefined) {
+    pairs.push(`filter[user]=${user}`)
+    const miss = checkUser(ctx, site, user)
+    if (miss) return miss
+    conditions.push({ index: 'user', keys: [user] })
+  }
+  const provider = v['filter[provider]']
+  if (provider !== undefined) {
+    pairs.push(`filter[provider]=${provider}`)
+    ctx.log.queries += 1
+    if (!x.providers.get(provider)) return routeError(ctx, site, 404, titleWithId(ctx, `Provider ID ${provider} not found`, 'Provider not found'))
+    // the bug: the provider filter is printed in links but not applied
+    if (!ctx.faults.has('upstream-links-provider-ignored')) conditions.push({ index: 'provider', keys: [provider] })
+  }
+  const subject = v['filter[subject]']?.[0]
+  if (subject !== undefined && subject !== '') {
+    pairs.push(`filter[subject]=${subject}`)
+    tests.push((l) => l.subject === subject)
+  }
+  const han = v['filter[human-account-name]']?.[0]
+  if (han !== undefined && han !== '') {
+    pairs.push(`filter[human-account-name]=${han}`)
+    tests.push((l) => l.humanAccountName === han)
+  }
+  const query = tests.length ? { in: conditions, where: (l: UpstreamLink) => tests.every((t) => t(l)) } : { in: conditions }
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: x.links, query, toResource: linkResource })
+}
+
+const ADD = { name: 'Request', fields: [['user_id', 'ulid'], ['provider_id', 'ulid'], ['subject', 'string'], ['human_account_name', 'string?']] } as const
+
+export function addLink(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const body = readJsonBody(ctx, ADD)
+  if (!body.ok) return body.reply
+  const b = body.value as { user_id: string; provider_id: string; subject: string; human_account_name: string | null }
+  const site = `${SITE}::add:90`
+  const x = extraOf(ctx.world.mas)
+  ctx.log.queries += 2
+  if (!ctx.world.mas.getUser(b.user_id)) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${b.user_id} not found`, 'User not found'))
+  if (!x.providers.get(b.provider_id)) return routeError(ctx, site, 404, titleWithId(ctx, `Upstream OAuth 2.0 Provider ID ${b.provider_id} not found`, 'Upstream OAuth 2.0 Provider not found'))
+  const existing = x.linkBySubject(b.provider_id, b.subject)
+  if (existing && existing.userId !== null && !ctx.faults.has('upstream-links-relink-accepted')) {
+    return routeError(ctx, site, 409, `Upstream Oauth 2.0 Provider ID ${b.provider_id} with subject ${b.subject} is already linked to a user`)
+  }
+  if (existing) {
+    // an existing link without a user is attached to this one: 200, not 201
+    x.linkToUser(existing, b.user_id)
+    ctx.log.queries += 1
+    return single(200, linkResource(existing))
+  }
+  const l = x.addLink(b.provider_id, b.subject, b.user_id, b.human_account_name, nowMicros(ctx.now()))
+  ctx.log.queries += 2
+  return single(201, linkResource(l))
+}
+
+function linkOf(ctx: Ctx, site: string): { ok: true; link: UpstreamLink } | { ok: false; reply: Reply } {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth
+  const id = pathId(ctx, ctx.params.id)
+  if (!id.ok) return id
+  ctx.log.queries += 1
+  const link = extraOf(ctx.world.mas).getLink(id.id)
+  if (!link) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `Upstream OAuth 2.0 Link ID ${id.id} not found`, 'Upstream OAuth 2.0 Link not found')) }
+  return { ok: true, link }
+}
+
+export function getLink(ctx: Ctx): Reply {
+  const l = linkOf(ctx, `${SITE}::get:37`)
+  return l.ok ? single(200, linkResource(l.link)) : l.reply
+}
+
+export function deleteLink(ctx: Ctx): Reply {
+  const l = linkOf(ctx, `${SITE}::delete:40`)
+  if (!l.ok) return l.reply
+  extraOf(ctx.world.mas).removeLink(l.link)
+  ctx.log.queries += 2
+  return { status: 204 }
+}
+
+const TAG = 'upstream-oauth-link'
+const NOT_FOUND = adminErr('The link does not exist.')
+
+export const LINK_ENTRIES: RouteEntry[] = [
+  {
+    method: 'GET', pattern: '/upstream-oauth-links', handler: listLinks,
+    doc: { operationId: 'listUpstreamOAuthLinks', tag: TAG, summary: 'List upstream OAuth 2.0 links', security: 'mas-admin',
+      description: 'All links, with or without a user, oldest first. filter[subject] and filter[human-account-name] are exact matches.', query: 'admin/upstream-oauth-link#ListQuery',
+      responses: {
+        '200': { description: 'A page of links.', ref: 'admin/upstream-oauth-link#Page' },
+        '400': adminErr('Invalid pagination or filter parameters.'),
+        '404': adminErr('The user or provider named in a filter does not exist.'),
+      } },
+  },
+  {
+    method: 'POST', pattern: '/upstream-oauth-links', handler: addLink, ...masGate('upstream-oauth-links-add'),
+    doc: { operationId: 'addUpstreamOAuthLink', tag: TAG, summary: 'Link a user to an upstream account', security: 'mas-admin',
+      description: 'Checked in this order: the user (404), the provider (404), the subject (409 when already linked to a user). A link of the subject without a user is attached to this user (200).',
+      body: { ref: 'admin/upstream-oauth-link#AddRequest' },
+      responses: {
+        '200': { description: 'A link of the subject without a user, now attached to this user.', ref: 'admin/upstream-oauth-link#Single' },
+        '201': { description: 'The new link.', ref: 'admin/upstream-oauth-link#Single' },
+        '404': adminErr('The user or the provider does not exist.'),
+        '409': adminErr('The subject is already linked to a user.'),
+        '415': bodyRejection(),
+        '422': bodyRejection(),
+      } },
+  },
+  {
+    method: 'GET', pattern: '/upstream-oauth-links/:id', handler: getLink,
+    doc: { operationId: 'getUpstreamOAuthLink', tag: TAG, summary: 'Get an upstream OAuth 2.0 link', security: 'mas-admin',
+      responses: { '200': { description: 'The link.', ref: 'admin/upstream-oauth-link#Single' }, '404': NOT_FOUND } },
+  },
+  {
+    method: 'DELETE', pattern: '/upstream-oauth-links/:id', handler: deleteLink, ...masGate('upstream-oauth-links-add'),
+    doc: { operationId: 'deleteUpstreamOAuthLink', tag: TAG, summary: 'Delete an upstream OAuth 2.0 link', security: 'mas-admin',
+      responses: { '204': { description: 'Deleted (no body).' }, '404': NOT_FOUND } },
+  },
+]

@@ -1,0 +1,158 @@
+// /api/admin/v1/user-emails: list (filters user, email), add, get, delete.
+// - list: filter[user] must exist (404 `User ID … not found`); filter[email] matches the whole
+//   address case-insensitively (LOWER(email) = LOWER(…)).
+// - add: the user first (404), then the address (400 `Email "…" is not valid` + the parser's
+//   reason), then uniqueness across all users, case-insensitively (409 `User email "…" already in use`);
+//   201 with the canonical links.self.
+// - get 404 / delete 404 `User email ID … not found`; delete answers 204 without a body.
+import type { Ctx, Reply } from '../core/context.ts'
+import { adminErr, bodyRejection, type RouteEntry } from '../core/table.ts'
+import { nowMicros, rustDebug } from '../store/mas.ts'
+import { extraOf, LIVE, type UserEmail } from '../store/mas-extra.ts'
+import { authenticate } from './framework/auth.ts'
+import { readJsonBody } from './framework/body.ts'
+import { checkUser, parseFilters } from './framework/filters.ts'
+import { listResponse, parsePagination, pathId } from './framework/pagination.ts'
+import { rejectionTitles, type FieldKind } from './framework/query.ts'
+import { API, fmtTime, resource, routeError, single, titleWithId } from './framework/resource.ts'
+
+const SITE = 'mas_handlers::admin::v1::user_emails'
+const PATH = `${API}/user-emails`
+
+export const userEmailResource = (e: UserEmail) =>
+  resource('user-email', 'user-emails', e.id, { created_at: fmtTime(e.createdAt), user_id: e.userId, email: e.email })
+
+/**
+ * Why an address does not parse, in the words of the mail library the service uses, or null when it
+ * does: `local@domain`, split at the last `@`; the local part of atext characters and dots, the
+ * domain of dot-separated labels (or an address literal in brackets).
+ */
+export function emailProblem(email: string): string | null {
+  const at = email.lastIndexOf('@')
+  if (at <= 0 || at === email.length - 1) return 'Missing domain or user'
+  const user = email.slice(0, at)
+  const domain = email.slice(at + 1)
+  if (!/^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+$/.test(user)) return 'Invalid email user'
+  const label = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/
+  const literal = /^\[[^\[\]\s]+\]$/
+  if (!literal.test(domain) && !domain.split('.').every((l) => label.test(l))) return 'Invalid email domain'
+  return null
+}
+
+const FIELDS: Record<string, FieldKind> = { 'filter[user]': { kind: 'ulid' }, 'filter[email]': { kind: 'string[]' } }
+
+export function listUserEmails(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const p = parsePagination(ctx)
+  if (!p.ok) return p.reply
+  const site = `${SITE}::list:120`
+  const f = parseFilters(ctx, site, FIELDS)
+  if (!f.ok) return f.reply
+  const v = f.values as { 'filter[user]'?: string; 'filter[email]'?: string[] }
+  const emails = v['filter[email]'] ?? []
+  if (emails.length > 1) return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', 'filter[email]: unsupported value'))
+  const pairs: string[] = []
+  const conditions: { index: 'live' | 'user' | 'email'; keys: string[] }[] = [{ ...LIVE, keys: [...LIVE.keys] }]
+  const user = v['filter[user]']
+  if (user !== undefined) {
+    pairs.push(`filter[user]=${user}`)
+    const miss = checkUser(ctx, site, user)
+    if (miss) return miss
+    conditions.push({ index: 'user', keys: [user] })
+  }
+  const email = emails[0]
+  const where = email !== undefined && email !== '' && ctx.faults.has('user-emails-filter-email-case-sensitive') ? (e: UserEmail) => e.email === email : undefined
+  if (email !== undefined && email !== '') {
+    pairs.push(`filter[email]=${email}`)
+    conditions.push({ index: 'email', keys: [email.toLowerCase()] })
+  }
+  const collection = extraOf(ctx.world.mas).emails
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection, query: where ? { in: conditions, where } : { in: conditions }, toResource: userEmailResource })
+}
+
+const ADD = { name: 'Request', fields: [['user_id', 'ulid'], ['email', 'string']] } as const
+
+export function addUserEmail(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const body = readJsonBody(ctx, ADD)
+  if (!body.ok) return body.reply
+  const { user_id: userId, email } = body.value as { user_id: string; email: string }
+  const site = `${SITE}::add:84`
+  ctx.log.queries += 1
+  if (!ctx.world.mas.getUser(userId)) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${userId} not found`, 'User not found'))
+  const problem = emailProblem(email)
+  if (problem) return routeError(ctx, site, 400, `Email ${rustDebug(email)} is not valid`, problem)
+  const extra = extraOf(ctx.world.mas)
+  ctx.log.queries += 1
+  if (extra.emailInUse(email) && !ctx.faults.has('user-emails-duplicate-accepted')) return routeError(ctx, site, 409, `User email ${rustDebug(email)} already in use`)
+  const e = extra.addEmail(userId, email, nowMicros(ctx.now()))
+  ctx.log.queries += 2
+  return single(201, userEmailResource(e))
+}
+
+function emailOf(ctx: Ctx, site: string): { ok: true; email: UserEmail } | { ok: false; reply: Reply } {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth
+  const id = pathId(ctx, ctx.params.id)
+  if (!id.ok) return id
+  ctx.log.queries += 1
+  const email = extraOf(ctx.world.mas).getEmail(id.id)
+  if (!email) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `User email ID ${id.id} not found`, 'User email not found')) }
+  return { ok: true, email }
+}
+
+export function getUserEmail(ctx: Ctx): Reply {
+  const e = emailOf(ctx, `${SITE}::get:37`)
+  return e.ok ? single(200, userEmailResource(e.email)) : e.reply
+}
+
+export function deleteUserEmail(ctx: Ctx): Reply {
+  const e = emailOf(ctx, `${SITE}::delete:40`)
+  if (!e.ok) return e.reply
+  if (!ctx.faults.has('user-emails-delete-keeps')) extraOf(ctx.world.mas).removeEmail(e.email)
+  ctx.log.queries += 2
+  return { status: 204 }
+}
+
+const TAG = 'user-email'
+const NOT_FOUND = adminErr('The address does not exist (User email ID … not found).')
+
+/** this family's rows of the admin route table */
+export const USER_EMAIL_ENTRIES: RouteEntry[] = [
+  {
+    method: 'GET', pattern: '/user-emails', handler: listUserEmails,
+    doc: { operationId: 'listUserEmails', tag: TAG, summary: 'List user email addresses', security: 'mas-admin',
+      description: 'All addresses, oldest first. filter[email] matches the whole address case-insensitively.', query: 'admin/user-email#ListQuery',
+      responses: {
+        '200': { description: 'A page of addresses.', ref: 'admin/user-email#Page' },
+        '400': adminErr('Invalid pagination or filter parameters.'),
+        '404': adminErr('The user of filter[user] does not exist.'),
+      } },
+  },
+  {
+    method: 'POST', pattern: '/user-emails', handler: addUserEmail,
+    doc: { operationId: 'addUserEmail', tag: TAG, summary: 'Add an email address to a user', security: 'mas-admin',
+      description: 'Checked in this order: the user (404), the address (400), its uniqueness across all users, case-insensitively (409).',
+      body: { ref: 'admin/user-email#AddRequest' },
+      responses: {
+        '201': { description: 'The new address.', ref: 'admin/user-email#Single' },
+        '400': adminErr('The address is not valid; the second title says why.'),
+        '404': adminErr('The user does not exist.'),
+        '409': adminErr('The address is already in use.'),
+        '415': bodyRejection(),
+        '422': bodyRejection(),
+      } },
+  },
+  {
+    method: 'GET', pattern: '/user-emails/:id', handler: getUserEmail,
+    doc: { operationId: 'getUserEmail', tag: TAG, summary: 'Get a user email address', security: 'mas-admin',
+      responses: { '200': { description: 'The address.', ref: 'admin/user-email#Single' }, '404': NOT_FOUND } },
+  },
+  {
+    method: 'DELETE', pattern: '/user-emails/:id', handler: deleteUserEmail,
+    doc: { operationId: 'deleteUserEmail', tag: TAG, summary: 'Delete a user email address', security: 'mas-admin',
+      responses: { '204': { description: 'Deleted (no body).' }, '404': NOT_FOUND } },
+  },
+]

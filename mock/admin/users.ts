@@ -1,0 +1,303 @@
+// /api/admin/v1/users: list (filters admin, legacy-guest, search, status, active-oauth2-client,
+// has-active-oauth2-session, has-active-compat-session), add, get, by-username, set-password,
+// set-admin, deactivate, reactivate, lock, unlock.
+// - The actions never fail on the user's state: locking a locked user keeps its locked_at, unlocking
+//   an unlocked one changes nothing (likewise deactivate / reactivate); the only route error is 404
+//   `User ID … not found`. Their `links.self` is the action's path.
+// - deactivate sets deactivated_at (locked_at is untouched) and runs what the service's
+//   deactivation job does, at once: the user's browser, OAuth 2.0 and compatibility sessions end and
+//   the personal sessions acting as or owned by the user are revoked.
+// - filter[search] is the service's `username ILIKE '%<search>%'`: case-insensitive, and `%` / `_`
+//   in the text are wildcards.
+// The users collection has only a username index, so the filters are checked item by item (`where`).
+import type { Ctx, Reply } from '../core/context.ts'
+import { nowMicros, rustDebug, type User } from '../store/mas.ts'
+import { endUserSessions } from '../store/user-lifecycle.ts'
+import { authenticate } from './framework/auth.ts'
+import { readJsonBody } from './framework/body.ts'
+import { checkClient, parseFilters } from './framework/filters.ts'
+import { listResponse, parsePagination, pathId } from './framework/pagination.ts'
+import { rejectionTitles, type FieldKind } from './framework/query.ts'
+import { API, resource, routeError, single, titleWithId, userAttributes } from './framework/resource.ts'
+
+const SITE = 'mas_handlers::admin::v1::users'
+const PATH = `${API}/users`
+
+export const USER_STATUSES = ['active', 'locked', 'deactivated'] as const
+
+export const userResource = (u: User) => resource('user', 'users', u.id, userAttributes(u))
+
+/** the service's username rule: 1–255 bytes of [a-z0-9=_\-./+], not starting with `_` */
+export function isValidUsername(name: string): boolean {
+  return name.length > 0 && Buffer.byteLength(name) <= 255 && !name.startsWith('_') && /^[a-z0-9=_\-./+]+$/.test(name)
+}
+
+/**
+ * Stand-in for the zxcvbn score the service asks for (minimum_password_complexity 3): at least 8
+ * characters, and at least 12 unless three character classes are mixed.
+ */
+export function isPasswordStrongEnough(password: string): boolean {
+  const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^a-zA-Z0-9]/].filter((r) => r.test(password)).length
+  return password.length >= 12 || (password.length >= 8 && classes >= 3)
+}
+
+/** SQL `ILIKE '%<search>%'` as a predicate: `%` any text, `_` one character, case folded. */
+export function ilikeContains(search: string): (text: string) => boolean {
+  let src = ''
+  for (const ch of search.toLowerCase()) src += ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  const re = new RegExp(src, 's')
+  return (text) => re.test(text.toLowerCase())
+}
+
+const FIELDS: Record<string, FieldKind> = {
+  'filter[admin]': { kind: 'bool' },
+  'filter[legacy-guest]': { kind: 'bool' },
+  'filter[search]': { kind: 'string[]' },
+  'filter[status]': { kind: 'enum', values: USER_STATUSES },
+  'filter[active-oauth2-client]': { kind: 'ulid[]' },
+  'filter[has-active-oauth2-session]': { kind: 'bool' },
+  'filter[has-active-compat-session]': { kind: 'bool' },
+}
+
+type UserFilterValues = {
+  'filter[admin]'?: boolean
+  'filter[legacy-guest]'?: boolean
+  'filter[search]'?: string[]
+  'filter[status]'?: (typeof USER_STATUSES)[number]
+  'filter[active-oauth2-client]'?: string[]
+  'filter[has-active-oauth2-session]'?: boolean
+  'filter[has-active-compat-session]'?: boolean
+}
+
+function statusTest(ctx: Ctx, status: (typeof USER_STATUSES)[number]): (u: User) => boolean {
+  switch (status) {
+    case 'active':
+      return (u) => u.lockedAt === null && u.deactivatedAt === null
+    case 'locked':
+      // the bug: "locked" leaves out the users that are also deactivated
+      if (ctx.faults.has('users-filter-locked-excludes-deactivated')) return (u) => u.lockedAt !== null && u.deactivatedAt === null
+      return (u) => u.lockedAt !== null
+    case 'deactivated':
+      return (u) => u.deactivatedAt !== null
+  }
+}
+
+export function listUsers(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const p = parsePagination(ctx)
+  if (!p.ok) return p.reply
+  const site = `${SITE}::list:130`
+  const f = parseFilters(ctx, site, FIELDS)
+  if (!f.ok) return f.reply
+  const v = f.values as UserFilterValues
+  const search = v['filter[search]'] ?? []
+  // a scalar in the service: repeated, it is serde_html_form's "unsupported value"; empty is absent
+  if (search.length > 1) return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', 'filter[search]: unsupported value'))
+  const mas = ctx.world.mas
+  const pairs: string[] = []
+  const tests: ((u: User) => boolean)[] = []
+  const admin = v['filter[admin]']
+  if (admin !== undefined) {
+    pairs.push(`filter[admin]=${admin}`)
+    tests.push((u) => u.admin === admin)
+  }
+  const guest = v['filter[legacy-guest]']
+  if (guest !== undefined) {
+    pairs.push(`filter[legacy-guest]=${guest}`)
+    tests.push((u) => u.legacyGuest === guest)
+  }
+  if (search.length === 1 && search[0] !== '') {
+    pairs.push(`filter[search]=${search[0]}`)
+    const matches = ctx.faults.has('users-search-case-sensitive') ? (s: string) => (name: string) => name.includes(s) : ilikeContains
+    const m = matches(search[0]!)
+    tests.push((u) => m(u.username))
+  }
+  const status = v['filter[status]']
+  if (status !== undefined) {
+    pairs.push(`filter[status]=${status}`)
+    tests.push(statusTest(ctx, status))
+  }
+  const clients = v['filter[active-oauth2-client]'] ?? []
+  for (const c of clients) pairs.push(`filter[active-oauth2-client]=${c}`)
+  for (const c of clients) {
+    const miss = checkClient(ctx, site, c)
+    if (miss) return miss
+  }
+  const activeOAuth2 = (u: User, client?: string) => {
+    const conditions: { index: 'user' | 'status' | 'client'; keys: string[] }[] = [{ index: 'user', keys: [u.id] }, { index: 'status', keys: ['active'] }]
+    if (client !== undefined) conditions.push({ index: 'client', keys: [client] })
+    return mas.oauth2.count({ in: conditions }).count > 0
+  }
+  if (clients.length) tests.push((u) => clients.some((c) => activeOAuth2(u, c)))
+  const hasOAuth2 = v['filter[has-active-oauth2-session]']
+  if (hasOAuth2 !== undefined) {
+    pairs.push(`filter[has-active-oauth2-session]=${hasOAuth2}`)
+    tests.push((u) => activeOAuth2(u) === hasOAuth2)
+  }
+  const hasCompat = v['filter[has-active-compat-session]']
+  if (hasCompat !== undefined) {
+    pairs.push(`filter[has-active-compat-session]=${hasCompat}`)
+    tests.push((u) => (mas.compat.count({ in: [{ index: 'user', keys: [u.id] }, { index: 'status', keys: ['active'] }] }).count > 0) === hasCompat)
+  }
+  const where = tests.length === 0 ? undefined : (u: User) => tests.every((test) => test(u))
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: mas.users, query: where ? { where } : {}, toResource: userResource })
+}
+
+const ADD = {
+  name: 'AddUserRequest',
+  fields: [
+    ['username', 'string'],
+    ['skip_homeserver_check', 'bool?'],
+    ['displayname', 'string?'],
+    ['avatar_url', 'string?'],
+  ],
+} as const
+
+export function addUser(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const body = readJsonBody(ctx, ADD)
+  if (!body.ok) return body.reply
+  const username = body.value.username as string
+  const site = `${SITE}::add:82`
+  const store = ctx.world.mas
+  ctx.log.queries += 1
+  if (store.findUserByUsername(username)) return routeError(ctx, site, 409, 'User already exists')
+  if (!isValidUsername(username)) return routeError(ctx, site, 400, 'Username is not valid')
+  // The real service also provisions the user on the homeserver; the mock's homeserver keeps its own users.
+  const user = store.createUser(username, nowMicros(ctx.now()))
+  ctx.log.queries += 1
+  return single(201, userResource(user))
+}
+
+/** auth, the path id, then the user (404 `User ID … not found`) */
+function userOf(ctx: Ctx, site: string): { ok: true; user: User } | { ok: false; reply: Reply } {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth
+  const id = pathId(ctx, ctx.params.id)
+  if (!id.ok) return id
+  ctx.log.queries += 1
+  const user = ctx.world.mas.getUser(id.id)
+  if (!user) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id.id} not found`, 'User not found')) }
+  return { ok: true, user }
+}
+
+export function getUser(ctx: Ctx): Reply {
+  const u = userOf(ctx, `${SITE}::get:38`)
+  return u.ok ? single(200, userResource(u.user)) : u.reply
+}
+
+export function getUserByUsername(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const username = ctx.params.username ?? ''
+  ctx.log.queries += 1
+  const user = ctx.world.mas.findUserByUsername(username)
+  if (!user) return routeError(ctx, `${SITE}::by_username:38`, 404, `User with username ${rustDebug(username)} not found`)
+  return single(200, userResource(user), `${API}/users/by-username/${username}`)
+}
+
+const SET_PASSWORD = {
+  name: 'Request',
+  fields: [
+    ['password', 'string'],
+    ['skip_password_check', 'bool?'],
+  ],
+} as const
+
+export function setUserPassword(ctx: Ctx): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const id = pathId(ctx, ctx.params.id)
+  if (!id.ok) return id.reply
+  const body = readJsonBody(ctx, SET_PASSWORD)
+  if (!body.ok) return body.reply
+  const site = `${SITE}::set_password:47`
+  const store = ctx.world.mas
+  ctx.log.queries += 1
+  const user = store.getUser(id.id)
+  if (!user) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id.id} not found`, 'User not found'))
+  const { password, skip_password_check: skip } = body.value as { password: string; skip_password_check: boolean | null }
+  if (skip !== true && !isPasswordStrongEnough(password)) return routeError(ctx, site, 400, 'Password is too weak')
+  store.setPassword(user, password)
+  ctx.log.queries += 1
+  return { status: 204 }
+}
+
+/** One of the five actions: the user (or its 404), the change through the collection (so cached listing JSON is refreshed). */
+function action(ctx: Ctx, name: string, line: number, change: (u: User, now: number) => void, readBody?: (ctx: Ctx) => Reply | undefined): Reply {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth.reply
+  const id = pathId(ctx, ctx.params.id)
+  if (!id.ok) return id.reply
+  if (readBody) {
+    const bad = readBody(ctx)
+    if (bad) return bad
+  }
+  const site = `${SITE}::${name.replace('-', '_')}:${line}`
+  ctx.log.queries += 1
+  const user = ctx.world.mas.getUser(id.id)
+  if (!user) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id.id} not found`, 'User not found'))
+  ctx.world.mas.users.update(user, (u) => change(u, nowMicros(ctx.now())))
+  ctx.log.queries += 2
+  return single(200, userResource(user), `${PATH}/${user.id}/${name}`)
+}
+
+const SET_ADMIN_ANY = { name: 'Request', fields: [['admin', 'any']] } as const
+const SET_ADMIN_BOOL = { name: 'Request', fields: [['admin', 'bool?']] } as const
+
+export function setUserAdmin(ctx: Ctx): Reply {
+  let admin = false
+  return action(ctx, 'set-admin', 60, (u) => (u.admin = ctx.faults.has('users-set-admin-ignored') ? u.admin : admin), (c) => {
+    // `admin` is a required bool: missing and wrong types are the body parser's 422s
+    const present = readJsonBody(c, SET_ADMIN_ANY)
+    if (!present.ok) return present.reply
+    const typed = readJsonBody(c, SET_ADMIN_BOOL)
+    if (!typed.ok) return typed.reply
+    if (typed.value.admin === null) {
+      return { status: 422, body: 'Failed to deserialize the JSON body into the target type: admin: invalid type: null, expected a boolean', contentType: 'text/plain; charset=utf-8' }
+    }
+    admin = typed.value.admin as boolean
+    return undefined
+  })
+}
+
+const DEACTIVATE = { name: 'Request', fields: [['skip_erase', 'bool?']] } as const
+
+export function deactivateUser(ctx: Ctx): Reply {
+  return action(
+    ctx,
+    'deactivate',
+    71,
+    (u, now) => {
+      if (u.deactivatedAt === null || ctx.faults.has('users-deactivate-resets-time')) u.deactivatedAt = now
+      if (ctx.faults.has('users-deactivate-locks')) u.lockedAt ??= now
+      if (!ctx.faults.has('users-deactivate-keeps-sessions')) endUserSessions(ctx.world.mas, u.id, now)
+    },
+    // the body is optional: without a Content-Type header none is read
+    (c) => (c.headers['content-type'] === undefined ? undefined : (() => {
+      const b = readJsonBody(c, DEACTIVATE)
+      return b.ok ? undefined : b.reply
+    })()),
+  )
+}
+
+export function reactivateUser(ctx: Ctx): Reply {
+  return action(ctx, 'reactivate', 74, (u) => {
+    u.deactivatedAt = null
+    if (ctx.faults.has('users-reactivate-unlocks')) u.lockedAt = null
+  })
+}
+
+export function lockUser(ctx: Ctx): Reply {
+  return action(ctx, 'lock', 63, (u, now) => {
+    if (u.lockedAt === null || ctx.faults.has('users-lock-resets-time')) u.lockedAt = now
+  })
+}
+
+export function unlockUser(ctx: Ctx): Reply {
+  return action(ctx, 'unlock', 63, (u) => {
+    if (!ctx.faults.has('users-unlock-noop')) u.lockedAt = null
+  })
+}
