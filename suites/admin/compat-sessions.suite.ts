@@ -1,5 +1,7 @@
 // Compatibility sessions (area A): listing, pagination, filters, lookups, errors, and finish (with writes).
-import { listingChecks, unknownFilterCheck, badFilterCheck, type FamilySpec } from '../lib/suite.ts'
+import type { FamilySpec } from './listing/walk.ts'
+import { unknownFilterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 import { activeFilterLinksCheck, finishChecks, idFilterCheck, sessionDateFilterChecks, statusFilterChecks } from './session-checks.ts'
 
 const spec: FamilySpec = {

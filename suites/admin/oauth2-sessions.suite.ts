@@ -1,9 +1,8 @@
 // OAuth 2.0 sessions (area A): listing, pagination, filters, lookups, errors, and finish (with writes).
-import {
-  familyCheck, filterCheck, listingChecks, unknownFilterCheck, badFilterCheck,
-  mas, allItems, walk, pageSizeFor, assertPages, sameIds, requireMasFeature, note,
-  expectMasError, UNKNOWN_ULID, type FamilySpec, type MasItem,
-} from '../lib/suite.ts'
+import { mas, requireMasFeature, note, expectMasError, UNKNOWN_ULID } from '../lib/suite.ts'
+import { familyCheck, allItems, walk, pageSizeFor, assertPages, sameIds, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { filterCheck, unknownFilterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 import { activeFilterLinksCheck, finishChecks, idFilterCheck, scopes, scopeTokenFilterCheck, sessionDateFilterChecks, statusFilterChecks } from './session-checks.ts'
 
 const spec: FamilySpec = {

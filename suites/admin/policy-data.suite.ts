@@ -1,6 +1,7 @@
 // Policy data (area A): latest, by id, errors; with writes: set (twice), read back, invalid data.
 // Writes re-set the data that was already the latest, so the policy in force does not change.
-import { check, mas, memo, skip, requireMasFeature, expectOk, expectMasError, shown, MAS_API, UNKNOWN_ULID, type MasItem, type Test } from '../lib/suite.ts'
+import { check, mas, memo, skip, requireMasFeature, expectOk, expectMasError, shown, MAS_API, UNKNOWN_ULID, type Test } from '../lib/suite.ts'
+import type { MasItem } from './listing/walk.ts'
 
 const base = `${MAS_API}/policy-data`
 const SINGLE = 'admin/policy-data#Single'

@@ -3,11 +3,9 @@
 // session (compat and OAuth 2.0). Each function registers named checks `<family>: <name>`; the names
 // are what the fault matrix (docs/faults.md) lists, so they stay as they are.
 // Not a test file: the suite files import it.
-import {
-  familyCheck, filterCheck, dateFilterCheck, filterLinksCheck,
-  mas, allItems, mostCommon, skip, memo, expectOk, expectMasError, expectStatus, mockControl,
-  MAS_API, UNKNOWN_ULID, type FamilySpec, type MasItem,
-} from '../lib/suite.ts'
+import { mas, mostCommon, skip, memo, expectOk, expectMasError, expectStatus, mockControl, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+import { familyCheck, allItems, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { filterCheck, dateFilterCheck, filterLinksCheck } from './listing/filters.ts'
 
 /** `<key>` (an id filter) against the full set filtered on `attr`, with the most common value; `none`: the skip reason when no item has one. */
 export function idFilterCheck(spec: FamilySpec, key: string, attr: string, none: string): void {

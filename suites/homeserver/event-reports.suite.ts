@@ -3,9 +3,9 @@
 // API, read it back, delete it. Reports created here are deleted when the file ends.
 import {
   check, hs, hsClient, memo, skip, note, cleanup, target, shown, requireSynapseFeature,
-  allReports, walkReports, reportsPage, expectOk, expectHsError, expectSchema, expectStatus,
-  type Report, type ReportWalk, type ReportFilters, type Test, type As,
+  expectOk, expectHsError, expectSchema, expectStatus, type Test, type As,
 } from '../lib/suite.ts'
+import { allReports, walkReports, reportsPage, type Report, type ReportWalk, type ReportFilters } from './reports.ts'
 
 const PATH = `${target.hs?.prefix ?? '/_synapse'}/admin/v1/event_reports`
 const LIST_KEYS = ['id', 'received_ts', 'room_id', 'event_id', 'user_id', 'sender', 'reason', 'score', 'name', 'canonical_alias']
