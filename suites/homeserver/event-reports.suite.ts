@@ -2,10 +2,12 @@
 // ordering, filters, parameter errors, single reports; with writes: file a report through the client
 // API, read it back, delete it. Reports created here are deleted when the file ends.
 import {
-  check, hs, hsClient, memo, skip, note, cleanup, target, shown, requireSynapseFeature,
-  expectOk, expectHsError, expectSchema, expectStatus, type Test, type As,
+  check, hs, hsClient, memo, skip, note, cleanup, target, shown, requireSynapseFeature, setDefaultRule, setRule,
+  hsFeature, hsFeatureRule, expectOk, expectHsError, expectSchema, expectStatus, type Test, type As,
 } from '../lib/suite.ts'
-import { allReports, walkReports, reportsPage, type Report, type ReportWalk, type ReportFilters } from './reports.ts'
+import { allReports, walkReports, reportsPage, removeReport, expectUnrouted, like, type Report, type ReportWalk, type ReportFilters } from './reports.ts'
+
+setDefaultRule('spec/interface.md, Endpoints > Area B (homeserver admin API); reference/synapse-admin-api.md §1')
 
 const PATH = `${target.hs?.prefix ?? '/_synapse'}/admin/v1/event_reports`
 const LIST_KEYS = ['id', 'received_ts', 'room_id', 'event_id', 'user_id', 'sender', 'reason', 'score', 'name', 'canonical_alias']
@@ -180,16 +182,12 @@ check('event-reports: next_token appears only while more reports follow', ['hs']
 // --- filters: the filtered listing against the full set filtered client-side
 
 type Field = 'user_id' | 'room_id' | 'event_sender_user_id'
+// user_id and room_id are SQL `LIKE '%value%'` patterns in the real server (`%` and `_` are wildcards,
+// unescaped); event_sender_user_id matches exactly. Expectations are built the same way.
 const matches = (r: Report, f: ReportFilters): boolean =>
-  (f.user_id === undefined || r.user_id.includes(f.user_id)) &&
-  (f.room_id === undefined || r.room_id.includes(f.room_id)) &&
+  (f.user_id === undefined || like(r.user_id, f.user_id, false)) &&
+  (f.room_id === undefined || like(r.room_id, f.room_id, false)) &&
   (f.event_sender_user_id === undefined || r.sender === f.event_sender_user_id)
-
-/** SQL `LIKE '%needle%'`: `_` is any one character, `%` any run; case-insensitive on SQLite. */
-function like(hay: string, needle: string, ci: boolean): boolean {
-  const re = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/_/g, '.').replace(/%/g, '.*')
-  return new RegExp(re, ci ? 'is' : 's').test(hay)
-}
 
 /**
  * True when every reading of the filter selects the same reports for this value: exact match, plain
@@ -259,7 +257,7 @@ check('event-reports: user_id and room_id filters match by substring', ['hs'], a
       t.pass(`${field}: no substring found that every LIKE reading agrees on`, { skip: 'no usable value' })
       continue
     }
-    const wanted = all.filter((r) => r[field].includes(part!))
+    const wanted = all.filter((r) => like(r[field], part!, false))
     const w = await walkReports({ dir: 'f', limit: 1000, filters: { [field]: part } })
     assertWalk(t, w, `${field}=${part}`, wanted.length)
     sameSet(t, w.items, wanted, `${field}=${part} selects every report whose ${field} contains it`)
@@ -274,16 +272,29 @@ filterCase('the combination of user_id, room_id and event_sender_user_id', ['roo
 
 // --- parameter errors
 
+/** The message for a negative from/limit: the generic integer parser's since v1.106.0, the servlet's before. */
+async function negativeMessage(param: 'from' | 'limit'): Promise<string> {
+  setRule(await hsFeatureRule('negative-integer-generic-message'))
+  if (await hsFeature('negative-integer-generic-message')) return `Query parameter ${param} must be a positive integer.`
+  return `The ${param === 'from' ? 'start' : 'limit'} parameter must be a positive integer.`
+}
+
 check('event-reports: invalid from → 400 M_INVALID_PARAM', ['hs'], async (t) => {
-  for (const from of ['abc', '-1']) expectHsError(t, await hs('GET', '/event_reports', { query: { from } }), 400, 'M_INVALID_PARAM', `from=${from}`)
+  expectHsError(t, await hs('GET', '/event_reports', { query: { from: 'abc' } }), 400, 'M_INVALID_PARAM', 'from=abc')
+  expectHsError(t, await hs('GET', '/event_reports', { query: { from: '-1' } }), 400, 'M_INVALID_PARAM', 'from=-1', await negativeMessage('from'))
 })
 
 check('event-reports: invalid limit → 400 M_INVALID_PARAM', ['hs'], async (t) => {
-  for (const limit of ['abc', '-5']) expectHsError(t, await hs('GET', '/event_reports', { query: { limit } }), 400, 'M_INVALID_PARAM', `limit=${limit}`)
+  expectHsError(t, await hs('GET', '/event_reports', { query: { limit: 'abc' } }), 400, 'M_INVALID_PARAM', 'limit=abc')
+  expectHsError(t, await hs('GET', '/event_reports', { query: { limit: '-5' } }), 400, 'M_INVALID_PARAM', 'limit=-5', await negativeMessage('limit'))
 })
 
 check('event-reports: invalid dir → 400 M_INVALID_PARAM', ['hs'], async (t) => {
-  expectHsError(t, await hs('GET', '/event_reports', { query: { dir: 'bar' } }), 400, 'M_INVALID_PARAM', 'dir=bar', "Query parameter 'dir' must be one of ['b', 'f']")
+  // The message changed in v1.77.0 (the generic enum parser); each release is held to its own text.
+  const generic = await hsFeature('dir-error-enum-message')
+  setRule(await hsFeatureRule('dir-error-enum-message'))
+  const message = generic ? "Query parameter 'dir' must be one of ['b', 'f']" : 'Unknown direction: bar'
+  expectHsError(t, await hs('GET', '/event_reports', { query: { dir: 'bar' } }), 400, 'M_INVALID_PARAM', 'dir=bar', message)
 })
 
 check('event-reports: invalid report ids → 400 M_INVALID_PARAM', ['hs'], async (t) => {
@@ -309,6 +320,12 @@ check('event-reports: a single report has the list fields and an event_json of t
   const picks = [...new Set([0, Math.floor(all.length / 2), all.length - 1])].map((i) => all[i]!)
   for (const r of picks) {
     const res = await hs('GET', `/event_reports/${r.id}`)
+    if (r.sender === null && res.status === 404) {
+      // The listing shows the event missing (sender null: unknown or purged event); a healthy server
+      // then answers exactly 404 M_NOT_FOUND for the single report.
+      expectHsError(t, res, 404, 'M_NOT_FOUND', `GET ${PATH}/${r.id} (its event is gone: sender null in the listing)`, 'Event report not found')
+      continue
+    }
     const body = expectOk<Report & { event_json: Record<string, unknown> }>(t, res, `GET ${PATH}/${r.id}`, { schema: 'homeserver/event-report#Single' })
     if (!body) continue
     const listed = Object.fromEntries(LIST_KEYS.map((k) => [k, r[k]]))
@@ -358,7 +375,7 @@ function filed(t: Test): Promise<Filed | string> {
         tried.push(`the report filed on ${eventId} is not among the room's newest 100 reports`)
         return undefined
       }
-      cleanup(async () => void (await hs('DELETE', `/event_reports/${mine.id}`)))
+      cleanup(() => removeReport(mine.id))
       return { id: mine.id, roomId, eventId, reason, as }
     }
     const all = await full()
@@ -416,7 +433,7 @@ check('event-reports: a report filed without score or reason lists them as null'
   if (!expectStatus(t, res, 200, `POST ${target.hs!.clientPrefix}/client/v3${path} with {}`)) return
   const after = await hs('GET', '/event_reports', { query: { room_id: where.roomId, dir: 'b', limit: 1000 } })
   const fresh = ((after.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).filter((r) => !known.has(r.id) && r.event_id === where.eventId)
-  for (const r of fresh) cleanup(async () => void (await hs('DELETE', `/event_reports/${r.id}`)))
+  for (const r of fresh) cleanup(() => removeReport(r.id))
   if (!t.equal(fresh.length, 1, 'the new report is listed once')) return
   t.equal(fresh[0]!.score, null, 'score is null')
   t.equal(fresh[0]!.reason, null, 'reason is null')
@@ -432,7 +449,7 @@ check('event-reports: the client report endpoint rejects a score that is not an 
     // the bug filed a report: remove it
     const list = await hs('GET', '/event_reports', { query: { room_id: where.roomId, dir: 'b', limit: 100 } })
     for (const r of ((list.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).filter((x) => x.reason === `admin-conformance ${target.runId} bad score`)) {
-      cleanup(async () => void (await hs('DELETE', `/event_reports/${r.id}`)))
+      cleanup(() => removeReport(r.id))
     }
   }
   expectHsError(t, res, 400, 'M_BAD_JSON', `POST ${target.hs!.clientPrefix}/client/v3${path} with score "string"`)
@@ -443,6 +460,13 @@ check('event-reports: the client report endpoint rejects a score that is not an 
 check('event-reports: delete → 200 {}, then the report is gone', ['hs', 'writes'], async (t) => {
   const f = await filed(t)
   if (typeof f === 'string') skip(`no report could be filed: ${f}`)
+  if (!(await hsFeature('event-report-delete'))) {
+    // Before v1.79.0 the route does not exist: the request is unrouted, and the report stays.
+    await expectUnrouted(t, await hs('DELETE', `/event_reports/${f.id}`), 'GET', `DELETE ${PATH}/${f.id}`)
+    expectOk(t, await hs('GET', `/event_reports/${f.id}`), `GET ${PATH}/${f.id} after the unrouted DELETE (the report stays)`)
+    return
+  }
+  setRule(await hsFeatureRule('event-report-delete'))
   const before = await reportsPage({ limit: 1 })
   const res = await hs('DELETE', `/event_reports/${f.id}`)
   const body = expectOk(t, res, `DELETE ${PATH}/${f.id}`, { schema: 'homeserver/event-report#DeleteResponse' })
@@ -456,6 +480,12 @@ check('event-reports: delete → 200 {}, then the report is gone', ['hs', 'write
 })
 
 check('event-reports: delete with an invalid id → 400, with an unknown id → 404', ['hs', 'writes'], async (t) => {
+  if (!(await hsFeature('event-report-delete'))) {
+    // Before v1.79.0 every DELETE here is unrouted, whatever the id.
+    for (const id of ['-123', 'abcdef', String(await unknownId())]) await expectUnrouted(t, await hs('DELETE', `/event_reports/${id}`), 'GET', `DELETE ${PATH}/${id}`)
+    return
+  }
+  setRule(await hsFeatureRule('event-report-delete'))
   for (const id of ['-123', 'abcdef']) {
     expectHsError(t, await hs('DELETE', `/event_reports/${id}`), 400, 'M_INVALID_PARAM', `DELETE ${PATH}/${id}`, BAD_ID_MESSAGE)
   }

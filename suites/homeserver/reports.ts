@@ -1,6 +1,6 @@
 // The event-report listing of the homeserver admin API (area B): one page, a walk following
 // next_token, and the full set shared by the checks of a file. Area knowledge; the framework stays generic.
-import { hs, memo } from '../lib/suite.ts'
+import { hs, memo, leftover, hsFeature, hsFeatureRule, hsKnownVersion, setRule, expectHsError, type Test } from '../lib/suite.ts'
 import type { HttpResponse } from '../../lib/http.ts'
 import { validate } from '../../lib/schemas.ts'
 
@@ -79,3 +79,39 @@ export function allReports(): Promise<ReportWalk> {
   return memo('reports:all', () => walkReports({ dir: 'f', limit: 1000 }))
 }
 
+
+/** SQL `LIKE '%needle%'` as the real server applies it: `_` is any one character, `%` any run (unescaped); case-insensitive on SQLite. */
+export function like(hay: string, needle: string, ci: boolean): boolean {
+  const re = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/_/g, '.').replace(/%/g, '.*')
+  return new RegExp(re, ci ? 'is' : 's').test(hay)
+}
+
+/**
+ * Delete a report the checks filed, at the end of the file. Where the version has no DELETE (before
+ * v1.79.0), or the delete fails, the report is listed as left behind (`# ac-leftover`).
+ */
+export async function removeReport(id: number): Promise<void> {
+  const v = await hsKnownVersion()
+  if (!(await hsFeature('event-report-delete'))) {
+    leftover({ target: 'hs', kind: 'event-report', id: String(id), reason: `the homeserver is ${v.shown}; DELETE of a report exists since v1.79.0` })
+    return
+  }
+  try {
+    const res = await hs('DELETE', `/event_reports/${id}`)
+    // 404: already deleted (the delete check does that on purpose)
+    if (res.status !== 200 && res.status !== 404) leftover({ target: 'hs', kind: 'event-report', id: String(id), reason: `DELETE answered ${res.status}` })
+  } catch (e) {
+    leftover({ target: 'hs', kind: 'event-report', id: String(id), reason: `DELETE got no answer: ${(e as Error).message}` })
+  }
+}
+
+/**
+ * An unrouted request, as the version answers it: before v1.78.0 `400 M_UNRECOGNIZED "Unrecognized
+ * request"` (before authentication); since, 405 for a known path with another method (`knownMethod`
+ * given) and 404 for an unknown path, both M_UNRECOGNIZED.
+ */
+export async function expectUnrouted(t: Test, res: HttpResponse, knownMethod: string | undefined, what: string): Promise<void> {
+  setRule(await hsFeatureRule('unrouted-404-405'))
+  const status = (await hsFeature('unrouted-404-405')) ? (knownMethod ? 405 : 404) : 400
+  expectHsError(t, res, status, 'M_UNRECOGNIZED', `${what} (unrouted)`, 'Unrecognized request')
+}

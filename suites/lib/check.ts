@@ -173,10 +173,11 @@ async function runCheck(tt: TapTest, def: CheckDef): Promise<void> {
 function register(parent: { test: TapTest['test'] }, ctx: Context, def: CheckDef): void {
   const reason = unmetNeed(def.needs, ctx.target)
   if (reason) {
-    parent.test(def.name, { skip: reason }, () => {})
+    parent.test(def.name, { skip: reason, at: null } as object, () => {})
     return
   }
-  parent.test(def.name, (tt: TapTest) => runIn(ctx, () => runCheck(tt, def)))
+  // at: null: a failed check names the target's fault, not the harness line that registered it
+  parent.test(def.name, { at: null } as object, (tt: TapTest) => runIn(ctx, () => runCheck(tt, def)))
 }
 
 let teardownSet = false
