@@ -1,9 +1,11 @@
 // OAuth 2.0 sessions (area A): listing, pagination, filters, lookups, errors, and finish (with writes).
-import { mas, requireMasFeature, note, expectMasError, UNKNOWN_ULID } from '../lib/suite.ts'
+import { setDefaultRule, mas, requireMasFeature, note, expectMasError, UNKNOWN_ULID } from '../lib/suite.ts'
 import { familyCheck, allItems, walk, pageSizeFor, assertPages, sameIds, type FamilySpec, type MasItem } from './listing/walk.ts'
 import { filterCheck, unknownFilterCheck, badFilterCheck } from './listing/filters.ts'
 import { listingChecks } from './listing/checks.ts'
 import { activeFilterLinksCheck, finishChecks, idFilterCheck, scopes, scopeTokenFilterCheck, sessionDateFilterChecks, statusFilterChecks } from './session-checks.ts'
+
+setDefaultRule('spec/interface.md, Endpoints > Area A (oauth2-sessions) and Common conventions of area A; reference/mas-admin-api.md')
 
 const spec: FamilySpec = {
   family: 'oauth2-sessions',

@@ -60,7 +60,8 @@ function dq(s: string, live: string[]): string {
 /** A curl command that replays the request; tokens come from environment variables, never printed. */
 export function curlOf(info: RequestInfo): string {
   const redact = current().client.redact.bind(current().client)
-  const parts = ['curl', '-sS', '-i']
+  // -g: the admin API's brackets (page[first]) are literal, not curl's URL globbing
+  const parts = ['curl', '-sS', '-i', '-g']
   if (info.method !== 'GET') parts.push('-X', info.method)
   const live: string[] = []
   let url = redact(info.url)
