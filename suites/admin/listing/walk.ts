@@ -38,6 +38,8 @@ export interface Walk {
   pages: PageRecord[]
   /** set when the walk could not go on (bad status, no data, too many pages) */
   stopped?: string
+  /** set when the walk stopped at its window (maxItems) while more items follow */
+  truncated?: boolean
 }
 
 export interface FamilySpec {
@@ -92,11 +94,24 @@ const MAX_PAGES = 2000
  * Walk a listing with cursors built by the walker (not the server's links): forward with page[first] and
  * page[after], or backward with page[last] and page[before]. The result is oldest first either way.
  */
-export async function walk(spec: FamilySpec, opts: { direction: 'forward' | 'backward'; pageSize: number; filters?: Filters }): Promise<Walk> {
+export interface WalkOptions {
+  direction: 'forward' | 'backward'
+  pageSize: number
+  filters?: Filters
+  /** forward only: stop at the first item after this id (the end of a window); later items are left out */
+  until?: string
+  /** stop once this many items are collected (a window: `truncated` is set when more would follow) */
+  maxItems?: number
+  /** the cursor to start from (page[after] forward, page[before] backward) */
+  start?: string
+}
+
+export async function walk(spec: FamilySpec, opts: WalkOptions): Promise<Walk> {
   const out: Walk = { items: [], pages: [] }
   const base = filterPairs(opts.filters)
   const chunks: MasItem[][] = []
-  let cursor: string | undefined
+  let cursor: string | undefined = opts.start
+  let collected = 0
   for (let i = 0; ; i++) {
     if (i >= MAX_PAGES) {
       out.stopped = `the walk did not end after ${MAX_PAGES} pages`
@@ -122,8 +137,16 @@ export async function walk(spec: FamilySpec, opts: { direction: 'forward' | 'bac
       break
     }
     const valid = data.filter((x): x is MasItem => typeof x === 'object' && x !== null && typeof (x as MasItem).id === 'string')
-    chunks.push(valid)
+    const until = opts.direction === 'forward' ? opts.until : undefined
+    const kept = until === undefined ? valid : valid.filter((x) => x.id <= until)
+    chunks.push(kept)
+    collected += kept.length
+    if (kept.length < valid.length) break
     if (valid.length < opts.pageSize || valid.length === 0) break
+    if (opts.maxItems !== undefined && collected >= opts.maxItems) {
+      out.truncated = true
+      break
+    }
     const next = opts.direction === 'forward' ? valid[valid.length - 1]!.id : valid[0]!.id
     if (next === cursor) {
       out.stopped = `${page.request} returned the cursor item again; the walk does not advance`
@@ -137,7 +160,7 @@ export async function walk(spec: FamilySpec, opts: { direction: 'forward' | 'bac
 }
 
 /** Follow `links.next` exactly as given, from the first page of `page[first]=pageSize`. */
-export async function walkByNextLinks(spec: FamilySpec, opts: { pageSize: number; filters?: Filters }): Promise<Walk> {
+export async function walkByNextLinks(spec: FamilySpec, opts: { pageSize: number; filters?: Filters; until?: string }): Promise<Walk> {
   const out: Walk = { items: [], pages: [] }
   let path: string | undefined = listPath(spec, [...filterPairs(opts.filters), ['page[first]', String(opts.pageSize)]])
   const seen = new Set<string>()
@@ -153,7 +176,10 @@ export async function walkByNextLinks(spec: FamilySpec, opts: { pageSize: number
       out.stopped = `${path} answered ${page.res.status}${page.res.status === 200 ? ' without a data array' : ''}`
       break
     }
-    out.items.push(...page.body!.data!)
+    const data = page.body!.data!
+    const until = opts.until
+    out.items.push(...(until === undefined ? data : data.filter((x) => x.id <= until)))
+    if (until !== undefined && data.some((x) => x.id > until)) break
     path = page.body!.links?.next
   }
   return out
@@ -177,23 +203,48 @@ export function pageSizeFor(count: number): number {
   return Math.min(100, Math.max(2, Math.ceil(count / 6)))
 }
 
-export interface FullSet {
-  count: number
-  pageSize: number
-  walk: Walk
+/**
+ * How many items of a listing the checks read at most (issue 16: a check's cost does not grow with the
+ * target). A smaller listing is read whole; a larger one is read as a window of its oldest items, and
+ * the checks compare windows (a filtered window with the same window filtered client-side, a backward
+ * walk of the newest items with a forward walk of them) and counts with count=only of the same filters.
+ */
+export function windowSize(): number {
+  const n = Number(process.env.AC_WINDOW)
+  return Number.isInteger(n) && n >= 10 ? n : 1000
 }
 
-/** The family's full set: `count=only` for the size, then a forward walk. Shared by the checks of a file. */
+export interface FullSet {
+  /** meta.count of count=only */
+  count: number
+  pageSize: number
+  /** the forward walk of the window (the whole listing when `complete`) */
+  walk: Walk
+  /** true when the window holds the whole listing */
+  complete: boolean
+  /** the last id of the window when it is not the whole listing: filtered walks stop there */
+  end?: string
+}
+
+/** The family's full set (or its first window): `count=only` for the size, then a forward walk. Shared by the checks of a file. */
 export function fullSet(spec: FamilySpec): Promise<FullSet> {
   return memo(`full:${spec.family}`, async () => {
     const res = await mas('GET', `/${spec.family}`, { query: { count: 'only' } })
     const c = (res.json as PageBody | undefined)?.meta?.count
     // If count=only is broken, fall back to a walk of pages of 10 (the default size).
     const count = res.status === 200 && typeof c === 'number' && c >= 0 ? c : 60
-    const pageSize = pageSizeFor(count)
-    const w = await walk(spec, { direction: 'forward', pageSize })
-    return { count, pageSize, walk: w }
+    const pageSize = pageSizeFor(Math.min(count, windowSize()))
+    const w = await walk(spec, { direction: 'forward', pageSize, maxItems: windowSize() })
+    const complete = !w.truncated
+    return { count, pageSize, walk: w, complete, end: complete ? undefined : w.items.at(-1)?.id }
   })
+}
+
+/** meta.count of `count=only` with the given filters (the count a window cannot give). */
+export async function countOnly(spec: FamilySpec, filters: Filters): Promise<number | undefined> {
+  const res = await mas('GET', listPath(spec, [...filterPairs(filters), ['count', 'only']]))
+  const c = (res.json as PageBody | undefined)?.meta?.count
+  return res.status === 200 && typeof c === 'number' ? c : undefined
 }
 
 /** The full set's items; skips the check when the walk failed (another check reports that) or it is empty. */
