@@ -11,7 +11,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 function runFixture(extra: Record<string, string> = {}): Promise<string> {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), AC_MAS_ADMIN_TOKEN: 'mat_fixtureAAAAAAAAAAAAAA', ...extra }
-  env.AC_TARGET = JSON.stringify({ mas: { url: 'http://127.0.0.1:9' }, versions: { mas: 'v1.22.0' }, runId: 'fixture' })
+  env.AC_TARGET = JSON.stringify({ mas: { url: 'http://127.0.0.1:9' }, hs: { url: 'http://127.0.0.1:9' }, versions: { mas: 'v1.22.0', hs: '1.2.3rc1' }, runId: 'fixture' })
   delete env.AC_TARGETS
   delete env.TAP
   return new Promise((resolve) => {
@@ -48,6 +48,10 @@ t.test('outcomes', async (t) => {
   t.match(crash, /the check could not complete: boom/, 'with the message')
   t.notMatch(crash, /stack:|at:|suites\/lib|fixture\.ts|node:internal/, 'without a harness stack or path')
   t.notMatch(block(out, 'fx: asserts nothing'), /stack:|\bat:/, 'the zero-assertion failure carries no stack either')
+  t.match(result(out, 'fx: unknown version 1'), /^ok/, 'an unparsable version is taken as the newest release')
+  t.match(result(out, 'fx: unknown version 2'), /^ok/)
+  const said = out.split('\n').filter((l) => /^# the homeserver version is unknown \(.*release candidate.*\): the checks assume the newest release$/.test(l))
+  t.equal(said.length, 1, 'and it is said once, at the top level')
 })
 
 t.test('AC_STRICT=1 counts a deviation as a failure', async (t) => {
