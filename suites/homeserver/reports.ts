@@ -31,6 +31,8 @@ export interface ReportWalk {
   items: Report[]
   pages: ReportPage[]
   stopped?: string
+  /** set when a window (maxItems) ended the walk while more reports follow */
+  truncated?: boolean
 }
 
 export type ReportFilters = Partial<Record<'user_id' | 'room_id' | 'event_sender_user_id', string>>
@@ -43,7 +45,8 @@ export async function reportsPage(query: Record<string, string | number | undefi
 }
 
 /** Walk the report listing following next_token (as `from`) until it is absent. */
-export async function walkReports(opts: { dir?: 'b' | 'f'; limit?: number; filters?: ReportFilters }): Promise<ReportWalk> {
+/** Walk the report listing following next_token (as `from`); with `maxItems`, stop after that many (a window). */
+export async function walkReports(opts: { dir?: 'b' | 'f'; limit?: number; filters?: ReportFilters; maxItems?: number }): Promise<ReportWalk> {
   const out: ReportWalk = { items: [], pages: [] }
   let from: number | undefined
   for (let i = 0; ; i++) {
@@ -61,6 +64,10 @@ export async function walkReports(opts: { dir?: 'b' | 'f'; limit?: number; filte
     out.items.push(...items)
     const next = page.body!.next_token
     if (next === undefined || next === null) break
+    if (opts.maxItems !== undefined && out.items.length >= opts.maxItems) {
+      out.truncated = true
+      break
+    }
     if (items.length === 0) {
       out.stopped = `${page.request} has next_token ${next} on an empty page`
       break
