@@ -309,6 +309,10 @@ export type SynapseFeaturesFeature = {
   appliesTo?: string[]
   source: 'interface' | 'reference'
   section: string
+  /**
+   * the upstream release note that dates the feature: release, pull request and changelog file of element-hq/synapse
+   */
+  changelog: string
 } & (
   | {
       since: unknown
