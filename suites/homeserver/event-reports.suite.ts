@@ -296,13 +296,20 @@ async function negativeMessage(param: 'from' | 'limit'): Promise<string> {
   return `The ${param === 'from' ? 'start' : 'limit'} parameter must be a positive integer.`
 }
 
+/** The message for a from/limit that is not an integer: the name unquoted since v1.106.0, quoted before. */
+async function integerMessage(param: 'from' | 'limit'): Promise<string> {
+  const unquoted = await hsFeature('integer-message-unquoted-name')
+  setRule(await hsFeatureRule('integer-message-unquoted-name'))
+  return unquoted ? `Query parameter ${param} must be an integer` : `Query parameter '${param}' must be an integer`
+}
+
 check('event-reports: invalid from → 400 M_INVALID_PARAM', ['hs'], async (t) => {
-  expectHsError(t, await hs('GET', '/event_reports', { query: { from: 'abc' } }), 400, 'M_INVALID_PARAM', 'from=abc')
+  expectHsError(t, await hs('GET', '/event_reports', { query: { from: 'abc' } }), 400, 'M_INVALID_PARAM', 'from=abc', await integerMessage('from'))
   expectHsError(t, await hs('GET', '/event_reports', { query: { from: '-1' } }), 400, 'M_INVALID_PARAM', 'from=-1', await negativeMessage('from'))
 })
 
 check('event-reports: invalid limit → 400 M_INVALID_PARAM', ['hs'], async (t) => {
-  expectHsError(t, await hs('GET', '/event_reports', { query: { limit: 'abc' } }), 400, 'M_INVALID_PARAM', 'limit=abc')
+  expectHsError(t, await hs('GET', '/event_reports', { query: { limit: 'abc' } }), 400, 'M_INVALID_PARAM', 'limit=abc', await integerMessage('limit'))
   expectHsError(t, await hs('GET', '/event_reports', { query: { limit: '-5' } }), 400, 'M_INVALID_PARAM', 'limit=-5', await negativeMessage('limit'))
 })
 
