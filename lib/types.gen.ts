@@ -95,6 +95,30 @@ export type CompatSessionListQuery = {
  * Value of filter[status]: active (finished_at is null) or finished. Without the filter all sessions are listed.
  */
 export type CompatSessionStatus = 'active' | 'finished'
+export type DeviationsDeviation = {
+  product: 'mas' | 'synapse'
+  since?: DeviationsVersion
+  until?: DeviationsVersion
+  observedUpTo?: DeviationsVersion
+  /**
+   * what the release does
+   */
+  fact: string
+  /**
+   * what the interface document says instead
+   */
+  interface: string
+  source: 'interface' | 'reference'
+  section: string
+} & (
+  | {
+      since: unknown
+    }
+  | {
+      until: unknown
+    }
+)
+export type DeviationsVersion = string
 /**
  * Value of dir: b (newest first, the default) or f (oldest first).
  */
@@ -778,6 +802,15 @@ export interface CompatSessionSingleLinks {
    * The requested path: the canonical path for GET, the path ending in /finish for the finish endpoint.
    */
   self: string
+}
+/**
+ * Deviation name -> the product, the releases that have it (since and/or until, plus the newest release it was observed in), the fact, and what the interface document says instead.
+ */
+export interface Deviations {
+  description?: string
+  deviations: {
+    [k: string]: DeviationsDeviation
+  }
 }
 /**
  * Response of DELETE /event_reports/{report_id}: an empty object.
@@ -1984,6 +2017,9 @@ export interface SchemaTypes {
   'requestlog/response-line#Stats': ResponseLineStats
   'requestlog/response-line#StatsPreV120': ResponseLineStatsPreV120
   'requestlog/response-line#StatsV120': ResponseLineStatsV120
+  'versions/deviations': Deviations
+  'versions/deviations#Deviation': DeviationsDeviation
+  'versions/deviations#Version': DeviationsVersion
   'versions/homeserver-changes': HomeserverChanges
   'versions/homeserver-changes#Action': HomeserverChangesAction
   'versions/homeserver-changes#Coverage': HomeserverChangesCoverage

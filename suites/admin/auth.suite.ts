@@ -1,6 +1,8 @@
 // Authentication of the admin API (area A): a missing, malformed, unknown or non-admin token gets the
 // documented status and the error envelope on every endpoint, and authentication comes first.
-import { check, mas, expectMasError, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+import { setDefaultRule, check, mas, expectMasError, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+
+setDefaultRule('spec/interface.md, Authentication; reference/mas-admin-api.md §1.1 and §2.1')
 
 /** Every GET endpoint of area A (lookups with an id that does not exist: authentication comes first). */
 const ENDPOINTS = [

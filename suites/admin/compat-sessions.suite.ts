@@ -1,6 +1,11 @@
 // Compatibility sessions (area A): listing, pagination, filters, lookups, errors, and finish (with writes).
-import { listingChecks, unknownFilterCheck, badFilterCheck, type FamilySpec } from '../lib/suite.ts'
+import type { FamilySpec } from './listing/walk.ts'
+import { unknownFilterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 import { activeFilterLinksCheck, finishChecks, idFilterCheck, sessionDateFilterChecks, statusFilterChecks } from './session-checks.ts'
+import { setDefaultRule } from '../lib/suite.ts'
+
+setDefaultRule('spec/interface.md, Endpoints > Area A (compat-sessions) and Common conventions of area A; reference/mas-admin-api.md')
 
 const spec: FamilySpec = {
   family: 'compat-sessions',

@@ -1,9 +1,9 @@
 // OAuth 2.0 clients (area A, beyond the interface document; v1.20.0+): listing, pagination, every
 // filter against the full set, lookups, errors. Read-only: the admin API cannot change clients.
-import {
-  familyCheck, filterCheck, listingChecks, badFilterCheck, requireMasFeature, skip,
-  mas, allItems, walk, pageSizeFor, assertPages, sameIds, type FamilySpec, type MasItem,
-} from '../lib/suite.ts'
+import { requireMasFeature, skip, mas } from '../lib/suite.ts'
+import { familyCheck, allItems, walk, pageSizeFor, assertPages, sameIds, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { filterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 
 const spec: FamilySpec = {
   // the facade's family union lists the session families; the checks only use it as a path and a name

@@ -1,10 +1,11 @@
 // OAuth 2.0 sessions (area A): listing, pagination, filters, lookups, errors, and finish (with writes).
-import {
-  familyCheck, filterCheck, listingChecks, unknownFilterCheck, badFilterCheck,
-  mas, allItems, walk, pageSizeFor, assertPages, sameIds, requireMasFeature, note,
-  expectMasError, UNKNOWN_ULID, type FamilySpec, type MasItem,
-} from '../lib/suite.ts'
+import { setDefaultRule, mas, requireMasFeature, note, expectMasError, UNKNOWN_ULID } from '../lib/suite.ts'
+import { familyCheck, allItems, fullSet, walk, pageSizeFor, assertPages, sameIds, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { filterCheck, unknownFilterCheck, badFilterCheck, assertCounts } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 import { activeFilterLinksCheck, finishChecks, idFilterCheck, scopes, scopeTokenFilterCheck, sessionDateFilterChecks, statusFilterChecks } from './session-checks.ts'
+
+setDefaultRule('spec/interface.md, Endpoints > Area A (oauth2-sessions) and Common conventions of area A; reference/mas-admin-api.md')
 
 const spec: FamilySpec = {
   family: 'oauth2-sessions',
@@ -52,11 +53,11 @@ familyCheck(spec, `filter[client-kind] dynamic and static partition the full set
   const items = await allItems(spec)
   const sides: Record<string, MasItem[]> = {}
   for (const kind of ['dynamic', 'static']) {
-    const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor(items.length), filters: { 'filter[client-kind]': kind } })
+    const full = await fullSet(spec)
+    const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor(items.length), filters: { 'filter[client-kind]': kind }, until: full.end })
     assertPages(t, w, `filter[client-kind]=${kind}`)
     sides[kind] = w.items
-    const counts = w.pages.map((p) => p.body?.meta?.count)
-    t.ok(counts.every((n) => n === w.items.length), `filter[client-kind]=${kind}: meta.count equals the items listed`, { found: counts })
+    await assertCounts(t, spec, w, { 'filter[client-kind]': kind }, full.complete ? w.items.length : undefined, `filter[client-kind]=${kind}: `)
   }
   const dyn = sides.dynamic ?? []
   const sta = sides.static ?? []

@@ -1,11 +1,12 @@
 // Personal sessions (area A): listing, pagination, filters, lookups, errors; with writes: create, use the
 // token, revoke, revoke again, regenerate. Everything created here is revoked when the file ends.
-import {
-  familyCheck, filterCheck, dateFilterCheck, listingChecks, unknownFilterCheck, badFilterCheck,
-  mas, allItems, skip, memo, cleanup, client, target, shown,
-  expectOk, expectMasError, MAS_API, UNKNOWN_ULID, type FamilySpec, type MasItem, type Test,
-} from '../lib/suite.ts'
+import { setDefaultRule, mas, skip, memo, cleanup, client, target, shown, expectOk, expectMasError, MAS_API, UNKNOWN_ULID, type Test } from '../lib/suite.ts'
+import { familyCheck, allItems, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { filterCheck, dateFilterCheck, unknownFilterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 import { activeFilterLinksCheck, idFilterCheck, scopeTokenFilterCheck, statusFilterChecks } from './session-checks.ts'
+
+setDefaultRule('spec/interface.md, Endpoints > Area A (personal-sessions) and Common conventions of area A; reference/mas-admin-api.md')
 
 const spec: FamilySpec = {
   family: 'personal-sessions',

@@ -1,5 +1,7 @@
 // Site configuration (area A): GET /api/admin/v1/site-config.
-import { check, mas, requireMasFeature, expectOk, MAS_API } from '../lib/suite.ts'
+import { setDefaultRule, check, mas, requireMasFeature, expectOk, MAS_API } from '../lib/suite.ts'
+
+setDefaultRule('spec/interface.md, Resources > SiteConfig; reference/mas-admin-api.md')
 
 check('site-config: GET → 200 matching the site-config schema', ['mas'], async (t) => {
   await requireMasFeature(t, 'site-config')

@@ -3,10 +3,10 @@
 // add it again for another user (409), read it back, delete it (204), then 404. On the bundled mock
 // only: a link without a user is attached by add (200); on a live target such a link is someone's
 // unfinished registration, so that check skips.
-import {
-  familyCheck, filterCheck, listingChecks, unknownFilterCheck, badFilterCheck, skip, memo, cleanup, target,
-  mas, allItems, expectOk, expectMasError, expectStatus, MAS_API, UNKNOWN_ULID, type FamilySpec, type MasItem,
-} from '../lib/suite.ts'
+import { skip, memo, cleanup, target, mas, expectOk, expectMasError, expectStatus, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+import { familyCheck, allItems, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { filterCheck, unknownFilterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 import { idFilterCheck } from './session-checks.ts'
 
 const spec: FamilySpec = {

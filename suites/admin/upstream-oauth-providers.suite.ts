@@ -2,7 +2,9 @@
 // enabled filter against the full set, lookups, errors. Read-only: providers come from the
 // configuration. (The listing exists since v1.3.0, the lookup by id since v1.4.0: the family's
 // checks ask for the latter.)
-import { filterCheck, listingChecks, badFilterCheck, type FamilySpec, type MasItem } from '../lib/suite.ts'
+import { type FamilySpec, type MasItem } from './listing/walk.ts'
+import { filterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 
 const spec: FamilySpec = {
   // the facade's family union lists the session families; the checks only use it as a path and a name

@@ -4,10 +4,8 @@
 // status filter after it, and deactivation ending the user's sessions. When the file ends the user
 // is deactivated (users cannot be deleted through the admin API).
 // Not a test file: users.suite.ts imports it.
-import {
-  familyCheck, requireMasFeature, skip, memo, cleanup, target, note,
-  mas, expectOk, expectStatus, shown, MAS_API, type FamilySpec, type MasItem, type Test,
-} from '../lib/suite.ts'
+import { requireMasFeature, skip, memo, cleanup, target, note, mas, expectOk, expectStatus, shown, MAS_API, type Test } from '../lib/suite.ts'
+import { familyCheck, type FamilySpec, type MasItem } from './listing/walk.ts'
 
 type Single = { data: MasItem; links: { self: string } }
 const base = `${MAS_API}/users`

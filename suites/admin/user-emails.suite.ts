@@ -2,10 +2,10 @@
 // against the full set, lookups, errors; with writes: add (every refusal in the service's order),
 // read back, delete, and the address gone. The address added here is deleted by the file itself (or
 // at its end if a check stops early).
-import {
-  familyCheck, filterCheck, listingChecks, unknownFilterCheck, badFilterCheck, skip, memo, cleanup, target,
-  mas, allItems, expectOk, expectMasError, expectStatus, MAS_API, UNKNOWN_ULID, type FamilySpec, type MasItem,
-} from '../lib/suite.ts'
+import { skip, memo, cleanup, target, mas, expectOk, expectMasError, expectStatus, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+import { familyCheck, allItems, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { filterCheck, unknownFilterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 import { idFilterCheck } from './session-checks.ts'
 
 const spec: FamilySpec = {

@@ -3,10 +3,10 @@
 // time of the request), lookups, errors; with writes: a token of this run is added, updated (expiry
 // set and cleared, usage limit), revoked, revoked again (400), unrevoked, unrevoked again (400). It is
 // left revoked at the end (tokens cannot be deleted).
-import {
-  familyCheck, filterCheck, listingChecks, badFilterCheck, skip, memo, cleanup, target,
-  mas, expectOk, expectMasError, expectStatus, MAS_API, UNKNOWN_ULID, type FamilySpec, type MasItem,
-} from '../lib/suite.ts'
+import { skip, memo, cleanup, target, mas, expectOk, expectMasError, expectStatus, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+import { familyCheck, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { filterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 
 const spec: FamilySpec = {
   // the facade's family union lists the session families; the checks only use it as a path and a name

@@ -1,10 +1,10 @@
 // User (browser) sessions (area A, beyond the interface document): listing, pagination, filters
 // against the full set, lookups, errors; with writes: finish a session (the newest active one not
 // of the admin token's user), finish it again (400), finish an unknown one (404).
-import {
-  familyCheck, listingChecks, unknownFilterCheck, badFilterCheck, requireMasFeature, skip, memo,
-  mas, allItems, expectOk, expectMasError, MAS_API, UNKNOWN_ULID, type FamilySpec, type MasItem,
-} from '../lib/suite.ts'
+import { requireMasFeature, skip, memo, mas, expectOk, expectMasError, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+import { familyCheck, allItems, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { unknownFilterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 import { activeFilterLinksCheck, idFilterCheck, sessionDateFilterChecks, statusFilterChecks } from './session-checks.ts'
 
 const spec: FamilySpec = {

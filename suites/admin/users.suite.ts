@@ -3,11 +3,10 @@
 // one: deactivation ends every session of the user and cannot be undone for them). The created user
 // is deactivated when the file ends (the admin API cannot delete users; it stays, deactivated, named
 // admin-conformance-<run>).
-import {
-  familyCheck, filterCheck, listingChecks, badFilterCheck, requireMasFeature, masHasFeature, masVersion, note, skip, target,
-  mas, allItems, walk, pageSizeFor, assertPages, sameIds, expectOk, expectMasError,
-  MAS_API, UNKNOWN_ULID, type FamilySpec, type MasItem,
-} from '../lib/suite.ts'
+import { requireMasFeature, masHasFeature, masVersion, note, skip, target, mas, expectOk, expectMasError, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+import { familyCheck, allItems, walk, pageSizeFor, assertPages, sameIds, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { filterCheck, badFilterCheck } from './listing/filters.ts'
+import { listingChecks } from './listing/checks.ts'
 import { userActionChecks } from './user-actions.ts'
 
 const spec: FamilySpec = {

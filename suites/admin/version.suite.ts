@@ -1,5 +1,7 @@
 // Version (area A): GET /api/admin/v1/version; the string is parsed and shown in the run header.
-import { check, mas, target, requireMasFeature, parseServerVersionString, expectOk, note, MAS_API } from '../lib/suite.ts'
+import { setDefaultRule, check, mas, target, requireMasFeature, parseServerVersionString, expectOk, note, MAS_API } from '../lib/suite.ts'
+
+setDefaultRule('spec/interface.md, Resources > Version; reference/mas-admin-api.md')
 
 check('version: GET → 200 matching the version schema', ['mas'], async (t) => {
   await requireMasFeature(t, 'version-endpoint')

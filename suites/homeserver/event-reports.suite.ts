@@ -2,85 +2,17 @@
 // ordering, filters, parameter errors, single reports; with writes: file a report through the client
 // API, read it back, delete it. Reports created here are deleted when the file ends.
 import {
-  check, hs, hsClient, memo, skip, note, cleanup, target, shown, requireSynapseFeature,
-  allReports, walkReports, reportsPage, expectOk, expectHsError, expectSchema, expectStatus,
-  type Report, type ReportWalk, type ReportFilters, type Test, type As,
+  check, hs, hsClient, skip, note, cleanup, target, shown, requireSynapseFeature, setDefaultRule, setRule,
+  hsFeature, hsFeatureRule, expectOk, expectHsError, expectStatus,
 } from '../lib/suite.ts'
+import { allReports, walkReports, reportsPage, removeReport, expectUnrouted, like, type Report, type ReportFilters } from './reports.ts'
+import { full, nonEmpty, sameSet, monotone, assertWalk, matches, unambiguous, pick, filed, reportPath, type Field } from './report-checks.ts'
+
+setDefaultRule('spec/interface.md, Endpoints > Area B (homeserver admin API); reference/synapse-admin-api.md §1')
 
 const PATH = `${target.hs?.prefix ?? '/_synapse'}/admin/v1/event_reports`
 const LIST_KEYS = ['id', 'received_ts', 'room_id', 'event_id', 'user_id', 'sender', 'reason', 'score', 'name', 'canonical_alias']
 const BAD_ID_MESSAGE = 'The report_id parameter must be a string representing a positive integer.'
-
-async function full(): Promise<Report[]> {
-  const w = await allReports()
-  if (w.stopped) skip(`the full listing failed (${w.stopped}); see the walk checks`)
-  return w.items
-}
-
-async function nonEmpty(): Promise<Report[]> {
-  const items = await full()
-  if (items.length === 0) skip('the target has no event reports')
-  return items
-}
-
-function ids(items: Report[]): number[] {
-  return items.map((r) => r.id)
-}
-
-/** Set equality of report ids, with the first differences shown. */
-function sameSet(t: Test, found: Report[], wanted: Report[], what: string): boolean {
-  const f = ids(found)
-  const w = new Set(ids(wanted))
-  const fs = new Set(f)
-  const dup = f.length !== fs.size
-  const missing = [...w].filter((id) => !fs.has(id))
-  const extra = [...fs].filter((id) => !w.has(id))
-  const ok = !dup && missing.length === 0 && extra.length === 0
-  if (ok) return t.pass(`${what} (${w.size} reports)`)
-  return t.fail(what, { found: f.length, wanted: w.size, duplicates: dup, missing: missing.slice(0, 10), extra: extra.slice(0, 10) })
-}
-
-function monotone(items: Report[], dir: 'b' | 'f'): string | undefined {
-  for (let i = 1; i < items.length; i++) {
-    const a = items[i - 1]!.received_ts
-    const b = items[i]!.received_ts
-    if (dir === 'f' ? b < a : b > a) return `report ${items[i]!.id} (received_ts ${b}) comes after report ${items[i - 1]!.id} (received_ts ${a})`
-  }
-  return undefined
-}
-
-/** Pages of a walk: 200, schema, the same total everywhere, next_token only while more reports follow. */
-function assertWalk(t: Test, w: ReportWalk, what: string, total: number): void {
-  let bad = 0
-  let offset = 0
-  for (const p of w.pages) {
-    if (p.res.status !== 200) {
-      bad++
-      expectStatus(t, p.res, 200, `${what}: ${p.request}`)
-      continue
-    }
-    if (!p.schema.valid) {
-      bad++
-      expectSchema(t, 'homeserver/event-report#List', p.res.json, `${what}: ${p.request}`)
-    }
-    const n = p.body?.event_reports?.length ?? 0
-    if (p.body?.total !== total) {
-      bad++
-      t.fail(`${what}: ${p.request}: total is ${total}`, { found: p.body?.total })
-    }
-    offset += n
-    const hasNext = p.body?.next_token !== undefined
-    if (hasNext !== offset < total) {
-      bad++
-      t.fail(`${what}: ${p.request}: next_token ${offset < total ? 'present while more reports follow' : 'absent on the last page'}`, { next_token: p.body?.next_token, reached: offset, total })
-    }
-  }
-  if (w.stopped) {
-    bad++
-    t.fail(`${what}: the walk stopped: ${w.stopped}`)
-  }
-  if (bad === 0) t.pass(`${what}: ${w.pages.length} page(s), each 200, matching the schema, with total ${total} and next_token exactly while more follow`)
-}
 
 // --- listing
 
@@ -129,13 +61,30 @@ function pageSizes(n: number): number[] {
   return [...sizes].sort((a, b) => a - b)
 }
 
+/**
+ * Reports a walk at a small page size reads at most (issue 16): beyond it, the small-page walks cover a
+ * window of the listing (its first reports in the walk's order) and are compared with the same window
+ * read in one page; the walk with half the total as its page size still covers everything.
+ */
+const SMALL_PAGE_WINDOW = 300
+
+/** The reports strictly before `edge` in the walk's order: what two windows of one order share (ties at the boundary have no defined order). */
+function beforeEdge(items: Report[], dir: 'b' | 'f', edge: number): Report[] {
+  return items.filter((r) => (dir === 'f' ? r.received_ts < edge : r.received_ts > edge))
+}
+
 for (const dir of ['f', 'b'] as const) {
   check(`event-reports: ${dir === 'f' ? 'forward' : 'backward'} walks with from/next_token at several page sizes reproduce the full set`, ['hs'], async (t) => {
     const all = await nonEmpty()
     for (const limit of pageSizes(all.length)) {
-      const w = await walkReports({ dir, limit })
+      const windowed = limit < 50 && all.length > SMALL_PAGE_WINDOW
+      const w = await walkReports({ dir, limit, maxItems: windowed ? SMALL_PAGE_WINDOW : undefined })
       assertWalk(t, w, `dir=${dir}&limit=${limit}`, all.length)
-      sameSet(t, w.items, all, `dir=${dir}&limit=${limit} reaches every report once`)
+      if (windowed) {
+        const ref = (await reportsPage({ dir, limit: w.items.length })).body?.event_reports ?? []
+        const edge = ref.at(-1)?.received_ts ?? 0
+        sameSet(t, beforeEdge(w.items, dir, edge), beforeEdge(ref, dir, edge), `dir=${dir}&limit=${limit}: the first ${w.items.length} reports (a window) equal one page of them`)
+      } else sameSet(t, w.items, all, `dir=${dir}&limit=${limit} reaches every report once`)
       t.notOk(monotone(w.items, dir), `dir=${dir}&limit=${limit}: pages put together keep the order`, { problem: monotone(w.items, dir) })
     }
   })
@@ -179,46 +128,6 @@ check('event-reports: next_token appears only while more reports follow', ['hs']
 
 // --- filters: the filtered listing against the full set filtered client-side
 
-type Field = 'user_id' | 'room_id' | 'event_sender_user_id'
-const matches = (r: Report, f: ReportFilters): boolean =>
-  (f.user_id === undefined || r.user_id.includes(f.user_id)) &&
-  (f.room_id === undefined || r.room_id.includes(f.room_id)) &&
-  (f.event_sender_user_id === undefined || r.sender === f.event_sender_user_id)
-
-/** SQL `LIKE '%needle%'`: `_` is any one character, `%` any run; case-insensitive on SQLite. */
-function like(hay: string, needle: string, ci: boolean): boolean {
-  const re = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/_/g, '.').replace(/%/g, '.*')
-  return new RegExp(re, ci ? 'is' : 's').test(hay)
-}
-
-/**
- * True when every reading of the filter selects the same reports for this value: exact match, plain
- * substring, and the service's LIKE (case-sensitive on PostgreSQL, not on SQLite).
- */
-function unambiguous(all: Report[], attr: 'user_id' | 'room_id' | 'sender', v: string, exactToo: boolean): boolean {
-  const values = all.map((r) => r[attr]).filter((x): x is string => typeof x === 'string')
-  const sub = values.filter((x) => x.includes(v)).length
-  const cs = values.filter((x) => like(x, v, false)).length
-  const ci = values.filter((x) => like(x, v, true)).length
-  const exact = values.filter((x) => x === v).length
-  return sub === cs && cs === ci && (!exactToo || sub === exact)
-}
-
-/** The most common value of the field, among those every reading of the filter agrees on. */
-function pick(all: Report[], field: Field, within: ReportFilters = {}): string | undefined {
-  const attr = field === 'event_sender_user_id' ? 'sender' : field
-  const pool = all.filter((r) => matches(r, within))
-  const counts = new Map<string, number>()
-  for (const r of pool) {
-    const v = r[attr]
-    if (typeof v === 'string' && v !== '') counts.set(v, (counts.get(v) ?? 0) + 1)
-  }
-  for (const [v] of [...counts.entries()].sort((a, b) => b[1] - a[1])) {
-    if (unambiguous(all, attr, v, true)) return v
-  }
-  return undefined
-}
-
 function filterCase(name: string, fields: Field[], needsSender: boolean): void {
   check(`event-reports: ${name} matches the full set filtered client-side`, ['hs'], async (t) => {
     if (needsSender) await requireSynapseFeature(t, 'event-sender-filter')
@@ -259,7 +168,7 @@ check('event-reports: user_id and room_id filters match by substring', ['hs'], a
       t.pass(`${field}: no substring found that every LIKE reading agrees on`, { skip: 'no usable value' })
       continue
     }
-    const wanted = all.filter((r) => r[field].includes(part!))
+    const wanted = all.filter((r) => like(r[field], part!, false))
     const w = await walkReports({ dir: 'f', limit: 1000, filters: { [field]: part } })
     assertWalk(t, w, `${field}=${part}`, wanted.length)
     sameSet(t, w.items, wanted, `${field}=${part} selects every report whose ${field} contains it`)
@@ -274,16 +183,36 @@ filterCase('the combination of user_id, room_id and event_sender_user_id', ['roo
 
 // --- parameter errors
 
+/** The message for a negative from/limit: the generic integer parser's since v1.106.0, the servlet's before. */
+async function negativeMessage(param: 'from' | 'limit'): Promise<string> {
+  setRule(await hsFeatureRule('negative-integer-generic-message'))
+  if (await hsFeature('negative-integer-generic-message')) return `Query parameter ${param} must be a positive integer.`
+  return `The ${param === 'from' ? 'start' : 'limit'} parameter must be a positive integer.`
+}
+
+/** The message for a from/limit that is not an integer: the name unquoted since v1.106.0, quoted before. */
+async function integerMessage(param: 'from' | 'limit'): Promise<string> {
+  const unquoted = await hsFeature('integer-message-unquoted-name')
+  setRule(await hsFeatureRule('integer-message-unquoted-name'))
+  return unquoted ? `Query parameter ${param} must be an integer` : `Query parameter '${param}' must be an integer`
+}
+
 check('event-reports: invalid from → 400 M_INVALID_PARAM', ['hs'], async (t) => {
-  for (const from of ['abc', '-1']) expectHsError(t, await hs('GET', '/event_reports', { query: { from } }), 400, 'M_INVALID_PARAM', `from=${from}`)
+  expectHsError(t, await hs('GET', '/event_reports', { query: { from: 'abc' } }), 400, 'M_INVALID_PARAM', 'from=abc', await integerMessage('from'))
+  expectHsError(t, await hs('GET', '/event_reports', { query: { from: '-1' } }), 400, 'M_INVALID_PARAM', 'from=-1', await negativeMessage('from'))
 })
 
 check('event-reports: invalid limit → 400 M_INVALID_PARAM', ['hs'], async (t) => {
-  for (const limit of ['abc', '-5']) expectHsError(t, await hs('GET', '/event_reports', { query: { limit } }), 400, 'M_INVALID_PARAM', `limit=${limit}`)
+  expectHsError(t, await hs('GET', '/event_reports', { query: { limit: 'abc' } }), 400, 'M_INVALID_PARAM', 'limit=abc', await integerMessage('limit'))
+  expectHsError(t, await hs('GET', '/event_reports', { query: { limit: '-5' } }), 400, 'M_INVALID_PARAM', 'limit=-5', await negativeMessage('limit'))
 })
 
 check('event-reports: invalid dir → 400 M_INVALID_PARAM', ['hs'], async (t) => {
-  expectHsError(t, await hs('GET', '/event_reports', { query: { dir: 'bar' } }), 400, 'M_INVALID_PARAM', 'dir=bar', "Query parameter 'dir' must be one of ['b', 'f']")
+  // The message changed in v1.77.0 (the generic enum parser); each release is held to its own text.
+  const generic = await hsFeature('dir-error-enum-message')
+  setRule(await hsFeatureRule('dir-error-enum-message'))
+  const message = generic ? "Query parameter 'dir' must be one of ['b', 'f']" : 'Unknown direction: bar'
+  expectHsError(t, await hs('GET', '/event_reports', { query: { dir: 'bar' } }), 400, 'M_INVALID_PARAM', 'dir=bar', message)
 })
 
 check('event-reports: invalid report ids → 400 M_INVALID_PARAM', ['hs'], async (t) => {
@@ -309,6 +238,12 @@ check('event-reports: a single report has the list fields and an event_json of t
   const picks = [...new Set([0, Math.floor(all.length / 2), all.length - 1])].map((i) => all[i]!)
   for (const r of picks) {
     const res = await hs('GET', `/event_reports/${r.id}`)
+    if (r.sender === null && res.status === 404) {
+      // The listing shows the event missing (sender null: unknown or purged event); a healthy server
+      // then answers exactly 404 M_NOT_FOUND for the single report.
+      expectHsError(t, res, 404, 'M_NOT_FOUND', `GET ${PATH}/${r.id} (its event is gone: sender null in the listing)`, 'Event report not found')
+      continue
+    }
     const body = expectOk<Report & { event_json: Record<string, unknown> }>(t, res, `GET ${PATH}/${r.id}`, { schema: 'homeserver/event-report#Single' })
     if (!body) continue
     const listed = Object.fromEntries(LIST_KEYS.map((k) => [k, r[k]]))
@@ -321,68 +256,6 @@ check('event-reports: a single report has the list fields and an event_json of t
     if (r.sender !== null) t.equal(ev.sender, r.sender, `report ${r.id}: event_json.sender is the report's sender`)
   }
 })
-
-// --- writes: file a report through the client API, read it back, delete it
-
-interface Filed {
-  id: number
-  roomId: string
-  eventId: string
-  reason: string
-  /** the token that could report the event */
-  as: As
-}
-
-function reportPath(roomId: string, eventId: string): string {
-  return `/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`
-}
-
-/**
- * File one report through the client API. The reporter must be able to see the event: try events of
- * existing reports with the non-admin token, then the admin token; else create a room and a message.
- */
-function filed(t: Test): Promise<Filed | string> {
-  return memo('reports:filed', async () => {
-    const reporters: As[] = target.hs?.userToken ? ['user', 'admin'] : ['admin']
-    const reason = `admin-conformance ${target.runId} ${Date.now()}`
-    const tried: string[] = []
-    const attempt = async (roomId: string, eventId: string, as: As): Promise<Filed | undefined> => {
-      const res = await hsClient('POST', reportPath(roomId, eventId), { as, body: { reason, score: -50 } })
-      if (res.status !== 200) {
-        tried.push(`${typeof as === 'string' ? as : 'token'} on ${eventId}: ${res.status}`)
-        return undefined
-      }
-      const list = await hs('GET', '/event_reports', { query: { room_id: roomId, dir: 'b', limit: 100 } })
-      const mine = ((list.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).find((x) => x.reason === reason)
-      if (!mine) {
-        tried.push(`the report filed on ${eventId} is not among the room's newest 100 reports`)
-        return undefined
-      }
-      cleanup(async () => void (await hs('DELETE', `/event_reports/${mine.id}`)))
-      return { id: mine.id, roomId, eventId, reason, as }
-    }
-    const all = await full()
-    const seen = new Set<string>()
-    for (const r of all.filter((x) => x.sender !== null).slice(0, 3)) {
-      if (seen.has(r.event_id)) continue
-      seen.add(r.event_id)
-      for (const as of reporters) {
-        const f = await attempt(r.room_id, r.event_id, as)
-        if (f) return f
-      }
-    }
-    // No visible event: a room and a message of the reporter's own.
-    const as = reporters[0]!
-    const room = await hsClient('POST', '/createRoom', { as, body: { name: `admin-conformance ${target.runId}` } })
-    const roomId = (room.json as { room_id?: string } | undefined)?.room_id
-    if (room.status !== 200 || !roomId) return `no reportable event (${tried.join('; ') || 'no reports listed'}), and createRoom answered ${room.status}`
-    const sent = await hsClient('PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/ac${Date.now()}`, { as, body: { msgtype: 'm.text', body: 'admin-conformance test message' } })
-    const eventId = (sent.json as { event_id?: string } | undefined)?.event_id
-    if (sent.status !== 200 || !eventId) return `no reportable event (${tried.join('; ')}), and sending a message answered ${sent.status}`
-    note(t, `created room ${roomId} and event ${eventId} to report`)
-    return (await attempt(roomId, eventId, as)) ?? `reporting a fresh event failed (${tried.join('; ')})`
-  })
-}
 
 check('event-reports: a report filed through the client API appears in the listing and reads back', ['hs', 'writes'], async (t) => {
   const before = await reportsPage({ limit: 1 })
@@ -416,7 +289,7 @@ check('event-reports: a report filed without score or reason lists them as null'
   if (!expectStatus(t, res, 200, `POST ${target.hs!.clientPrefix}/client/v3${path} with {}`)) return
   const after = await hs('GET', '/event_reports', { query: { room_id: where.roomId, dir: 'b', limit: 1000 } })
   const fresh = ((after.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).filter((r) => !known.has(r.id) && r.event_id === where.eventId)
-  for (const r of fresh) cleanup(async () => void (await hs('DELETE', `/event_reports/${r.id}`)))
+  for (const r of fresh) cleanup(() => removeReport(r.id))
   if (!t.equal(fresh.length, 1, 'the new report is listed once')) return
   t.equal(fresh[0]!.score, null, 'score is null')
   t.equal(fresh[0]!.reason, null, 'reason is null')
@@ -432,7 +305,7 @@ check('event-reports: the client report endpoint rejects a score that is not an 
     // the bug filed a report: remove it
     const list = await hs('GET', '/event_reports', { query: { room_id: where.roomId, dir: 'b', limit: 100 } })
     for (const r of ((list.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).filter((x) => x.reason === `admin-conformance ${target.runId} bad score`)) {
-      cleanup(async () => void (await hs('DELETE', `/event_reports/${r.id}`)))
+      cleanup(() => removeReport(r.id))
     }
   }
   expectHsError(t, res, 400, 'M_BAD_JSON', `POST ${target.hs!.clientPrefix}/client/v3${path} with score "string"`)
@@ -443,6 +316,13 @@ check('event-reports: the client report endpoint rejects a score that is not an 
 check('event-reports: delete → 200 {}, then the report is gone', ['hs', 'writes'], async (t) => {
   const f = await filed(t)
   if (typeof f === 'string') skip(`no report could be filed: ${f}`)
+  if (!(await hsFeature('event-report-delete'))) {
+    // Before v1.79.0 the route does not exist: the request is unrouted, and the report stays.
+    await expectUnrouted(t, await hs('DELETE', `/event_reports/${f.id}`), 'GET', `DELETE ${PATH}/${f.id}`)
+    expectOk(t, await hs('GET', `/event_reports/${f.id}`), `GET ${PATH}/${f.id} after the unrouted DELETE (the report stays)`)
+    return
+  }
+  setRule(await hsFeatureRule('event-report-delete'))
   const before = await reportsPage({ limit: 1 })
   const res = await hs('DELETE', `/event_reports/${f.id}`)
   const body = expectOk(t, res, `DELETE ${PATH}/${f.id}`, { schema: 'homeserver/event-report#DeleteResponse' })
@@ -456,6 +336,12 @@ check('event-reports: delete → 200 {}, then the report is gone', ['hs', 'write
 })
 
 check('event-reports: delete with an invalid id → 400, with an unknown id → 404', ['hs', 'writes'], async (t) => {
+  if (!(await hsFeature('event-report-delete'))) {
+    // Before v1.79.0 every DELETE here is unrouted, whatever the id.
+    for (const id of ['-123', 'abcdef', String(await unknownId())]) await expectUnrouted(t, await hs('DELETE', `/event_reports/${id}`), 'GET', `DELETE ${PATH}/${id}`)
+    return
+  }
+  setRule(await hsFeatureRule('event-report-delete'))
   for (const id of ['-123', 'abcdef']) {
     expectHsError(t, await hs('DELETE', `/event_reports/${id}`), 400, 'M_INVALID_PARAM', `DELETE ${PATH}/${id}`, BAD_ID_MESSAGE)
   }

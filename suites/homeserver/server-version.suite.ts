@@ -1,5 +1,7 @@
 // Homeserver version (area B): GET <prefix>/admin/v1/server_version, which needs no token.
-import { check, hs, target, expectOk, note, parseServerVersionString, synapseHasFeature } from '../lib/suite.ts'
+import { check, hs, target, expectOk, note, parseServerVersionString, setDefaultRule, setRule, hsFeature, hsFeatureRule, diag } from '../lib/suite.ts'
+
+setDefaultRule('spec/interface.md, Endpoints > Area B; reference/synapse-admin-api.md §3 (server_version)')
 
 const PATH = `${target.hs?.prefix ?? '/_synapse'}/admin/v1/server_version`
 
@@ -19,13 +21,11 @@ check('server_version: the version string parses and matches the run header', ['
 })
 
 check('server_version: no python_version key since v1.94.0', ['hs-url'], async (t) => {
-  const body = expectOk<Record<string, unknown>>(t, await hs('GET', '/server_version', { as: 'none' }), `GET ${PATH}`)
+  const res = await hs('GET', '/server_version', { as: 'none' })
+  const body = expectOk<Record<string, unknown>>(t, res, `GET ${PATH}`)
   if (!body) return
-  const has = synapseHasFeature(String(body.server_version), 'server-version-python-version')
-  if (has === true) {
-    t.pass('python_version may be present before v1.94.0', { skip: `the homeserver is ${String(body.server_version)}` })
-    return
-  }
-  if (has === 'unknown') note(t, 'version unknown: checking the v1.94.0+ shape')
-  t.notOk('python_version' in body, 'python_version is absent')
+  // Each release is held to its own shape: python_version until v1.94.0, none since.
+  setRule(await hsFeatureRule('server-version-python-version'))
+  if (await hsFeature('server-version-python-version')) t.type(body.python_version, 'string', 'python_version is present before v1.94.0', diag(res))
+  else t.notOk('python_version' in body, 'python_version is absent', diag(res))
 })

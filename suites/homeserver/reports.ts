@@ -1,0 +1,124 @@
+// The event-report listing of the homeserver admin API (area B): one page, a walk following
+// next_token, and the full set shared by the checks of a file. Area knowledge; the framework stays generic.
+import { hs, memo, leftover, hsFeature, hsFeatureRule, hsKnownVersion, setRule, expectHsError, type Test } from '../lib/suite.ts'
+import type { HttpResponse } from '../../lib/http.ts'
+import { validate } from '../../lib/schemas.ts'
+
+const MAX_PAGES = 2000
+
+export interface Report {
+  id: number
+  received_ts: number
+  room_id: string
+  event_id: string
+  user_id: string
+  sender: string | null
+  reason: string | null
+  score: number | null
+  name: string | null
+  canonical_alias: string | null
+  [k: string]: unknown
+}
+
+export interface ReportPage {
+  request: string
+  res: HttpResponse
+  body?: { event_reports?: Report[]; next_token?: number; total?: number }
+  schema: ReturnType<typeof validate>
+}
+
+export interface ReportWalk {
+  items: Report[]
+  pages: ReportPage[]
+  stopped?: string
+  /** set when a window (maxItems) ended the walk while more reports follow */
+  truncated?: boolean
+}
+
+export type ReportFilters = Partial<Record<'user_id' | 'room_id' | 'event_sender_user_id', string>>
+
+export async function reportsPage(query: Record<string, string | number | undefined>): Promise<ReportPage> {
+  const res = await hs('GET', '/event_reports', { query })
+  const body = res.status === 200 && res.json && typeof res.json === 'object' ? (res.json as ReportPage['body']) : undefined
+  const q = Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`).join('&')
+  return { request: `event_reports?${q}`, res, body, schema: validate('homeserver/event-report#List', res.json) }
+}
+
+/** Walk the report listing following next_token (as `from`) until it is absent. */
+/** Walk the report listing following next_token (as `from`); with `maxItems`, stop after that many (a window). */
+export async function walkReports(opts: { dir?: 'b' | 'f'; limit?: number; filters?: ReportFilters; maxItems?: number }): Promise<ReportWalk> {
+  const out: ReportWalk = { items: [], pages: [] }
+  let from: number | undefined
+  for (let i = 0; ; i++) {
+    if (i >= MAX_PAGES) {
+      out.stopped = `the walk did not end after ${MAX_PAGES} pages`
+      break
+    }
+    const page = await reportsPage({ ...opts.filters, dir: opts.dir, limit: opts.limit, from })
+    out.pages.push(page)
+    if (page.res.status !== 200 || !Array.isArray(page.body?.event_reports)) {
+      out.stopped = `${page.request} answered ${page.res.status}${page.res.status === 200 ? ' without event_reports' : ''}`
+      break
+    }
+    const items = page.body!.event_reports!
+    out.items.push(...items)
+    const next = page.body!.next_token
+    if (next === undefined || next === null) break
+    if (opts.maxItems !== undefined && out.items.length >= opts.maxItems) {
+      out.truncated = true
+      break
+    }
+    if (items.length === 0) {
+      out.stopped = `${page.request} has next_token ${next} on an empty page`
+      break
+    }
+    if (typeof next !== 'number' || (from !== undefined && next <= from)) {
+      out.stopped = `${page.request} has next_token ${JSON.stringify(next)}, which does not advance`
+      break
+    }
+    from = next
+  }
+  return out
+}
+
+/** The full report set (dir=f, one large page per request), shared by the checks of a file. */
+export function allReports(): Promise<ReportWalk> {
+  return memo('reports:all', () => walkReports({ dir: 'f', limit: 1000 }))
+}
+
+
+/** SQL `LIKE '%needle%'` as the real server applies it: `_` is any one character, `%` any run (unescaped); case-insensitive on SQLite. */
+export function like(hay: string, needle: string, ci: boolean): boolean {
+  const re = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/_/g, '.').replace(/%/g, '.*')
+  return new RegExp(re, ci ? 'is' : 's').test(hay)
+}
+
+/**
+ * Delete a report the checks filed, at the end of the file. Where the version has no DELETE (before
+ * v1.79.0), or the delete fails, the report is listed as left behind (`# ac-leftover`).
+ */
+export async function removeReport(id: number): Promise<void> {
+  const v = await hsKnownVersion()
+  if (!(await hsFeature('event-report-delete'))) {
+    leftover({ target: 'hs', kind: 'event-report', id: String(id), reason: `the homeserver is ${v.shown}; DELETE of a report exists since v1.79.0` })
+    return
+  }
+  try {
+    const res = await hs('DELETE', `/event_reports/${id}`)
+    // 404: already deleted (the delete check does that on purpose)
+    if (res.status !== 200 && res.status !== 404) leftover({ target: 'hs', kind: 'event-report', id: String(id), reason: `DELETE answered ${res.status}` })
+  } catch (e) {
+    leftover({ target: 'hs', kind: 'event-report', id: String(id), reason: `DELETE got no answer: ${(e as Error).message}` })
+  }
+}
+
+/**
+ * An unrouted request, as the version answers it: before v1.78.0 `400 M_UNRECOGNIZED "Unrecognized
+ * request"` (before authentication); since, 405 for a known path with another method (`knownMethod`
+ * given) and 404 for an unknown path, both M_UNRECOGNIZED.
+ */
+export async function expectUnrouted(t: Test, res: HttpResponse, knownMethod: string | undefined, what: string): Promise<void> {
+  setRule(await hsFeatureRule('unrouted-404-405'))
+  const status = (await hsFeature('unrouted-404-405')) ? (knownMethod ? 405 : 404) : 400
+  expectHsError(t, res, status, 'M_UNRECOGNIZED', `${what} (unrouted)`, 'Unrecognized request')
+}

@@ -1,0 +1,102 @@
+// What a failed assertion says, so that it is actionable from its message alone: the request (method,
+// URL, body, tokens redacted), the status and the relevant part of the response, what was expected, the
+// rule of the interface (or the release) it comes from, and a curl command that replays the request with
+// the token taken from an environment variable. The fields are named request, status, response,
+// expected, rule and curl (the runner's human and HTML reports print them).
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { HttpResponse } from '../../lib/http.ts'
+import { current } from './context.ts'
+
+/** Who sent a request, as the environment variable that holds the token (or a literal, harmless token). */
+export type TokenRef = { env: string; inQuery?: boolean } | { literal: string; inQuery?: boolean } | null
+
+export interface RequestInfo {
+  method: string
+  /** full URL without the token when it travelled in the query */
+  url: string
+  headers: Record<string, string>
+  /** the body as sent (already JSON text) */
+  body?: string
+  token: TokenRef
+}
+
+const requests = new WeakMap<HttpResponse, RequestInfo>()
+
+/** The state of the running check: its name, its rule and the last response it received. */
+export interface CheckState {
+  name: string
+  rule?: string
+  last?: HttpResponse
+}
+export const checkState = new AsyncLocalStorage<CheckState>()
+
+/** Remember how a response was asked for (the requests layer calls this for every answer). */
+export function remember(res: HttpResponse, info: RequestInfo): void {
+  requests.set(res, info)
+  const s = checkState.getStore()
+  if (s) s.last = res
+}
+
+export function lastResponse(): HttpResponse | undefined {
+  return checkState.getStore()?.last
+}
+
+function clip(s: string, n = 600): string {
+  return s.length > n ? s.slice(0, n) + `… (${s.length - n} more characters)` : s
+}
+
+/** A shell word in single quotes. */
+function sq(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`
+}
+
+/** A shell word in double quotes in which `$NAME` placeholders stay live and nothing else expands. */
+function dq(s: string, live: string[]): string {
+  let out = s.replace(/[\\"`$]/g, (c) => '\\' + c)
+  for (const v of live) out = out.split('\\$' + v).join('$' + v)
+  return `"${out}"`
+}
+
+/** A curl command that replays the request; tokens come from environment variables, never printed. */
+export function curlOf(info: RequestInfo): string {
+  const redact = current().client.redact.bind(current().client)
+  // -g: the admin API's brackets (page[first]) are literal, not curl's URL globbing
+  const parts = ['curl', '-sS', '-i', '-g']
+  if (info.method !== 'GET') parts.push('-X', info.method)
+  const live: string[] = []
+  let url = redact(info.url)
+  let auth: string | undefined
+  const tok = info.token
+  if (tok) {
+    const value = 'env' in tok ? `$${tok.env}` : tok.literal
+    if ('env' in tok) live.push(tok.env)
+    if (tok.inQuery) url += `${url.includes('?') ? '&' : '?'}access_token=${value}`
+    else auth = `Authorization: Bearer ${value}`
+  }
+  parts.push(dq(url, live))
+  if (auth) parts.push('-H', dq(auth, live))
+  for (const [k, v] of Object.entries(info.headers)) {
+    if (k === 'user-agent' || k === 'accept') continue
+    if (k === 'authorization') parts.push('-H', sq(`${k}: ${redact(v)}`))
+    else parts.push('-H', sq(`${k}: ${v}`))
+  }
+  if (info.body !== undefined) parts.push('--data-raw', sq(redact(info.body)))
+  return parts.join(' ')
+}
+
+/** The failure fields of a response: request, status, response, curl (and the check's rule). */
+export function responseFields(res: HttpResponse | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  const rule = checkState.getStore()?.rule
+  if (rule) out.rule = rule
+  if (!res) return out
+  const redact = current().client.redact.bind(current().client)
+  const info = requests.get(res)
+  const body = info?.body !== undefined ? ` body ${clip(redact(info.body), 300)}` : ''
+  out.request = `${res.method} ${res.url}${body}`
+  out.status = res.status
+  const ct = res.headers['content-type']
+  out.response = `${ct ? `(${ct}) ` : ''}${clip(redact(res.text)) || '(empty body)'}`
+  if (info) out.curl = curlOf(info)
+  return out
+}

@@ -1,0 +1,61 @@
+// Small value helpers the suites share: the most common value, RFC 3339 timestamps at full precision,
+// a cutoff between timestamps, and the query parameters of a link.
+
+/** The most frequent value (ties: first seen); undefined when there is none. */
+export function mostCommon<T>(values: Iterable<T | null | undefined>): T | undefined {
+  const counts = new Map<T, number>()
+  let best: T | undefined
+  let bestN = 0
+  for (const v of values) {
+    if (v === null || v === undefined) continue
+    const n = (counts.get(v) ?? 0) + 1
+    counts.set(v, n)
+    if (n > bestN) {
+      best = v
+      bestN = n
+    }
+  }
+  return best
+}
+
+/** An RFC 3339 UTC timestamp as nanoseconds since the epoch (full precision, unlike Date). */
+export function tsNs(s: unknown): bigint | undefined {
+  if (typeof s !== 'string') return undefined
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(s)
+  if (!m) return undefined
+  const ms = Date.parse(`${m[1]}${m[3]}`)
+  if (Number.isNaN(ms)) return undefined
+  return BigInt(ms) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0') || '0')
+}
+
+/** Whole-second UTC form `YYYY-MM-DDTHH:MM:SSZ` of a nanosecond timestamp (truncated). */
+export function isoSeconds(ns: bigint): string {
+  const ms = Number(ns / 1_000_000_000n) * 1000
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+/**
+ * A whole-second cutoff near the median of the given timestamps that no timestamp equals exactly, so
+ * strict before/after semantics are not blurred by a tie. Undefined when there are no timestamps.
+ */
+export function cutoffNear(values: (string | null | undefined)[]): string | undefined {
+  const ns = values.map(tsNs).filter((v): v is bigint => v !== undefined).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  if (ns.length === 0) return undefined
+  const mid = ns[Math.floor(ns.length / 2)]!
+  let c = (mid / 1_000_000_000n) * 1_000_000_000n
+  const set = new Set(ns)
+  while (set.has(c)) c += 1_000_000_000n
+  return isoSeconds(c)
+}
+
+/** Query parameters of a link or path as sorted `key=value` strings (decoded), for order-free comparison. */
+export function paramsOf(link: string): string[] {
+  const q = link.indexOf('?')
+  if (q === -1) return []
+  return [...new URLSearchParams(link.slice(q + 1))].map(([k, v]) => `${k}=${v}`).sort()
+}
+
+export function pathOf(link: string): string {
+  const q = link.indexOf('?')
+  return q === -1 ? link : link.slice(0, q)
+}
