@@ -101,10 +101,13 @@ export function summaryLines(r: RunReport, st: Style): string[] {
   const deviating = r.suites.flatMap((s) => s.checks.filter((c) => c.outcome === 'deviation').map((c) => ({ s, c })))
   if (deviating.length) {
     lines.push(st.yellow('deviations (known differences of the target; --strict counts them as failures):'))
-    for (const { s, c } of deviating) lines.push(`  ~ ${s.file}: ${c.name}`, ...c.deviations.map((d) => `      ${d.reason}`))
+    for (const { s, c } of deviating) lines.push(`  ~ ${s.file}: ${c.name}`, ...[...new Set(c.deviations.map((d) => d.reason))].map((reason) => `      ${reason}`))
     lines.push('')
   }
-  if (r.leftovers.length) {
+  if (r.leftovers.length && r.target.mock) {
+    // The bundled mock is discarded at exit: what the checks could not remove goes with it.
+    lines.push(`data the checks could not remove: ${r.leftovers.length} item(s), discarded with the bundled mock`, '')
+  } else if (r.leftovers.length) {
     lines.push(st.yellow(`data left behind on the target (${r.leftovers.length}): remove it by hand`))
     for (const l of r.leftovers) lines.push(`  ! ${l.what}${l.reason ? ` (${l.reason})` : ''}  [${l.file}]`)
     lines.push('')
