@@ -5,16 +5,10 @@ import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { DEFAULT_TIMEOUTS, userAgentFor, type Target } from '../../lib/target.ts'
 import { UsageError } from '../common/index.ts'
-import { wantedFaults, type MatrixFaultDef } from './fault-matrix.ts'
+import { wantedFaults } from './fault-matrix.ts'
+import type { MatrixFaultDef, MockHandle } from './mock-handle.ts'
 import type { Options } from './options.ts'
 
-export interface MockHandle {
-  label: string
-  fault?: MatrixFaultDef
-  url: string
-  logFile: string
-  close(): Promise<void>
-}
 
 export interface Resolved {
   target: Target
@@ -90,3 +84,5 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
   }
   return mocks
 }
+
+export type { MockHandle } from './mock-handle.ts'

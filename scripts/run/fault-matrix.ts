@@ -3,18 +3,10 @@
 // its own; the verdict and the report have one row per fault, caught or not.
 import { AREAS, type Area } from '../../lib/areas.ts'
 import { targetsEnv, type MatrixTarget, type Target } from '../../lib/target.ts'
-import type { MockHandle } from './bundled-mock.ts'
+import type { MatrixFaultDef, MockHandle } from './mock-handle.ts'
 import { countChecks, type Assertion, type CheckResult, type Counts } from './results.ts'
 import { xml } from './report-junit.ts'
 
-export interface MatrixFaultDef {
-  name: string
-  /** the fault's own area in the mock's catalog */
-  area: string
-  description: string
-  /** the run areas whose checks catch it */
-  areas: Area[]
-}
 
 export interface MatrixFault extends MatrixFaultDef {
   caught: boolean
@@ -130,3 +122,5 @@ export function matrixJunit(m: MatrixReport): string {
   lines.push('  </testsuite>', '</testsuites>')
   return lines.join('\n') + '\n'
 }
+
+export type { MatrixFaultDef } from './mock-handle.ts'

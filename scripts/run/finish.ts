@@ -3,13 +3,13 @@ import { redact } from '../../lib/http.ts'
 import type { Area } from '../../lib/areas.ts'
 import type { Target } from '../../lib/target.ts'
 import pkg from '../../package.json' with { type: 'json' }
-import type { MockHandle } from './bundled-mock.ts'
+import type { MockHandle } from './mock-handle.ts'
 import type { Collector } from './collect.ts'
 import { EXIT, prefixed } from '../common/index.ts'
 
 const PREFIX = prefixed('run', '').trimEnd()
 import { cleanResult, matrixFaults, matrixLines, type MatrixReport } from './fault-matrix.ts'
-import type { RunResult, RunState } from './main.ts'
+import type { RunResult, RunState } from './run-types.ts'
 import type { Preflight } from './preflight.ts'
 import { renderMatrix, renderRun, writeReport } from './report-write.ts'
 import { countChecks, groupSkips, type RunReport } from './results.ts'

@@ -2,8 +2,8 @@
 import { formatVersion, parseServerVersionString } from '../../lib/versions.ts'
 import type { Target } from '../../lib/target.ts'
 import pkg from '../../package.json' with { type: 'json' }
-import type { MockHandle } from './bundled-mock.ts'
-import type { RunState } from './main.ts'
+import type { MockHandle } from './mock-handle.ts'
+import type { RunState } from './run-types.ts'
 import type { Preflight } from './preflight.ts'
 
 /** The version as reported, and what the version-dependent checks make of it. */

@@ -27,6 +27,7 @@ import { grepRegExp, parseOptions, type Options } from './options.ts'
 import { preflight } from './preflight.ts'
 import { meaninglessPass, readProbe } from './probe-data.ts'
 import { finishMatrix, finishRun } from './finish.ts'
+import type { RunIO, RunResult, RunState } from './run-types.ts'
 import type { RunReport } from './results.ts'
 import { suiteFiles } from './suite-files.ts'
 import { ROOT, prepareSuites, runTap, suiteEnv, tapProject } from './tap-runner.ts'
@@ -38,32 +39,8 @@ export { EXIT }
 export type { CheckResult, RunReport, SuiteResult } from './results.ts'
 export type { MatrixFault, MatrixReport } from './fault-matrix.ts'
 
-export interface RunIO {
-  stdout: { write(s: string): unknown; isTTY?: boolean }
-  stderr: { write(s: string): unknown; isTTY?: boolean }
-  env: NodeJS.ProcessEnv
-  /** the run's interruption (default: SIGINT and SIGTERM of this process) */
-  signals?: NodeJS.EventEmitter
-}
 
-export interface RunResult {
-  exitCode: number
-  report?: RunReport
-  matrix?: MatrixReport
-}
 
-/** Everything one run holds while it goes: options, output streams, scratch folder, interruption. */
-export interface RunState {
-  opts: Options
-  io: RunIO
-  /** where human output goes: stderr when the report itself goes to stdout */
-  human: RunIO['stdout']
-  st: Style
-  runId: string
-  started: number
-  project: string
-  interrupted: boolean
-}
 
 function newRunId(): string {
   return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`
@@ -219,3 +196,5 @@ export async function main(argv: string[]): Promise<number> {
   const { exitCode } = await run(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env })
   return exitCode
 }
+
+export type { RunIO, RunResult, RunState } from './run-types.ts'

@@ -1,0 +1,33 @@
+// What one run holds and returns, shared by the run's steps (kept out of main.ts so that the steps
+// need not import the file that calls them).
+import type { Style } from './colour.ts'
+import type { MatrixReport } from './fault-matrix.ts'
+import type { Options } from './options.ts'
+import type { RunReport } from './results.ts'
+
+export interface RunIO {
+  stdout: { write(s: string): unknown; isTTY?: boolean }
+  stderr: { write(s: string): unknown; isTTY?: boolean }
+  env: NodeJS.ProcessEnv
+  /** the run's interruption (default: SIGINT and SIGTERM of this process) */
+  signals?: NodeJS.EventEmitter
+}
+
+export interface RunResult {
+  exitCode: number
+  report?: RunReport
+  matrix?: MatrixReport
+}
+
+/** Everything one run holds while it goes: options, output streams, scratch folder, interruption. */
+export interface RunState {
+  opts: Options
+  io: RunIO
+  /** where human output goes: stderr when the report itself goes to stdout */
+  human: RunIO['stdout']
+  st: Style
+  runId: string
+  started: number
+  project: string
+  interrupted: boolean
+}
