@@ -26,13 +26,16 @@ options:
   --admin-client-secret S  its secret (env MOCK_ADMIN_CLIENT_SECRET)
   --hs-delegate-url URL    homeserver role: introspect unknown tokens at this auth service (env MOCK_HS_DELEGATE_URL)
   --hs-delegate-client-id ID, --hs-delegate-client-secret S   client used for that introspection
-  --mas-version V          version reported by /api/admin/v1/version (default v1.22.0)
-  --hs-version V           version reported by server_version (default 1.157.1)
+  --mas-version V          the auth service release the mock behaves as: routes, filters, log format,
+                           known deviations, and /api/admin/v1/version (default v1.22.0)
+  --hs-version V           the homeserver release the mock behaves as: routes, error texts, headers,
+                           filters, and server_version (default 1.157.1)
   --hs-prefix P            homeserver admin prefix (default /_synapse)
   --client-prefix P        client API prefix (default /_matrix)
   --log-file F             append request-log lines to F (default: stderr; 'none' disables)
   --log-format F           v1.20 (default) or pre-v1.20
-  --max-body N             largest accepted request body in bytes (default 1048576)
+  --max-body N             largest accepted request body in bytes (default: the real servers' limits,
+                           2 MiB on the auth service, 50 MiB on the homeserver)
   --fault NAME             inject a named server bug (repeatable); --list-faults shows them
   --state DIR              keep every acknowledged write in DIR/journal (fsync'ed before the answer) and
                            replay it on the next start; seed, sizes, versions and generated tokens are
