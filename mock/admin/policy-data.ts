@@ -57,7 +57,7 @@ export function getPolicyData(ctx: Ctx): Reply {
   ctx.log.queries += 1
   const records = ctx.world.mas.policyData
   // The real handler of the versions with this deviation fetches the latest record whatever the id.
-  const latest = ctx.faults.has('policy-get-by-id-returns-latest') || masDeviates(ctx.options.masVersion, 'policy-data-get-returns-latest')
+  const latest = ctx.faults.has('policy-get-by-id-returns-latest') || (ctx.options.deviations !== false && masDeviates(ctx.options.masVersion, 'policy-data-get-returns-latest'))
   const record = latest ? records.last() : records.get(id.id)
   if (!record) return routeError(ctx, `${SITE}::get:37`, 404, titleWithId(ctx, `Policy data with ID ${id.id} not found`, 'Policy data not found'))
   ctx.log.fetched += 1

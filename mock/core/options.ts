@@ -47,6 +47,12 @@ export interface MockOptions {
   epoch: Date
   /** --state: directory of the write journal (every acknowledged write survives a restart); undefined: memory only */
   stateDir?: string
+  /**
+   * Reproduce the known deviations of the claimed releases (lib/data/deviations.json; default true).
+   * The fault matrix turns them off: its clean mock then follows the interface document, and the
+   * fault that injects the same behaviour proves that the strict checks catch it.
+   */
+  deviations?: boolean
 }
 
 export function randomToken(prefix: string): string {

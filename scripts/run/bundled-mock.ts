@@ -71,7 +71,7 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
     const faults = fault ? [fault.name] : opts.mockFaults
     // A fault's mock keeps a request log only when the log area can look at it (formatting costs).
     const keepLog = !fault || (opts.areas ?? []).includes('log')
-    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: keepLog ? logFile : null, faults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens }, {}))
+    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: keepLog ? logFile : null, faults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens, ...(opts.faultMatrix ? { deviations: false } : {}) }, {}))
     keep(() => m.close())
     mocks.push({ label, ...(fault ? { fault } : {}), url: m.url, logFile, close: () => m.close() })
     if (!fault) {

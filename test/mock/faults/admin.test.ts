@@ -4,7 +4,8 @@ import t from 'tap'
 import { adminFaults } from '../../../mock/faults/admin.ts'
 import { API, startTestMock, titles } from '../admin/helpers.ts'
 
-const tm = await startTestMock(t, { seed: 8, sessions: 150 })
+// Interface-faithful (no release deviations), so that a fault that injects one shows against a clean mock.
+const tm = await startTestMock(t, { seed: 8, sessions: 150, deviations: false })
 const mas = tm.world().mas
 const C = `${API}/compat-sessions`
 const setFaults = async (faults: string[]) => (await tm.req('PUT', '/_mock/faults', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ faults }) })).status === 200
