@@ -42,6 +42,8 @@ options:
                            taken from the journal unless given (a given one that differs is an error)
   --cors-origin ORIGIN     allow credentials (cookies) from this origin on the auth-service and control
                            paths (default: any origin, no credentials; env MOCK_CORS_ORIGIN)
+  --no-deviations          follow the interface document where the claimed release is known to deviate
+                           from it (lib/data/deviations.json); by default the mock reproduces them
   --list-faults            print the known faults and exit
   --quiet                  print only the base URL
   --silent                 print nothing on stdout (the request log still goes to stderr or --log-file);
@@ -73,6 +75,7 @@ const OPTIONS = {
   'max-body': { type: 'string' },
   fault: { type: 'string', multiple: true },
   state: { type: 'string' },
+  'no-deviations': { type: 'boolean' },
   'cors-origin': { type: 'string' },
   'list-faults': { type: 'boolean' },
   quiet: { type: 'boolean' },
@@ -161,6 +164,7 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     hsUser: !values['hs-user-token'] && !process.env.MOCK_HS_USER_TOKEN,
     clientSecret: !values['admin-client-secret'] && !process.env.MOCK_ADMIN_CLIENT_SECRET,
   }
+  if (values['no-deviations']) over.deviations = false
   if (values['cors-origin'] !== undefined) {
     try {
       over.corsOrigin = corsOrigin(values['cors-origin'])

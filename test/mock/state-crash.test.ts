@@ -26,7 +26,7 @@ interface Mock {
 }
 
 async function start(dir: string): Promise<Mock> {
-  const args = [BIN, 'mock', '--port', '0', '--quiet', '--state', dir, '--sessions', '300', '--reports', '60', '--log-file', 'none']
+  const args = [BIN, 'mock', '--port', '0', '--quiet', '--state', dir, '--no-deviations', '--sessions', '300', '--reports', '60', '--log-file', 'none']
   const env = { ...process.env, MOCK_ADMIN_TOKEN: ADMIN, MOCK_HS_ADMIN_TOKEN: HS_ADMIN, MOCK_ADMIN_CLIENT_SECRET: SECRET }
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let err = ''
