@@ -18,9 +18,10 @@ export const REDACTED = '[REDACTED]'
 export const MIN_SECRET_LENGTH = 4
 
 const TOKEN_SHAPE = /\b(?:mat|mpt|mar|mct|mcr|syt|syr)_[A-Za-z0-9_]{8,}/g
-const ACCESS_TOKEN_PARAM = /(access_token=)[^&\s"'#]+/gi
+// A value stops before a backslash, so that redacting JSON-encoded text (\" inside a report) keeps it valid.
+const ACCESS_TOKEN_PARAM = /(access_token=)[^&\s"'#\\]+/gi
 // A value written as a shell variable ($MAS_ADMIN_TOKEN, in a failure's curl line) is a name, not a secret.
-const AUTH_HEADER = /((?:authorization)["']?\s*[:=]\s*["']?(?:bearer|basic)\s+)(?!\$[A-Z_][A-Z0-9_]*\b)[^\s"',}]+/gi
+const AUTH_HEADER = /((?:authorization)["']?\s*[:=]\s*["']?(?:bearer|basic)\s+)(?!\$[A-Z_][A-Z0-9_]*\b)[^\s"',}\\]+/gi
 const BEARER = /(\bbearer\s+)[A-Za-z0-9._~+/=-]{6,}/gi
 
 /** Remove every given secret, `access_token=` values, Authorization values and token-shaped strings. */

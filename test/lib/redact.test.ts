@@ -27,3 +27,15 @@ t.test('unknown tokens by shape, header and parameter', async (t) => {
   t.equal(redact('authorization: Basic dXNlcjpwYXNzd29yZA=='), `authorization: Basic ${REDACTED}`)
   t.equal(redact('basic configuration'), 'basic configuration', 'ordinary words stay')
 })
+
+t.test('redacting JSON-encoded text keeps it valid JSON (a value stops before a backslash)', async (t) => {
+  const text = JSON.stringify({
+    curl: 'curl -H "Authorization: Bearer mat_abcdefghijklmnop" http://127.0.0.1/x',
+    variable: 'curl -H "Authorization: Bearer $MAS_ADMIN_TOKEN" http://127.0.0.1/x',
+    query: 'GET /x?access_token=abcdefgh"y',
+  })
+  const out = redact(text, [])
+  t.doesNotThrow(() => JSON.parse(out), 'still JSON')
+  t.notMatch(out, /mat_abcdefghijklmnop|abcdefgh"/, 'the values are gone')
+  t.match(out, /Bearer \$MAS_ADMIN_TOKEN/, 'a shell variable naming the token stays')
+})
