@@ -136,7 +136,7 @@ if (!engine.ok) {
     const { r } = await run({ masImage: FAULT_SILENT, hsImage: MOCK, standIn: true, skipDb: true, timeouts: { ...fast, healthMs: 3_000 } })
     t.equal(r.exitCode, 3)
     t.equal(r.error?.kind, 'health')
-    t.match(r.error?.message, /auth service health at http:\/\/127\.0\.0\.1:\d+\/health did not pass within 3 s \(last: ECONNREFUSED\)/)
+    t.match(r.error?.message, /auth service health at http:\/\/127\.0\.0\.1:\d+\/health did not pass within 3 s \(last: connection refused\)/)
     t.ok(r.error?.details.some((d) => d.includes('never listening')), 'its log lines are shown')
     await noContainersLeft(t, r)
   })
