@@ -3,6 +3,7 @@
 // tables (mock/core/table.ts) the router is built from, so a route and its description are one row.
 // Query parameters come from each listing's ListQuery schema, so a filter is declared once.
 
+import { normalisePrefix } from '../../lib/target.ts'
 import { readFileSync } from 'node:fs'
 import { bundleSchemas, schemaName, type JsonSchema } from '../../lib/schemas.ts'
 import { adminTable } from '../admin/routes.ts'
@@ -79,12 +80,9 @@ function packageVersion(): string {
   }
 }
 
+/** The one prefix rule of the project (lib/target.ts): a trailing slash is dropped, anything else is an error. */
 function trimPrefix(prefix: string | undefined, fallback: string, option: string): string {
-  const value = prefix ?? fallback
-  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(value)) {
-    throw new TypeError(`${option} must look like '/segment' (no trailing slash), got '${value}'`)
-  }
-  return value
+  return normalisePrefix(prefix ?? fallback, option)
 }
 
 type Components = Record<string, JsonSchema>

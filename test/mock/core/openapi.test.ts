@@ -1,5 +1,6 @@
 // The generated OpenAPI document: structurally valid OpenAPI 3.1 (checked against a compact schema of
 // the parts we emit), every $ref resolves, the components compile, and it covers the interface.
+import { TargetError } from '../../../lib/target.ts'
 import t from 'tap'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
@@ -362,8 +363,9 @@ t.test('prefixes are configurable and checked', async (t) => {
   t.ok(keys.includes('/_compat/client/v3/rooms/{roomId}/report/{eventId}'))
   t.notOk(keys.some((k) => k.startsWith('/_synapse') || k.startsWith('/_matrix')))
   t.same((custom.servers as Json[])[0], { url: '/' })
-  t.throws(() => buildOpenApi({ hsPrefix: '_synapse' }), TypeError)
-  t.throws(() => buildOpenApi({ hsPrefix: '/_synapse/' }), /hsPrefix must look like/)
+  t.throws(() => buildOpenApi({ hsPrefix: '_synapse' }), TargetError)
+  t.throws(() => buildOpenApi({ hsPrefix: '_synapse' }), /hsPrefix: '_synapse' must look like \/_synapse/)
+  t.ok(Object.keys((buildOpenApi({ hsPrefix: '/_synapse/' }) as Json).paths as Json).includes('/_synapse/admin/v1/event_reports'), 'a trailing slash is dropped, as everywhere')
   t.throws(() => buildOpenApi({ clientPrefix: '/a b' }), /clientPrefix/)
 })
 
