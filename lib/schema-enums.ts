@@ -6,6 +6,7 @@ import type {
   OAuth2SessionClientKind,
   OAuth2SessionStatus,
   PersonalSessionStatus,
+  UserSessionStatus,
 } from './types.gen.ts'
 import { schemaFor } from './schema-registry.ts'
 
@@ -23,6 +24,8 @@ export const COMPAT_SESSION_STATUSES = enumOf<CompatSessionStatus>('admin/compat
 export const OAUTH2_SESSION_STATUSES = enumOf<OAuth2SessionStatus>('admin/oauth2-session#Status')
 /** filter[status] of personal sessions: active, revoked. */
 export const PERSONAL_SESSION_STATUSES = enumOf<PersonalSessionStatus>('admin/personal-session#Status')
+/** filter[status] of user (browser) sessions: active, finished. */
+export const USER_SESSION_STATUSES = enumOf<UserSessionStatus>('admin/user-session#Status')
 /** filter[client-kind] of OAuth 2.0 sessions: dynamic, static. */
 export const OAUTH2_CLIENT_KINDS = enumOf<OAuth2SessionClientKind>('admin/oauth2-session#ClientKind')
 /** The count query parameter of every listing: true, false, only. */

@@ -33,6 +33,7 @@ export {
   OAUTH2_CLIENT_KINDS,
   OAUTH2_SESSION_STATUSES,
   PERSONAL_SESSION_STATUSES,
+  USER_SESSION_STATUSES,
 } from './schema-enums.ts'
 export { type Bundle, bundleSchemas, schemaName } from './schema-bundle.ts'
 

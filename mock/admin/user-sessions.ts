@@ -3,15 +3,20 @@
 // 404 `User session with ID … not found`; get's 404 is `User session ID … not found`).
 // The browser-session collection has only a user index: status and last activity are checked item by
 // item; the creation filters are id bounds, as in the other listings.
+import { USER_SESSION_STATUSES } from '../../lib/schemas.ts'
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros, type BrowserSession } from '../store/mas.ts'
 import { authenticate } from './framework/auth.ts'
 import { checkUser, createdBounds, datePair, parseFilters, statusKey } from './framework/filters.ts'
+import { twoStates } from './framework/listing.ts'
 import { listResponse, parsePagination } from './framework/pagination.ts'
 import type { DateValue, FieldKind } from './framework/query.ts'
 import { API, fmtTime, resource } from './framework/resource.ts'
 import { finishById, getById } from './framework/session-handlers.ts'
+
+/** filter[status] values, from the schema (active first) */
+const STATES = twoStates(USER_SESSION_STATUSES)
 
 const SITE = 'mas_handlers::admin::v1::user_sessions'
 const PATH = `${API}/user-sessions`
@@ -62,7 +67,7 @@ export function listUserSessions(ctx: Ctx): Reply {
   const status = v['filter[status]']
   if (status !== undefined) {
     pairs.push(`filter[status]=${status}`)
-    const wanted = statusKey(ctx, status, ['active', 'finished'])
+    const wanted = statusKey(ctx, status, STATES)
     // the bug: the status filter is parsed and printed in links, but not applied
     if (!ctx.faults.has('user-sessions-status-ignored')) tests.push((s) => (s.finishedAt === null) === (wanted === 'active'))
   }
