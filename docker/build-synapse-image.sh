@@ -27,7 +27,15 @@ command -v dpkg-query >/dev/null || die "no dpkg-query: the Python packages are 
 # The package list is .ci/synapse.sh's, read from its PACKAGES=( ... ) array so that the two cannot drift.
 mapfile -t wanted < <(sed -n '/^PACKAGES=(/,/^)/p' "$project/.ci/synapse.sh" | tr ' ' '\n' | grep -E '^python3' | sort -u)
 [ "${#wanted[@]}" -gt 5 ] || die "could not read the package list of .ci/synapse.sh"
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+# One dpkg query for every python3* package: status, version, dependencies, what it provides.
+declare -A pkgver=() depends=() provider=()
+while IFS=$'\t' read -r status pkg ver deps provides; do
+  [ "${status:0:2}" = ii ] || continue
+  pkgver[$pkg]="$ver"
+  depends[$pkg]="$deps"
+  for v in $(printf '%s' "$provides" | tr ',' '\n' | sed -E 's/\(.*\)//; s/ //g'); do provider[$v]="$pkg"; done
+done < <(dpkg-query -W -f='${db:Status-Abbrev}\t${Package}\t${Version}\t${Depends},${Pre-Depends}\t${Provides}\n' 'python3*' 2>/dev/null)
+installed() { [ -n "${pkgver[$1]:-}" ]; }
 missing=()
 for p in "${wanted[@]}"; do installed "$p" || missing+=("$p"); done
 [ "${#missing[@]}" -eq 0 ] || die "Debian packages missing (install them with .ci/synapse.sh): ${missing[*]}"
@@ -36,19 +44,15 @@ if installed python3-psycopg2; then wanted+=(python3-psycopg2); postgres=yes; fi
 
 # Close the list over the python3-* packages they depend on (the libraries come from ldd below); a
 # virtual package (python3-cffi-backend-api-max, say) stands for the installed package that provides it.
-declare -A provider=()
-while read -r pkg provides; do
-  for v in $(printf '%s' "$provides" | tr ',' '\n' | sed -E 's/\(.*\)//; s/ //g'); do provider[$v]="$pkg"; done
-done < <(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Provides}\n' 'python3-*' 2>/dev/null | awk '$1 == "ii" { $1 = ""; print }')
 declare -A seen=()
 queue=("${wanted[@]}")
 while [ "${#queue[@]}" -gt 0 ]; do
   p="${queue[0]}"
   queue=("${queue[@]:1}")
-  [ -n "${seen[$p]:-}" ] && continue
-  installed "$p" || { [ -n "${provider[$p]:-}" ] && p="${provider[$p]}" && [ -z "${seen[$p]:-}" ]; } || continue
+  installed "$p" || p="${provider[$p]:-}"
+  [ -n "$p" ] && [ -z "${seen[$p]:-}" ] || continue
   seen[$p]=1
-  for d in $(dpkg-query -W -f='${Depends},${Pre-Depends}' "$p" 2>/dev/null | tr ',|' '\n\n' | sed -E 's/\(.*\)//; s/:any//; s/^ +//; s/ +$//'); do
+  for d in $(printf '%s' "${depends[$p]}" | tr ',|' '\n\n' | sed -E 's/\(.*\)//; s/:any//; s/ //g'); do
     case "$d" in python3-*) [ -z "${seen[$d]:-}" ] && queue+=("$d") ;; esac
   done
 done
@@ -59,7 +63,7 @@ label="$( {
   cat "${BASH_SOURCE[0]}" "$here/rootfs-lib.sh" "$here/synapse-entrypoint.py" "$project/test/fixtures/synapse/metadata.ts"
   sha256sum "$tarball" | cut -d' ' -f1
   readlink -f "$python"
-  for p in $packages; do dpkg-query -W -f='${Package} ${Version}\n' "$p"; done
+  for p in $packages; do printf '%s %s\n' "$p" "${pkgver[$p]}"; done
 } | sha256sum | cut -c1-16)"
 current="$(docker image inspect --format '{{ index .Config.Labels "dev.admin-conformance.content" }}' "$image" 2>/dev/null || true)"
 if [ "$current" = "$label" ]; then
