@@ -27,6 +27,8 @@ export interface DeployPlan {
   /** shared secret between the auth service and the homeserver (matrix.secret) */
   matrixSecret: string
   delegation: DelegationMode
+  /** the homeserver keeps its data in SQLite inside its container (own-login mode without PostgreSQL) */
+  sqlite: boolean
   homeserverKind: string
   mas: { encryption: string; keys: SigningKey[] }
   homeserver: { registrationSecret: string; macaroonSecret: string; formSecret: string; signingKey: string }
@@ -39,6 +41,8 @@ export interface PlanInput {
   masTag: string
   homeserverTag: string
   delegation?: DelegationMode
+  /** SQLite for the homeserver instead of PostgreSQL */
+  sqlite?: boolean
 }
 
 export function makePlan(input: PlanInput): DeployPlan {
@@ -56,6 +60,7 @@ export function makePlan(input: PlanInput): DeployPlan {
     homeserverClient: { id: newClientId(), secret: randomAlnum(40) },
     matrixSecret: randomAlnum(40),
     delegation,
+    sqlite: input.sqlite ?? false,
     homeserverKind: homeserverKind(input.masTag, delegation),
     mas: { encryption: encryptionSecret(), keys: authServiceKeys() },
     homeserver: {
@@ -142,18 +147,21 @@ export function homeserverConfig(plan: DeployPlan): Record<string, unknown> {
         resources: [{ names: ['client'], compress: false }],
       },
     ],
-    database: {
-      name: 'psycopg2',
-      args: {
-        user: plan.db.user,
-        password: plan.db.password,
-        dbname: plan.db.homeserverDatabase,
-        host: plan.host,
-        port: plan.ports.postgres,
-        cp_min: 1,
-        cp_max: 5,
-      },
-    },
+    database: plan.sqlite
+      ? // Inside the container, removed with it.
+        { name: 'sqlite3', args: { database: '/tmp/homeserver.db' } }
+      : {
+          name: 'psycopg2',
+          args: {
+            user: plan.db.user,
+            password: plan.db.password,
+            dbname: plan.db.homeserverDatabase,
+            host: plan.host,
+            port: plan.ports.postgres,
+            cp_min: 1,
+            cp_max: 5,
+          },
+        },
     // The image runs Synapse as uid 991 without taking ownership of /data (root-owned, made by the copy), so
     // everything it writes goes to /tmp; /data only holds the files copied in, readable by all.
     media_store_path: '/tmp/media_store',
@@ -164,17 +172,23 @@ export function homeserverConfig(plan: DeployPlan): Record<string, unknown> {
     registration_shared_secret: plan.homeserver.registrationSecret,
     macaroon_secret_key: plan.homeserver.macaroonSecret,
     form_secret: plan.homeserver.formSecret,
-    // Auth is delegated: local registration and password login must be off or the homeserver refuses to start.
-    enable_registration: false,
-    password_config: { enabled: false },
     // Fixtures send many requests per second from one address.
     rc_message: BURST,
     rc_registration: BURST,
     rc_login: { address: BURST, account: BURST, failed_attempts: BURST },
+    rc_joins: { local: BURST, remote: BURST },
+    // Registration is by the shared secret only.
+    enable_registration: false,
   }
-  if (plan.delegation === 'stable') {
+  if (plan.delegation === 'none') {
+    // The homeserver's own login: users registered with the shared secret log in with their passwords.
+    config.password_config = { enabled: true }
+  } else if (plan.delegation === 'stable') {
+    // Auth is delegated: password login must be off or the homeserver refuses to start.
+    config.password_config = { enabled: false }
     config.matrix_authentication_service = { enabled: true, endpoint: plan.masUrl, secret: plan.matrixSecret }
   } else {
+    config.password_config = { enabled: false }
     config.experimental_features = {
       msc3861: {
         enabled: true,

@@ -34,8 +34,8 @@ export interface Fixtures {
   reports: number
   personalSessions: number
   oauthSessions: number
-  /** the homeserver admin token: a personal token of the admin user, or a client_credentials source */
-  hsAdmin: { kind: 'personal'; token: string } | { kind: 'client_credentials'; source: TokenSource }
+  /** the homeserver admin token: a personal token of the admin user, its password login (own login), or a client_credentials source */
+  hsAdmin: { kind: 'personal' | 'password'; token: string } | { kind: 'client_credentials'; source: TokenSource }
   /** auth service token without urn:mas:admin, and a homeserver token of a non-admin user */
   masUserToken: string
   hsUserToken: string
@@ -45,7 +45,8 @@ export interface Fixtures {
 
 export interface FixtureContext {
   plan: DeployPlan
-  admin: TokenSource
+  /** the auth service's admin token; absent when the homeserver keeps its own login (no auth service) */
+  admin?: TokenSource
   redactor: Redactor
   say: (line: string) => void
   signal?: AbortSignal
@@ -55,8 +56,8 @@ const API = 'api/admin/v1'
 const ADMIN_SCOPE_HS = 'urn:synapse:admin:*'
 const CLIENT_SCOPE = 'urn:matrix:client:api:*'
 
-/** The fixture steps on one context; createFixtures runs them in order. */
-class FixtureMaker {
+/** The fixture steps on one context; createFixtures (and, for the homeserver's own login, fixtures-login.ts) run them in order. */
+export class FixtureMaker {
   readonly notes: string[] = []
   readonly suffix = randomAlnum(4).toLowerCase()
   constructor(
@@ -70,8 +71,12 @@ class FixtureMaker {
   hs(path: string): string {
     return new URL(path, this.ctx.plan.homeserverUrl).toString()
   }
+  get source(): TokenSource {
+    if (!this.ctx.admin) throw new DeployError('bootstrap', 'no auth service in this deployment: its admin API cannot be used')
+    return this.ctx.admin
+  }
   async admin(method: string, path: string, json?: unknown): Promise<HttpResponse> {
-    return http(method, this.mas(path), { bearer: await this.ctx.admin.token(this.ctx.signal), json, signal: this.ctx.signal })
+    return http(method, this.mas(path), { bearer: await this.source.token(this.ctx.signal), json, signal: this.ctx.signal })
   }
   /** A request with a token; its answer must have one of the `ok` statuses. */
   async must(method: string, url: string, opts: { bearer?: string; json?: unknown }, ok: number[], what: string): Promise<HttpResponse> {
@@ -142,8 +147,8 @@ class FixtureMaker {
   /** OAuth 2.0 sessions: every grant makes one. The second client (body auth) is optional: a stand-in may know only the admin client. */
   async oauthSessions(): Promise<number> {
     const { plan, signal } = this.ctx
-    await this.ctx.admin.token(signal)
-    let n = this.ctx.admin.grants
+    await this.source.token(signal)
+    let n = this.source.grants
     try {
       const t = await clientCredentialsGrant(
         { tokenUrl: this.mas('oauth2/token'), clientId: plan.fixtureClient.id, clientSecret: plan.fixtureClient.secret, scope: 'openid', auth: 'client_secret_post' },
@@ -198,18 +203,33 @@ class FixtureMaker {
     return members
   }
 
-  /** Reports spread over the rooms' events, each by another member when there is one (as in real life). */
+  /**
+   * Reports spread over the rooms' events, each by another member when there is one (as in real life), in
+   * every shape a client may send (reason and score, `{}`, a reason only, a score only); then one on an
+   * event that does not exist, which old releases accept (1.67.0 lists it, but GET of it answers 404) and
+   * newer ones refuse with 404 (then it is not counted, and noted).
+   */
   async reports(byRoom: Map<string, { user: FixtureUser; events: string[] }>, members: Map<string, FixtureUser[]>): Promise<number> {
     let reports = 0
     const roomList = [...byRoom.entries()]
+    const reportUrl = (roomId: string, eventId: string) => this.hs(`_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`)
     for (let k = 0; k < this.o.reports && roomList.length && this.o.messages > 0; k++) {
       const [roomId, { user: owner, events: evs }] = roomList[k % roomList.length]!
       const eventId = evs[Math.floor(k / roomList.length) % evs.length]!
       const others = (members.get(roomId) ?? [owner]).filter((m) => m !== owner)
       const u = others.length ? others[k % others.length]! : owner
-      const url = this.hs(`_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`)
-      await this.must('POST', url, { bearer: u.compatToken, json: { reason: `admin-conformance report ${k + 1}`, score: -50 } }, [200], `report an event as ${u.username}`)
+      const reason = `admin-conformance report ${k + 1}`
+      const body = [{ reason, score: -50 }, {}, { reason }, { score: -25 }][k % 4]
+      await this.must('POST', reportUrl(roomId, eventId), { bearer: u.compatToken, json: body }, [200], `report an event as ${u.username}`)
       reports++
+    }
+    const first = roomList[0]
+    if (first && this.o.reports > 0) {
+      const [roomId, { user }] = first
+      const url = reportUrl(roomId, `$ac-no-such-event-${this.suffix}:${this.ctx.plan.serverName}`)
+      const res = await http('POST', url, { bearer: user.compatToken, json: { reason: 'admin-conformance: an event that does not exist' }, signal: this.ctx.signal })
+      if (res.status === 200) reports++
+      else this.notes.push(this.ctx.redactor.apply(describe('report on an event that does not exist (refused, as newer releases do)', 'POST', url, res)))
     }
     return reports
   }

@@ -2,7 +2,8 @@
 // and tear it down. The work is done by scripts/deploy (`deploy(opts)`); this file is flags and printing.
 import { durationSeconds, EXIT_CODES_HELP, failWith, parseCommandLine, positiveNumber, processIo, UsageError } from '../common/index.ts'
 import { AREAS, deploy, DEFAULT_IMAGES, DEFAULT_TIMEOUTS, EXIT, LABEL_RUN, type Area, type DeployOptions } from './index.ts'
-import { splitImage } from './versions.ts'
+import { ownLogin, WRITES, type Writes } from './options.ts'
+import { DELEGATION_MODES, splitImage } from './versions.ts'
 
 const s = (ms: number) => String(ms / 1000)
 
@@ -23,9 +24,17 @@ images:
   --mock-image REF       run the bundled mock (built by docker/build-mock-image.sh) in the roles of the
                          auth service and the homeserver; same as --stand-in with both images set to REF
   --stand-in             the auth service and homeserver images are the bundled mock
-  --skip-db              start no PostgreSQL (only with --stand-in)
+  --skip-db              start no PostgreSQL (with --stand-in, or delegation none: SQLite)
   --delegation MODE      how the homeserver delegates auth: stable (matrix_authentication_service, Synapse
-                         1.136+) or msc3861 (experimental_features, older); default: from the --hs-image tag
+                         1.136+), msc3861 (experimental_features, 1.86 to 1.135) or none (before 1.86, which
+                         predates delegation); default: from the --hs-image tag (a tag that names no
+                         version is taken as the newest)
+
+the homeserver's own login (delegation none, e.g. --hs-image admin-conformance/synapse:1.67.0 built by
+docker/build-synapse-image.sh): no auth service is started (none can be wired to such a homeserver, so
+--mas-image is refused); the admin and the users are registered with the registration shared secret and
+log in with passwords; the reports area runs; the admin and log areas are skipped with the reason. The
+homeserver uses PostgreSQL, or SQLite inside its container with --skip-db.
 
 deployment:
   --mas-port N, --hs-port N, --pg-port N
@@ -40,6 +49,9 @@ deployment:
 suites:
   --area LIST, --suites LIST
                          comma-separated areas to run: ${AREAS.join(', ')} (default all; 'none' runs none)
+  --writes MODE          on: the suites run with --allow-writes (default); off: read-only; both: each
+                         area read-only first, then with writes. What the suites cannot undo (reports on
+                         releases without DELETE) is listed as data left behind; it goes with the containers
 
 timeouts (seconds):
   --pull-timeout S       pulling one missing image (default ${s(DEFAULT_TIMEOUTS.pullMs)})
@@ -77,7 +89,8 @@ const OPTIONS = {
   'mock-image': { type: 'string' },
   'stand-in': { type: 'boolean' },
   'skip-db': { type: 'boolean' },
-  delegation: { type: 'string', choices: ['stable', 'msc3861'] },
+  delegation: { type: 'string', choices: [...DELEGATION_MODES] },
+  writes: { type: 'string', choices: [...WRITES] },
   'mas-port': { type: 'string' },
   'hs-port': { type: 'string' },
   'pg-port': { type: 'string' },
@@ -146,8 +159,7 @@ export function parseDeployArgs(argv: string[]): DeployOptions | 'help' {
   set('stopMs', 'stop-timeout')
   set('runMs', 'run-timeout')
   const standIn = values['stand-in'] || mock !== undefined
-  if (values['skip-db'] && !standIn) throw new UsageError('--skip-db only works with --stand-in or --mock-image: the real services need PostgreSQL')
-  return {
+  const opts: DeployOptions = {
     ...(masImage !== undefined ? { masImage } : {}),
     ...(hsImage !== undefined ? { hsImage } : {}),
     ...(pgImage !== undefined ? { pgImage } : {}),
@@ -158,10 +170,15 @@ export function parseDeployArgs(argv: string[]): DeployOptions | 'help' {
     ports,
     ...(values['server-name'] !== undefined ? { serverName: values['server-name'] } : {}),
     ...(delegation !== undefined ? { delegation } : {}),
+    ...(values.writes !== undefined ? { writes: values.writes as Writes } : {}),
     ...(values.out !== undefined ? { outDir: values.out } : {}),
     fixtures,
     timeouts,
   }
+  if (opts.skipDb && !standIn && !ownLogin(opts)) {
+    throw new UsageError('--skip-db only works with --stand-in or --mock-image, or a homeserver with its own login (SQLite, delegation none): the auth service needs PostgreSQL')
+  }
+  return opts
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -181,19 +198,21 @@ export async function main(argv: string[]): Promise<number> {
     const out = (l: string) => process.stdout.write(l + '\n')
     out('')
     out('deployment kept running (--keep):')
-    out(`  auth service   ${result.urls.mas}`)
+    if (result.urls.mas) out(`  auth service   ${result.urls.mas}`)
     out(`  homeserver     ${result.urls.homeserver}`)
     if (result.urls.postgres) out(`  PostgreSQL     ${result.urls.postgres}`)
     if (result.access) {
       const a = result.access
       const exp = a.masAdminTokenExpiresAt ? ` (expires ${new Date(a.masAdminTokenExpiresAt).toISOString()})` : ''
       out('tokens:')
-      out(`  MAS_ADMIN_TOKEN=${a.masAdminToken}${exp}`)
+      if (a.masAdminToken) out(`  MAS_ADMIN_TOKEN=${a.masAdminToken}${exp}`)
       out(`  HS_ADMIN_TOKEN=${a.hsAdminToken}`)
-      out(`  MAS_USER_TOKEN=${a.masUserToken}`)
+      if (a.masUserToken) out(`  MAS_USER_TOKEN=${a.masUserToken}`)
       out(`  HS_USER_TOKEN=${a.hsUserToken}`)
-      out(`admin client: id ${a.adminClient.id} secret ${a.adminClient.secret}`)
-      out(`  a new admin token: curl -u '${a.adminClient.id}:${a.adminClient.secret}' -d grant_type=client_credentials -d scope=urn:mas:admin ${result.urls.mas}oauth2/token`)
+      if (a.adminClient) {
+        out(`admin client: id ${a.adminClient.id} secret ${a.adminClient.secret}`)
+        out(`  a new admin token: curl -u '${a.adminClient.id}:${a.adminClient.secret}' -d grant_type=client_credentials -d scope=urn:mas:admin ${result.urls.mas}oauth2/token`)
+      }
     }
     out(`remove it with: docker rm -f $(docker ps -aq --filter label=${LABEL_RUN}=${result.runId})`)
   }

@@ -1,6 +1,6 @@
 // What deploy() takes and returns, its defaults, and the checks of its options (a DeployError of kind
 // 'usage' for anything wrong, before anything is started).
-import type { DelegationMode } from './versions.ts'
+import { DELEGATION_MODES, DELEGATION_SINCE, delegationMode, splitImage, type DelegationMode } from './versions.ts'
 import type { FixtureOptions } from './fixtures.ts'
 import type { PhaseRecord } from './progress.ts'
 import type { Role } from './service.ts'
@@ -14,6 +14,9 @@ export const DEFAULT_IMAGES = {
   homeserver: 'docker.io/matrixdotorg/synapse:latest',
   postgres: 'docker.io/library/postgres:17',
 } as const
+
+export type Writes = 'on' | 'off' | 'both'
+export const WRITES: readonly Writes[] = ['on', 'off', 'both']
 
 export interface Timeouts {
   /** reaching the Docker engine */
@@ -47,8 +50,10 @@ export interface DeployOptions {
   /** host ports (default: free ones) */
   ports?: Partial<{ mas: number; homeserver: number; postgres: number }>
   serverName?: string
-  /** how the homeserver delegates auth (default: from the homeserver image tag) */
+  /** how the homeserver delegates auth (default: from the homeserver image tag); 'none' is its own login */
   delegation?: DelegationMode
+  /** the suites' writes: 'on' (default) runs with --allow-writes, 'off' read-only, 'both' read-only then with writes */
+  writes?: Writes
   /** where configs, logs and reports go (default: a new directory under the system temp dir) */
   outDir?: string
   fixtures?: Partial<FixtureOptions>
@@ -63,12 +68,14 @@ export interface DeployOptions {
 }
 
 export interface KeptAccess {
+  /** empty when no auth service runs (the homeserver's own login) */
   masAdminToken: string
   masAdminTokenExpiresAt?: number
   hsAdminToken: string
   masUserToken: string
   hsUserToken: string
-  adminClient: { id: string; secret: string }
+  /** undefined when no auth service runs */
+  adminClient?: { id: string; secret: string }
   containers: string[]
 }
 
@@ -114,9 +121,29 @@ export function checkOptions(o: DeployOptions): void {
   for (const [k, v] of Object.entries(f)) {
     if (v !== undefined && (!Number.isInteger(v) || v < (k === 'users' ? 1 : 0) || v > 1000)) throw new DeployError('usage', `fixture count ${k} must be an integer from ${k === 'users' ? 1 : 0} to 1000, got ${v}`)
   }
-  if (o.skipDb && !o.standIn) {
-    throw new DeployError('usage', 'skipping the database only works with the mock standing in (--stand-in): the real services need PostgreSQL')
+  if (o.delegation !== undefined && !DELEGATION_MODES.includes(o.delegation)) throw new DeployError('usage', `unknown delegation mode '${o.delegation}' (${DELEGATION_MODES.join(', ')})`)
+  if (o.writes !== undefined && !WRITES.includes(o.writes)) throw new DeployError('usage', `unknown writes mode '${o.writes}' (${WRITES.join(', ')})`)
+  const own = ownLogin(o)
+  if (o.standIn && o.delegation === 'none') throw new DeployError('usage', "the mock standing in for the homeserver delegates to the auth service's role: delegation 'none' needs a real homeserver image")
+  if (own && o.masImage !== undefined) {
+    throw new DeployError('usage', `the homeserver image ${o.hsImage ?? ''} predates delegation to the auth service (Synapse before ${DELEGATION_SINCE.msc3861}): no auth service can be wired to it, so none is started and --mas-image has no use`, [
+      'the admin area needs a homeserver that delegates (--delegation msc3861 or stable, or a newer --hs-image), or run it against the auth service with `admin-conformance run`',
+    ])
   }
-  if (o.delegation !== undefined && o.delegation !== 'stable' && o.delegation !== 'msc3861') throw new DeployError('usage', `unknown delegation mode '${o.delegation}' (stable or msc3861)`)
+  if (o.skipDb && !o.standIn && !own) {
+    throw new DeployError('usage', 'skipping the database only works with the mock standing in (--stand-in) or a homeserver with its own login (SQLite): the auth service needs PostgreSQL')
+  }
+}
+
+/** The delegation mode a deployment uses: the option, else the homeserver image's tag (never 'none' for the stand-in). */
+export function effectiveDelegation(o: DeployOptions, defaultHsImage: string): DelegationMode {
+  if (o.delegation) return o.delegation
+  const mode = delegationMode(splitImage(o.hsImage ?? defaultHsImage).tag)
+  return o.standIn && mode === 'none' ? 'stable' : mode
+}
+
+/** true when the homeserver keeps its own login (no auth service is started). */
+export function ownLogin(o: DeployOptions): boolean {
+  return !o.standIn && effectiveDelegation(o, DEFAULT_IMAGES.homeserver) === 'none'
 }
 

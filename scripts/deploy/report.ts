@@ -15,7 +15,10 @@ export function summary(r: DeployResult, progress: Progress): void {
   }
   for (const s of r.suites) {
     const counts = s.counts ? ` (${s.counts.passed} passed, ${s.counts.failed} failed${s.counts.skipped !== undefined ? `, ${s.counts.skipped} skipped` : ''})` : ''
-    progress.detail(s.skipped ? `suites ${s.area}: skipped: ${s.skipped}` : `suites ${s.area}: exit ${s.exitCode}${counts}${s.reportFile ? ` report ${s.reportFile}` : ''}`)
+    const pass = s.allowWrites === false ? ' (read-only)' : ''
+    progress.detail(s.skipped ? `suites ${s.area}: skipped: ${s.skipped}` : `suites ${s.area}${pass}: exit ${s.exitCode}${counts}${s.reportFile ? ` report ${s.reportFile}` : ''}`)
+    // Removed with the containers at teardown, but the target kept them while it ran: say so.
+    for (const l of s.leftovers ?? []) progress.detail(`  data left behind by the suites: ${l.what}${l.reason ? ` (${l.reason})` : ''}`)
   }
   for (const [role, file] of Object.entries(r.logFiles)) progress.detail(`${ROLE_TITLE[role as Role]} log: ${file}`)
   const outcome = r.error ? `FAILED (${r.error.kind}): ${r.error.message}` : r.ok ? 'OK' : 'suites FAILED'

@@ -9,16 +9,17 @@ import { generateFiles, makePlan, planSecrets, type DeployPlan } from './config.
 import { ensureImage, listProjectContainers, removeProjectContainers, requireEngine } from './engine.ts'
 import { bounded, DeployError } from './errors.ts'
 import { createFixtures, DEFAULT_FIXTURES, type Fixtures } from './fixtures.ts'
+import { createOwnLoginFixtures } from './fixtures-login.ts'
 import { httpHealthy, postgresReady, waitUntil } from './health.ts'
 import { TokenSource } from './oauth.ts'
-import { checkOptions, type DeployOptions, type DeployResult, type Timeouts } from './options.ts'
+import { checkOptions, effectiveDelegation, ownLogin, type DeployOptions, type DeployResult, type Timeouts } from './options.ts'
 import { freePort, portFree } from './ports.ts'
 import { seconds, type Progress } from './progress.ts'
 import { checkDatabases } from './report.ts'
 import { ROLE_TITLE, RunningService, type Role, type ServiceSpec } from './service.ts'
 import { serviceSpecs } from './specs.ts'
 import { runArea, runnerMissing, type Area, type RunnerTokens } from './suites.ts'
-import { splitImage } from './versions.ts'
+import { DELEGATION_SINCE, splitImage } from './versions.ts'
 
 /** Everything the steps share. */
 export interface DeployRun {
@@ -66,7 +67,7 @@ export async function preflight(run: DeployRun): Promise<{ host: string; ports: 
     return p
   }
   const ports = { postgres: await port('postgres', opts.ports?.postgres), mas: await port('mas', opts.ports?.mas), homeserver: await port('homeserver', opts.ports?.homeserver) }
-  for (const ref of [...new Set([images.mas, images.homeserver, ...(opts.skipDb ? [] : [images.postgres])])]) {
+  for (const ref of [...new Set([...(ownLogin(opts) ? [] : [images.mas]), images.homeserver, ...(opts.skipDb ? [] : [images.postgres])])]) {
     const how = await ensureImage(run.client, ref, {
       pullTimeoutMs: timeouts.pullMs,
       signal: run.signal,
@@ -86,7 +87,8 @@ export function configure(run: DeployRun, setup: { host: string; ports: Record<R
     ports: setup.ports,
     masTag: splitImage(images.mas).tag,
     homeserverTag: splitImage(images.homeserver).tag,
-    delegation: opts.delegation,
+    delegation: effectiveDelegation(opts, images.homeserver),
+    sqlite: ownLogin(opts) && (opts.skipDb ?? false),
   })
   run.redactor.add(...planSecrets(plan))
   const files = generateFiles(plan)
@@ -100,10 +102,12 @@ export function configure(run: DeployRun, setup: { host: string; ports: Record<R
     writeFileSync(join(dir, name), content, { mode: 0o600 })
     chmodSync(join(dir, name), 0o600)
   }
-  run.progress.detail(`homeserver delegation: ${plan.delegation}; auth service matrix.kind: ${plan.homeserverKind}${opts.standIn ? '; the mock stands in for both services' : ''}`)
+  if (plan.delegation === 'none') {
+    run.progress.detail(`homeserver delegation: none: ${images.homeserver} predates delegation to the auth service (Synapse ${DELEGATION_SINCE.msc3861}); it keeps its own login, no auth service is started; database: ${plan.sqlite ? 'SQLite' : 'PostgreSQL'}`)
+  } else run.progress.detail(`homeserver delegation: ${plan.delegation}; auth service matrix.kind: ${plan.homeserverKind}${opts.standIn ? '; the mock stands in for both services' : ''}`)
   run.plan = plan
   run.specs = serviceSpecs(plan, files, images, opts.standIn ?? false)
-  run.result.urls = { mas: plan.masUrl, homeserver: plan.homeserverUrl, ...(opts.skipDb ? {} : { postgres: `postgresql://${plan.host}:${plan.ports.postgres}` }) }
+  run.result.urls = { mas: plan.delegation === 'none' ? '' : plan.masUrl, homeserver: plan.homeserverUrl, ...(opts.skipDb ? {} : { postgres: `postgresql://${plan.host}:${plan.ports.postgres}` }) }
 }
 
 /** Start one role's container and wait for its probe, failing early if the container stops. */
@@ -130,7 +134,7 @@ export async function startServices(run: DeployRun): Promise<void> {
       await checkDatabases(pg, plan, (l) => progress.detail(l))
     })
   }
-  await progress.phase('start auth service', () => start(run, 'mas', () => httpHealthy(new URL('health', plan.masUrl).toString()), `health at ${plan.masUrl}health`))
+  if (plan.delegation !== 'none') await progress.phase('start auth service', () => start(run, 'mas', () => httpHealthy(new URL('health', plan.masUrl).toString()), `health at ${plan.masUrl}health`))
   await progress.phase('start homeserver', () => start(run, 'homeserver', () => httpHealthy(new URL('health', plan.homeserverUrl).toString()), `health at ${plan.homeserverUrl}health`))
 }
 
@@ -138,19 +142,27 @@ export async function startServices(run: DeployRun): Promise<void> {
 export async function bootstrap(run: DeployRun): Promise<void> {
   const plan = run.plan!
   const { progress, redactor, signal } = run
-  const admin = new TokenSource({
-    tokenUrl: new URL('oauth2/token', plan.masUrl).toString(),
-    clientId: plan.adminClient.id,
-    clientSecret: plan.adminClient.secret,
-    scope: 'urn:mas:admin',
-    onToken: (t) => redactor.add(t),
-  })
-  run.admin = admin
-  await admin.token(signal)
-  progress.detail('admin token obtained by client_credentials (scope urn:mas:admin)')
-  const f = await createFixtures({ plan, admin, redactor, say: (l) => progress.detail(l), signal }, { ...DEFAULT_FIXTURES, ...run.opts.fixtures })
+  const say = (l: string) => progress.detail(l)
+  const options = { ...DEFAULT_FIXTURES, ...run.opts.fixtures }
+  let f: Fixtures
+  if (plan.delegation === 'none') {
+    f = await createOwnLoginFixtures({ plan, redactor, say, signal }, options)
+  } else {
+    const admin = new TokenSource({
+      tokenUrl: new URL('oauth2/token', plan.masUrl).toString(),
+      clientId: plan.adminClient.id,
+      clientSecret: plan.adminClient.secret,
+      scope: 'urn:mas:admin',
+      onToken: (t) => redactor.add(t),
+    })
+    run.admin = admin
+    await admin.token(signal)
+    progress.detail('admin token obtained by client_credentials (scope urn:mas:admin)')
+    f = await createFixtures({ plan, admin, redactor, say, signal }, options)
+  }
   for (const n of f.notes) progress.detail(`note: ${n}`)
-  progress.detail(`homeserver admin token: ${f.hsAdmin.kind === 'personal' ? 'personal session of the admin user' : 'client_credentials with urn:synapse:admin:*'}`)
+  const how = { personal: 'personal session of the admin user', password: "password login of the admin user registered with the shared secret", client_credentials: 'client_credentials with urn:synapse:admin:*' }
+  progress.detail(`homeserver admin token: ${how[f.hsAdmin.kind]}`)
   run.fixtures = f
   run.result.fixtures = {
     users: f.users.length + 1,
@@ -165,42 +177,57 @@ export async function bootstrap(run: DeployRun): Promise<void> {
 
 /** Fresh tokens for a runner: each area starts with an admin token valid for at least `minValidMs`. */
 export async function tokensForRunner(run: DeployRun, minValidMs: number): Promise<RunnerTokens> {
-  if (!run.admin || !run.fixtures) throw new Error('no tokens before the bootstrap')
+  if (!run.fixtures) throw new Error('no tokens before the bootstrap')
   const hs = run.fixtures.hsAdmin
   return {
-    masAdmin: await run.admin.token(run.signal, minValidMs),
-    hsAdmin: hs.kind === 'personal' ? hs.token : await hs.source.token(run.signal, minValidMs),
+    // No auth service when the homeserver keeps its own login: no token of it either.
+    masAdmin: run.admin ? await run.admin.token(run.signal, minValidMs) : '',
+    hsAdmin: hs.kind === 'client_credentials' ? await hs.source.token(run.signal, minValidMs) : hs.token,
     masUser: run.fixtures.masUserToken,
     hsUser: run.fixtures.hsUserToken,
   }
 }
 
-/** One area of the suites as a phase (or a skip when the runner is not part of this checkout). */
+/** Why an area cannot run on this deployment, or undefined when it can. */
+function areaUnavailable(run: DeployRun, area: Area): string | undefined {
+  if (run.plan?.delegation !== 'none' || area === 'reports') return undefined
+  return `no auth service in this deployment: the homeserver ${run.images.homeserver} predates delegation to it (Synapse ${DELEGATION_SINCE.msc3861}) and keeps its own login, so the ${area === 'log' ? "auth service's request log" : "auth service's admin API"} does not exist here`
+}
+
+/** One area of the suites as one phase per pass (read-only, with writes), or a skip with the reason. */
 export async function suiteArea(run: DeployRun, area: Area): Promise<void> {
-  const missing = runnerMissing()
+  const title = area === 'log' ? 'log checks' : `suites ${area}`
+  const missing = runnerMissing() ?? areaUnavailable(run, area)
   if (missing) {
-    run.progress.say(`${area === 'log' ? 'log checks' : `suites ${area}`}: SKIPPED: ${missing}`)
+    run.progress.say(`${title}: SKIPPED: ${missing}`)
     run.result.suites.push({ area, exitCode: undefined, ms: 0, skipped: missing })
     return
   }
   const plan = run.plan!
-  const r = await run.progress.phase(area === 'log' ? 'log checks' : `suites ${area}`, async () =>
-    runArea({
-      area,
-      masUrl: plan.masUrl,
-      homeserverUrl: plan.homeserverUrl,
-      // Each area starts with a token valid for most of its 5-minute life.
-      tokens: await tokensForRunner(run, 240_000),
-      reportFile: join(run.outDir, 'reports', `${area}.json`),
-      ...(area === 'log' ? { logFile: run.result.logFiles.mas } : {}),
-      timeoutMs: run.timeouts.runMs,
-      redactor: run.redactor,
-      out: run.write,
-      signal: run.signal,
-      command: run.opts.runnerCommand,
-    }),
-  )
-  run.result.suites.push(r)
+  const writes = run.opts.writes ?? 'on'
+  // The log area reads a file and sends nothing: one pass.
+  const passes: boolean[] = area === 'log' || writes === 'on' ? [true] : writes === 'off' ? [false] : [false, true]
+  for (const allowWrites of passes) {
+    const suffix = area !== 'log' && writes !== 'on' ? (allowWrites ? ' (with writes)' : ' (read-only)') : ''
+    const r = await run.progress.phase(`${title}${suffix}`, async () =>
+      runArea({
+        area,
+        masUrl: plan.delegation === 'none' ? undefined : plan.masUrl,
+        homeserverUrl: plan.homeserverUrl,
+        allowWrites,
+        // Each area starts with a token valid for most of its 5-minute life.
+        tokens: await tokensForRunner(run, 240_000),
+        reportFile: join(run.outDir, 'reports', `${area}${allowWrites || area === 'log' ? '' : '-read-only'}.json`),
+        ...(area === 'log' ? { logFile: run.result.logFiles.mas } : {}),
+        timeoutMs: run.timeouts.runMs,
+        redactor: run.redactor,
+        out: run.write,
+        signal: run.signal,
+        command: run.opts.runnerCommand,
+      }),
+    )
+    run.result.suites.push(r)
+  }
 }
 
 /** The areas that send traffic, then the logs, then the log checks on the collected log. */
@@ -241,16 +268,16 @@ export async function keepRunning(run: DeployRun): Promise<void> {
     done = true
     await teardown(run)
   }
-  if (!run.admin || !run.fixtures || !run.plan) return
+  if (!run.fixtures || !run.plan) return
   const t = await tokensForRunner(run, 60_000).catch(() => undefined)
   if (!t) return
   result.access = {
     masAdminToken: t.masAdmin,
-    masAdminTokenExpiresAt: run.admin.expiresAt,
+    masAdminTokenExpiresAt: run.admin?.expiresAt,
     hsAdminToken: t.hsAdmin,
     masUserToken: t.masUser,
     hsUserToken: t.hsUser,
-    adminClient: { id: run.plan.adminClient.id, secret: run.plan.adminClient.secret },
+    ...(run.admin ? { adminClient: { id: run.plan.adminClient.id, secret: run.plan.adminClient.secret } } : {}),
     containers: services.map((s) => s.name),
   }
 }

@@ -26,6 +26,8 @@ export interface RunnerTokens {
 
 export interface SuiteResult {
   area: Area
+  /** false for a read-only pass (deploy --writes off|both); absent when skipped */
+  allowWrites?: boolean
   /** exit code of the runner; undefined when skipped */
   exitCode: number | undefined
   ms: number
@@ -33,6 +35,8 @@ export interface SuiteResult {
   skipped?: string
   /** counts found in the JSON report, when it has them */
   counts?: { passed: number; failed: number; skipped?: number }
+  /** what the suites could not undo on the target (the report's `leftovers`), e.g. reports a release cannot delete */
+  leftovers?: { what: string; reason?: string }[]
 }
 
 const PROJECT = fileURLToPath(new URL('../../', import.meta.url))
@@ -47,8 +51,11 @@ export function runnerMissing(): string | undefined {
 
 export interface RunAreaOptions {
   area: Area
-  masUrl: string
+  /** absent when the deployment has no auth service */
+  masUrl?: string
   homeserverUrl: string
+  /** --allow-writes (the log area ignores it) */
+  allowWrites: boolean
   tokens: RunnerTokens
   reportFile: string
   /** request log of the auth service, for the log area */
@@ -65,16 +72,19 @@ export async function runArea(o: RunAreaOptions): Promise<SuiteResult> {
   const t0 = performance.now()
   // The log area checks the collected snapshot of the auth service's log as it is: requests sent now
   // would not be in it, so it gets the file alone and no target to send traffic to.
-  const target = o.area === 'log' && o.logFile ? ['--log-file', o.logFile] : ['--mas-url', o.masUrl, '--hs-url', o.homeserverUrl, '--allow-writes']
+  const target =
+    o.area === 'log' && o.logFile
+      ? ['--log-file', o.logFile]
+      : [...(o.masUrl ? ['--mas-url', o.masUrl] : []), '--hs-url', o.homeserverUrl, ...(o.allowWrites ? ['--allow-writes'] : [])]
   const args = [...target, '--area', o.area, '--reporter', 'json', '--output', o.reportFile]
   const [cmd, ...pre] = o.command ?? RUNNER_COMMAND
-  const env = {
-    ...process.env,
-    MAS_ADMIN_TOKEN: o.tokens.masAdmin,
-    HS_ADMIN_TOKEN: o.tokens.hsAdmin,
-    MAS_USER_TOKEN: o.tokens.masUser,
-    HS_USER_TOKEN: o.tokens.hsUser,
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  // Only the tokens this deployment has: an empty variable would read as a token given.
+  for (const [k, v] of [['MAS_ADMIN_TOKEN', o.tokens.masAdmin], ['HS_ADMIN_TOKEN', o.tokens.hsAdmin], ['MAS_USER_TOKEN', o.tokens.masUser], ['HS_USER_TOKEN', o.tokens.hsUser]] as const) {
+    if (v) env[k] = v
+    else delete env[k]
   }
+  for (const k of ['MAS_URL', 'HS_URL']) delete env[k]
   const child = spawn(cmd!, [...pre, ...args], { cwd: PROJECT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   // Kept to tell "this area has no suites yet" (a usage exit of the runner) from a failure.
   let nothing: string | undefined
@@ -108,11 +118,13 @@ export async function runArea(o: RunAreaOptions): Promise<SuiteResult> {
     if (o.signal?.aborted) throw interrupted(o.signal)
     throw e
   }
-  const result: SuiteResult = { area: o.area, exitCode: code, ms: performance.now() - t0 }
+  const result: SuiteResult = { area: o.area, ...(o.area === 'log' ? {} : { allowWrites: o.allowWrites }), exitCode: code, ms: performance.now() - t0 }
   if (code === 2 && nothing !== undefined) return { area: o.area, exitCode: undefined, ms: result.ms, skipped: `the runner has nothing to run: ${nothing}` }
   if (existsSync(o.reportFile)) {
     result.reportFile = o.reportFile
     result.counts = countsOf(o.reportFile)
+    const left = leftoversOf(o.reportFile)
+    if (left) result.leftovers = left
   }
   return result
 }
@@ -137,4 +149,17 @@ export function countsOf(file: string): SuiteResult['counts'] {
     }
   }
   return undefined
+}
+
+/** The report's `leftovers` (what a write run could not undo), or undefined when it has none. */
+export function leftoversOf(file: string): SuiteResult['leftovers'] {
+  let j: unknown
+  try {
+    j = JSON.parse(readFileSync(file, 'utf8'))
+  } catch {
+    return undefined
+  }
+  const list = (j as { leftovers?: unknown })?.leftovers
+  if (!Array.isArray(list) || list.length === 0) return undefined
+  return list.map((l) => ({ what: String((l as { what?: unknown })?.what ?? JSON.stringify(l)), ...(typeof (l as { reason?: unknown })?.reason === 'string' ? { reason: (l as { reason: string }).reason } : {}) }))
 }

@@ -12,12 +12,21 @@ export function atLeast(v: Version | undefined, min: string): boolean {
  * How the homeserver delegates auth to the auth service:
  * - `stable`: the `matrix_authentication_service` section (Synapse 1.136.0 and later; the experimental
  *   section was removed in 1.157.0);
- * - `msc3861`: `experimental_features.msc3861` with a client registered at the auth service (before 1.136.0).
+ * - `msc3861`: `experimental_features.msc3861` with a client registered at the auth service (Synapse
+ *   1.86.0, which brought experimental MSC3861 support, to 1.135.x);
+ * - `none`: the homeserver predates delegation (before 1.86.0) and keeps its own login: users are
+ *   registered with its shared secret and log in with passwords; no auth service can be wired to it.
  */
-export type DelegationMode = 'stable' | 'msc3861'
+export type DelegationMode = 'stable' | 'msc3861' | 'none'
+export const DELEGATION_MODES: readonly DelegationMode[] = ['stable', 'msc3861', 'none']
+
+/** The first Synapse release with each form of delegation (its changelog: 1.86.0 "Experimental MSC3861 support"). */
+export const DELEGATION_SINCE = { msc3861: '1.86.0', stable: '1.136.0' } as const
 
 export function delegationMode(homeserverTag: string): DelegationMode {
-  return atLeast(parseVersionTag(homeserverTag), '1.136.0') ? 'stable' : 'msc3861'
+  const v = parseVersionTag(homeserverTag)
+  if (atLeast(v, DELEGATION_SINCE.stable)) return 'stable'
+  return atLeast(v, DELEGATION_SINCE.msc3861) ? 'msc3861' : 'none'
 }
 
 /**
@@ -26,7 +35,8 @@ export function delegationMode(homeserverTag: string): DelegationMode {
  * before 1.0 plain `synapse` was the legacy API.
  */
 export function homeserverKind(authTag: string, mode: DelegationMode): string {
-  if (mode === 'stable') return 'synapse'
+  // 'none': no auth service is started; the value only keeps the (unused) generated file valid.
+  if (mode === 'stable' || mode === 'none') return 'synapse'
   return atLeast(parseVersionTag(authTag), '1.0.0') ? 'synapse_legacy' : 'synapse'
 }
 

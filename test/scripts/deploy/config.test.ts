@@ -114,6 +114,13 @@ t.test('homeserver config validates against the upstream schema', { skip: noSche
   t.ok(validate(old), 'msc3861 variant valid', { errors: validate.errors })
   t.same(undeclared(schema, schema, old, '$', 4), ['$.experimental_features'])
 
+  // The homeserver's own login (before 1.86.0), on PostgreSQL and on SQLite.
+  for (const sqlite of [false, true]) {
+    const own = homeserverConfig(makePlan({ ports: { mas: 18080, homeserver: 18008, postgres: 15432 }, masTag: 'latest', homeserverTag: '1.67.0', sqlite }))
+    t.ok(validate(own), `own-login variant valid (${sqlite ? 'SQLite' : 'PostgreSQL'})`, { errors: validate.errors })
+    t.same(undeclared(schema, schema, own, '$', 4), [], 'no key unknown to the schema')
+  }
+
   const bad = homeserverConfig(stable) as any
   bad.listeners[0].port = '8008'
   bad.matrix_authentication_service.enabled = 'yes'
@@ -140,6 +147,21 @@ t.test('homeserver config content', async (t) => {
   t.equal(old.experimental_features.msc3861.enabled, true)
   t.equal(typeof old.experimental_features.msc3861.admin_token, 'string')
   t.equal(old.experimental_features.msc3861.issuer, 'http://127.0.0.1:18080/')
+})
+
+t.test("homeserver config content: the homeserver's own login", async (t) => {
+  const p = plan('1.67.0')
+  t.equal(p.delegation, 'none')
+  const c = homeserverConfig(p) as any
+  t.equal(c.matrix_authentication_service, undefined, 'no delegation section')
+  t.equal(c.experimental_features, undefined, 'no experimental delegation either')
+  t.equal(c.password_config.enabled, true, 'password login on: the fixtures log in with passwords')
+  t.equal(c.enable_registration, false, 'registration only by the shared secret')
+  t.equal(c.registration_shared_secret, p.homeserver.registrationSecret)
+  t.equal(c.database.name, 'psycopg2')
+  const lite = homeserverConfig(makePlan({ ports: { mas: 18080, homeserver: 18008, postgres: 15432 }, masTag: 'latest', homeserverTag: '1.67.0', sqlite: true })) as any
+  t.same(lite.database, { name: 'sqlite3', args: { database: '/tmp/homeserver.db' } }, 'SQLite inside the container, gone with it')
+  t.equal(homeserverConfig(plan('1.86.0')).experimental_features !== undefined, true, '1.86.0 delegates (msc3861)')
 })
 
 t.test('postgres init SQL and secrets', async (t) => {

@@ -36,7 +36,7 @@ t.test('createFixtures makes users, sessions, rooms, events and reports, and an 
   t.match(f.hsAdmin, { kind: /^(personal|client_credentials)$/ })
   t.match(said, [/^4 users, 3 compat sessions$/, /^2 rooms, 4 events, 3 reports, /])
   for (const u of f.users) t.equal(redactor.apply(u.compatToken), '[REDACTED]', `${u.username}'s token is known to the redactor`)
-  const hsToken = f.hsAdmin.kind === 'personal' ? f.hsAdmin.token : await f.hsAdmin.source.token()
+  const hsToken = f.hsAdmin.kind === 'client_credentials' ? await f.hsAdmin.source.token() : f.hsAdmin.token
   const res = await fetch(`${plan.homeserverUrl}_synapse/admin/v1/event_reports`, { headers: { authorization: `Bearer ${hsToken}` } })
   t.equal(res.status, 200)
   t.equal(((await res.json()) as { total: number }).total, 3, 'the homeserver holds the three reports')
