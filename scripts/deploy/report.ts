@@ -15,7 +15,8 @@ export function summary(r: DeployResult, progress: Progress): void {
   }
   for (const s of r.suites) {
     const counts = s.counts ? ` (${s.counts.passed} passed, ${s.counts.failed} failed${s.counts.skipped !== undefined ? `, ${s.counts.skipped} skipped` : ''})` : ''
-    const pass = s.allowWrites === false ? ' (read-only)' : ''
+    const both = r.suites.some((x) => x.area === s.area && x.allowWrites === false) && r.suites.some((x) => x.area === s.area && x.allowWrites === true)
+    const pass = s.allowWrites === false ? ' (read-only)' : both ? ' (with writes)' : ''
     progress.detail(s.skipped ? `suites ${s.area}: skipped: ${s.skipped}` : `suites ${s.area}${pass}: exit ${s.exitCode}${counts}${s.reportFile ? ` report ${s.reportFile}` : ''}`)
     // Removed with the containers at teardown, but the target kept them while it ran: say so.
     for (const l of s.leftovers ?? []) progress.detail(`  data left behind by the suites: ${l.what}${l.reason ? ` (${l.reason})` : ''}`)
