@@ -16,7 +16,7 @@ PACKAGES=(
   python3-sortedcontainers python3-pymacaroons python3-msgpack python3-phonenumbers
   python3-prometheus-client python3-attr python3-netaddr python3-jinja2 python3-bleach
   python3-typing-extensions python3-cryptography python3-ijson python3-matrix-common
-  python3-packaging python3-pydantic python3-idna
+  python3-packaging python3-pydantic python3-idna python3-psycopg2
 )
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
