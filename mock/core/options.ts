@@ -53,6 +53,11 @@ export interface MockOptions {
    * fault that injects the same behaviour proves that the strict checks catch it.
    */
   deviations?: boolean
+  /**
+   * --auto-approve USERNAME: GET /authorize signs this seeded user in and consents at once (no login
+   * or consent page), for tests and UIs that cannot click through; undefined: the pages.
+   */
+  autoApprove?: string
 }
 
 export function randomToken(prefix: string): string {

@@ -3,11 +3,14 @@
 import type { Ctx, Reply } from '../../core/context.ts'
 import { MasStore, nowMicros } from '../../store/mas.ts'
 import { errorPage, esc, html, linkForm, loginForm, redirect, registerForm } from './html.ts'
-import { boundedSet, formOf, isValidUsername, opaqueId, paramsOf, requesterOf, safeNext } from './request.ts'
+import { boundedSet, formOf, isValidUsername, requesterOf, safeNext } from './request.ts'
 import { CLEAR_COOKIE, type BrowserState } from './session.ts'
 
 export function loginPage(_b: BrowserState, ctx: Ctx): Reply {
-  return html(200, 'Sign in', loginForm({ next: ctx.query.get('next') ?? undefined }))
+  // the service's post-login action: continue an authorization grant at its consent page
+  const grant = ctx.query.get('kind') === 'continue_authorization_grant' ? ctx.query.get('id') : null
+  const next = grant !== null && /^[0-9A-Z]{26}$/.test(grant) ? `/consent/${grant}` : ctx.query.get('next')
+  return html(200, 'Sign in', loginForm({ next: next ?? undefined }))
 }
 
 export function login(b: BrowserState, ctx: Ctx): Reply {
@@ -106,29 +109,6 @@ export function upstreamLink(b: BrowserState, ctx: Ctx): Reply {
   }
   b.links.delete(id)
   return b.logIn(ctx, user, '/')
-}
-
-export function authorize(b: BrowserState, ctx: Ctx): Reply {
-  const params = paramsOf(ctx)
-  if (!(params instanceof URLSearchParams)) return params
-  const clientId = params.get('client_id') ?? ''
-  const redirectUri = params.get('redirect_uri') ?? ''
-  ctx.log.queries += 1
-  const client = clientId !== '' ? ctx.world.mas.getClient(clientId) : undefined
-  if (!client) return errorPage(400, 'Client not found.')
-  if (redirectUri === '' || !client.redirectUris.includes(redirectUri)) return errorPage(400, 'The redirect URI is not registered for this client.')
-  const s = b.session(ctx)
-  if (!s) {
-    const back = `/authorize?${new URLSearchParams(params).toString()}`
-    return redirect(`/login?next=${encodeURIComponent(back)}`)
-  }
-  ctx.log.requester = requesterOf(s.user)
-  const target = new URL(redirectUri)
-  target.searchParams.set('code', opaqueId())
-  const state = params.get('state')
-  if (state !== null) target.searchParams.set('state', state)
-  ctx.log.queries += 3
-  return redirect(target.toString())
 }
 
 export function accountPage(b: BrowserState, ctx: Ctx): Reply {
