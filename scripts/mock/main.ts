@@ -42,6 +42,10 @@ options:
                            taken from the journal unless given (a given one that differs is an error)
   --cors-origin ORIGIN     allow credentials (cookies) from this origin on the auth-service and control
                            paths (default: any origin, no credentials; env MOCK_CORS_ORIGIN)
+  --auto-approve USER      sign-in without pages: GET /authorize signs the seeded user USER in (a new
+                           browser session) and consents at once, redirecting to the client with the
+                           code; scopes the policy refuses still get the refusal page. Default: the
+                           login and consent pages (seeded users' password: mock-password)
   --no-deviations          follow the interface document where the claimed release is known to deviate
                            from it (lib/data/deviations.json); by default the mock reproduces them
   --list-faults            print the known faults and exit
@@ -77,6 +81,7 @@ const OPTIONS = {
   state: { type: 'string' },
   'no-deviations': { type: 'boolean' },
   'cors-origin': { type: 'string' },
+  'auto-approve': { type: 'string' },
   'list-faults': { type: 'boolean' },
   quiet: { type: 'boolean' },
   silent: { type: 'boolean' },
@@ -165,6 +170,10 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     clientSecret: !values['admin-client-secret'] && !process.env.MOCK_ADMIN_CLIENT_SECRET,
   }
   if (values['no-deviations']) over.deviations = false
+  if (values['auto-approve'] !== undefined) {
+    if (values['auto-approve'] === '') return failWith(io, 'mock', new UsageError('--auto-approve needs a username'))
+    over.autoApprove = values['auto-approve']
+  }
   if (values['cors-origin'] !== undefined) {
     try {
       over.corsOrigin = corsOrigin(values['cors-origin'])
@@ -192,6 +201,12 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     io.err(prefixed('mock', (e as Error).message) + '\n')
     return code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' ? EXIT.usage : EXIT.failed
   }
+  const approver = options.autoApprove
+  if (approver !== undefined && !mock.world().mas.findUserByUsername(approver)) {
+    const names = mock.world().mas.users.all().map((u) => u.username)
+    await mock.close()
+    return failWith(io, 'mock', new UsageError(`--auto-approve: no user '${approver}' in the seeded world${didYouMean(approver, names)}`))
+  }
   if (values.silent) {
     // nothing: a container's stdout and stderr are one stream, and that stream is the request log
   } else if (values.quiet) io.out(mock.url + '\n')
@@ -205,6 +220,7 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
       `  user token (no admin):    ${generated.user ? options.userToken : '(as given)'}`,
       `  homeserver admin token:   ${generated.hsAdmin ? options.hsAdminToken : '(as given)'}`,
       `  homeserver user token:    ${generated.hsUser ? options.hsUserToken : '(as given)'}`,
+      `  OpenID Connect:           ${mock.url}/.well-known/openid-configuration${options.autoApprove ? `  (auto-approve as ${options.autoApprove})` : ''}`,
       `  admin client:             ${options.adminClientId} secret ${generated.clientSecret ? options.adminClientSecret : '(as given)'}  (client_credentials, scope urn:mas:admin)`,
       options.faults.length ? `  faults injected:          ${options.faults.join(', ')}` : '',
       options.stateDir ? `  state (write journal):    ${options.stateDir}  (GET /_mock/info shows what was replayed)` : '',
