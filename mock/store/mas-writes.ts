@@ -3,7 +3,7 @@
 // hands it to the world's recorder (the state journal, when --state is on) and only then applies it
 // with applyMasWrite. Replaying a journal calls applyMasWrite with the recorded entries, so the
 // replayed store is the same to the byte: nothing is generated twice.
-import type { AccessToken, RefreshToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from './mas-records.ts'
+import type { AccessToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from './mas-records.ts'
 
 /** A collection as a write sees it (structural, so that this file need not import the store back). */
 interface WriteCollection<T> {
@@ -22,8 +22,8 @@ export interface MasWriteTarget {
   readonly personal: WriteCollection<PersonalSession>
   readonly policyData: WriteCollection<PolicyData>
   addToken(t: AccessToken): AccessToken
-  addRefreshToken(t: RefreshToken): void
-  lookupRefreshToken(value: string): RefreshToken | undefined
+  addRefreshToken(t: Refresh): void
+  lookupRefreshToken(value: string): Refresh | undefined
   lookupAccessToken(value: string): AccessToken | undefined
   activePersonalToken(sessionId: string): AccessToken | undefined
   revokeToken(token: AccessToken, at: Micros): void
@@ -37,14 +37,17 @@ export type MasWrite =
   | { t: 'mas.client'; client: Client }
   | { t: 'mas.compat'; session: CompatSession; token: AccessToken }
   | { t: 'mas.compat.finish'; id: string; at: Micros }
-  | { t: 'mas.oauth2'; session: OAuth2Session; token: AccessToken; refresh?: RefreshToken }
+  | { t: 'mas.oauth2'; session: OAuth2Session; token: AccessToken; refresh?: Refresh }
   /** the refresh grant: `consumed` is replaced by `refresh`, `revoke` lists the access (and refresh) tokens it ends */
-  | { t: 'mas.oauth2.refresh'; at: Micros; consumed: string; token: AccessToken; refresh: RefreshToken; revoke: string[] }
+  | { t: 'mas.oauth2.refresh'; at: Micros; consumed: string; token: AccessToken; refresh: Refresh; revoke: string[] }
   | { t: 'mas.oauth2.finish'; id: string; at: Micros }
   | { t: 'mas.personal'; session: PersonalSession; token: AccessToken }
   | { t: 'mas.personal.revoke'; id: string; at: Micros }
   | { t: 'mas.personal.regenerate'; id: string; at: Micros; token: AccessToken; keepOld: boolean }
   | { t: 'mas.policy'; record: PolicyData }
+
+/** the refresh token record (named here, not in the import above, to keep that line as it is) */
+type Refresh = import('./mas-records.ts').RefreshToken
 
 export class ReplayError extends Error {}
 

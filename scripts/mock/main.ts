@@ -26,6 +26,10 @@ options:
   --admin-client-secret S  its secret (env MOCK_ADMIN_CLIENT_SECRET)
   --hs-delegate-url URL    homeserver role: introspect unknown tokens at this auth service (env MOCK_HS_DELEGATE_URL)
   --hs-delegate-client-id ID, --hs-delegate-client-secret S   client used for that introspection
+  --auto-approve USER      sign-in without pages: GET /authorize signs the seeded user USER in (a new
+                           browser session) and consents at once, redirecting to the client with the
+                           code; scopes the policy refuses still get the refusal page. Default: the
+                           login and consent pages (seeded users' password: mock-password)
   --mas-version V          the auth service release the mock behaves as: routes, filters, log format,
                            known deviations, and /api/admin/v1/version (default v1.22.0)
   --hs-version V           the homeserver release the mock behaves as: routes, error texts, headers,
@@ -42,10 +46,6 @@ options:
                            taken from the journal unless given (a given one that differs is an error)
   --cors-origin ORIGIN     allow credentials (cookies) from this origin on the auth-service and control
                            paths (default: any origin, no credentials; env MOCK_CORS_ORIGIN)
-  --auto-approve USER      sign-in without pages: GET /authorize signs the seeded user USER in (a new
-                           browser session) and consents at once, redirecting to the client with the
-                           code; scopes the policy refuses still get the refusal page. Default: the
-                           login and consent pages (seeded users' password: mock-password)
   --no-deviations          follow the interface document where the claimed release is known to deviate
                            from it (lib/data/deviations.json); by default the mock reproduces them
   --list-faults            print the known faults and exit
@@ -70,6 +70,7 @@ const OPTIONS = {
   'hs-delegate-url': { type: 'string' },
   'hs-delegate-client-id': { type: 'string' },
   'hs-delegate-client-secret': { type: 'string' },
+  'auto-approve': { type: 'string' },
   'mas-version': { type: 'string' },
   'hs-version': { type: 'string' },
   'hs-prefix': { type: 'string' },
@@ -81,7 +82,6 @@ const OPTIONS = {
   state: { type: 'string' },
   'no-deviations': { type: 'boolean' },
   'cors-origin': { type: 'string' },
-  'auto-approve': { type: 'string' },
   'list-faults': { type: 'boolean' },
   quiet: { type: 'boolean' },
   silent: { type: 'boolean' },
@@ -158,6 +158,10 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
   set('hsDelegateUrl', values['hs-delegate-url'])
   set('hsDelegateClientId', values['hs-delegate-client-id'])
   set('hsDelegateClientSecret', values['hs-delegate-client-secret'])
+  if (values['auto-approve'] !== undefined) {
+    if (values['auto-approve'] === '') return failWith(io, 'mock', new UsageError('--auto-approve needs a username'))
+    over.autoApprove = values['auto-approve']
+  }
   set('masVersion', values['mas-version'])
   set('hsVersion', values['hs-version'])
   if (values['log-file'] !== undefined) over.logFile = values['log-file'] === 'none' ? null : values['log-file']
@@ -170,10 +174,6 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     clientSecret: !values['admin-client-secret'] && !process.env.MOCK_ADMIN_CLIENT_SECRET,
   }
   if (values['no-deviations']) over.deviations = false
-  if (values['auto-approve'] !== undefined) {
-    if (values['auto-approve'] === '') return failWith(io, 'mock', new UsageError('--auto-approve needs a username'))
-    over.autoApprove = values['auto-approve']
-  }
   if (values['cors-origin'] !== undefined) {
     try {
       over.corsOrigin = corsOrigin(values['cors-origin'])
