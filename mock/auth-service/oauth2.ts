@@ -17,26 +17,11 @@ import { ADMIN_SCOPE } from '../admin/framework/auth.ts'
 import { scheduleDeviceSync } from '../admin/framework/jobs.ts'
 import { authorizationCodeGrant, refreshTokenGrant } from './oidc/token-grants.ts'
 import { oidcState } from './oidc/state.ts'
+import { oauthError } from './oidc/errors.ts'
 
 export const ACCESS_TOKEN_TTL = 300
 
-const DESCRIPTIONS: Record<string, string> = {
-  invalid_request:
-    'The request is missing a required parameter, includes an invalid parameter value, includes a parameter more than once, or is otherwise malformed.',
-  invalid_client: 'Client authentication failed.',
-  invalid_grant: 'The provided access grant is invalid, expired, or revoked.',
-  unauthorized_client: 'The client is not authorized to request an access token using this method.',
-  unsupported_grant_type: 'The authorization grant type is not supported by the authorization server.',
-  invalid_scope: 'The requested scope is invalid, unknown, or malformed.',
-  access_denied: 'The resource owner or authorization server denied the request.',
-  invalid_redirect_uri: 'The value of one or more redirection URIs is invalid.',
-  invalid_client_metadata: 'The value of one of the client metadata fields is invalid and the server has rejected this request.',
-  unsupported_token_type: 'The authorization server does not support the revocation of the presented token type.',
-}
-
-export function oauthError(status: number, error: string, description = DESCRIPTIONS[error] ?? ''): Reply {
-  return { status, body: { error, error_description: description }, headers: { 'cache-control': 'no-store' } }
-}
+export { oauthError }
 
 /** the form body, or null when it is not form-encoded */
 function formOf(ctx: Ctx): URLSearchParams | null {

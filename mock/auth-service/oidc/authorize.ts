@@ -20,22 +20,12 @@ import { MasStore, normalizeScope, nowMicros, parseScope, type User } from '../.
 import { errorPage, esc, html, redirect } from '../browser/html.ts'
 import { opaqueId, paramsOf, requesterOf } from '../browser/request.ts'
 import type { BrowserState } from '../browser/session.ts'
+import { DESCRIPTIONS } from './errors.ts'
 import { grantViolations } from './policy.ts'
 import { oidcState, randomCode, type AuthorizationGrant, type ResponseMode } from './state.ts'
 
 const RESPONSE_TYPES = new Set(['code', 'id_token', 'token', 'none', 'code id_token', 'code token', 'id_token token', 'code id_token token'])
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
-
-const DESCRIPTIONS: Record<string, string> = {
-  invalid_request: 'The request is missing a required parameter, includes an invalid parameter value, includes a parameter more than once, or is otherwise malformed.',
-  unauthorized_client: 'The client is not authorized to request an access token using this method.',
-  unsupported_response_type: 'The authorization server does not support obtaining an access token using this method.',
-  login_required: 'The Authorization Server requires End-User authentication.',
-  request_not_supported: 'The provider does not support use of the request parameter.',
-  request_uri_not_supported: 'The provider does not support use of the request_uri parameter.',
-  registration_not_supported: 'The provider does not support use of the registration parameter.',
-  access_denied: 'The resource owner or authorization server denied the request.',
-}
 
 const badQuery = (why: string): Reply => ({ status: 400, body: `Failed to deserialize query string: ${why}`, contentType: 'text/plain; charset=utf-8' })
 
