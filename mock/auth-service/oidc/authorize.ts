@@ -144,7 +144,9 @@ export function authorize(b: BrowserState, ctx: Ctx): Reply {
   const s = b.session(ctx)
   if (!s) {
     const continueGrant = `kind=continue_authorization_grant&id=${grant.id}`
-    return redirect(prompt.includes('create') ? `/register?${continueGrant}` : `/login?${continueGrant}`)
+    if (prompt.includes('create')) return redirect(`/register?${continueGrant}`)
+    const hint = one('login_hint')
+    return redirect(`/login?${continueGrant}${hint !== null ? `&login_hint=${encodeURIComponent(hint)}` : ''}`)
   }
   ctx.log.requester = requesterOf(s.user)
   return redirect(`/consent/${grant.id}`)

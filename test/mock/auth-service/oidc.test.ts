@@ -191,3 +191,23 @@ t.test('--auto-approve signs the named user in and consents without pages', asyn
   t.equal(tok.status, 200)
   t.equal((await auto.get(`${API}/users`, tok.body.access_token)).status, 200)
 })
+
+t.test('prompt=create registers a new user who then consents; login_hint fills the login form', async (t) => {
+  const clientId = await registerPublicClient(tm, { client_name: 'create' })
+  const b = browser(tm.url)
+  const start = await b.get(authorizeUrl(clientId, 'openid', null, { prompt: 'create' }))
+  t.match(start.headers.get('location'), /^\/register\?kind=continue_authorization_grant&id=[0-9A-Z]{26}$/)
+  const page = await b.get(start.headers.get('location')!)
+  const next = /name="next" value="([^"]+)"/.exec(page.text)![1]!
+  t.match(next, /^\/consent\/[0-9A-Z]{26}$/)
+  const step = await b.post('/register/password', { username: 'new.oidc.user', password: 'long-enough-password', next })
+  const finish = await b.get(step.headers.get('location')!)
+  t.equal(finish.headers.get('location'), next, 'registered: on to the consent page')
+  const consent = await b.get(next)
+  const csrf = /name="csrf" value="([^"]+)"/.exec(consent.text)![1]!
+  const back = await b.post(next, { csrf })
+  t.match(back.headers.get('location'), /\?state=st4te&code=[A-Za-z0-9]{32}#$/)
+  const hinted = await browser(tm.url).get(authorizeUrl(clientId, 'openid', null, { login_hint: admin.username }))
+  const login = await browser(tm.url).get(hinted.headers.get('location')!)
+  t.match(login.text, new RegExp(`name="username"[^>]*value="${admin.username.replace(/\./g, '\\.')}"`))
+})
