@@ -211,3 +211,15 @@ t.test('prompt=create registers a new user who then consents; login_hint fills t
   const login = await browser(tm.url).get(hinted.headers.get('location')!)
   t.match(login.text, new RegExp(`name="username"[^>]*value="${admin.username.replace(/\./g, '\\.')}"`))
 })
+
+t.test('policy data switches the registration policy, as on the service (a UI on http://localhost)', async (t) => {
+  const dev = { client_uri: 'http://localhost:5173/', redirect_uris: ['http://localhost:5173/callback'], token_endpoint_auth_method: 'none' }
+  const before = await tm.post('/oauth2/registration', dev, { token: null })
+  t.same([before.status, before.body.error], [400, 'invalid_redirect_uri'], 'refused by the default policy')
+  t.equal((await tm.post(`${API}/policy-data`, { data: { client_registration: { allow_insecure_uris: true } } })).status, 201)
+  t.equal((await tm.post('/oauth2/registration', dev, { token: null })).status, 201, 'allowed with client_registration.allow_insecure_uris')
+  t.equal((await tm.post(`${API}/policy-data`, { data: { admin_users: [plain.username] } })).status, 201)
+  const clientId = await registerPublicClient(tm, { client_name: 'admin_users' })
+  const flow = await signIn(clientId, 'openid urn:mas:admin', null, plain.username)
+  t.match(flow.location, /code=/, 'admin_users of the policy data may ask for urn:mas:admin')
+})
