@@ -4,6 +4,8 @@
 // policy's scopes, and --auto-approve. The session the grant creates is on the admin API.
 import t from 'tap'
 import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
+import type { Ctx } from '../../../mock/core/context.ts'
+import { oidcState } from '../../../mock/auth-service/oidc/state.ts'
 import { API, startTestMock } from '../admin/helpers.ts'
 import { authorizeUrl, browser, pkce, REDIRECT, registerPublicClient, seededUser, verifyIdToken } from './oidc-helpers.ts'
 
@@ -222,4 +224,22 @@ t.test('policy data switches the registration policy, as on the service (a UI on
   const clientId = await registerPublicClient(tm, { client_name: 'admin_users' })
   const flow = await signIn(clientId, 'openid urn:mas:admin', null, plain.username)
   t.match(flow.location, /code=/, 'admin_users of the policy data may ask for urn:mas:admin')
+})
+
+t.test('a code older than 10 minutes is refused; a replay after 20 s ends the session it gave', async (t) => {
+  const grants = oidcState({ world: tm.world() } as unknown as Ctx)
+  const clientId = await registerPublicClient(tm, { client_name: 'clock' })
+  const grantOf = (code: string) => grants.grants.get(grants.byCode.get(code)!)!
+  const codeOf = async () => new URL((await signIn(clientId, 'openid', null)).location).searchParams.get('code')!
+  const stale = await codeOf()
+  grantOf(stale).fulfilledAt! -= 11 * 60 * 1_000_000
+  t.equal((await token({ grant_type: 'authorization_code', code: stale, client_id: clientId })).body.error, 'invalid_grant')
+  const code = await codeOf()
+  const ok = await token({ grant_type: 'authorization_code', code, client_id: clientId })
+  t.equal(ok.status, 200)
+  t.equal((await token({ grant_type: 'authorization_code', code, client_id: clientId })).body.error, 'invalid_grant', 'at once: refused')
+  t.equal((await tm.get('/oauth2/userinfo', ok.body.access_token)).status, 200, 'the session lives on')
+  grantOf(code).exchangedAt! -= 21 * 1_000_000
+  t.equal((await token({ grant_type: 'authorization_code', code, client_id: clientId })).body.error, 'invalid_grant')
+  t.equal((await tm.get('/oauth2/userinfo', ok.body.access_token)).status, 401, 'after 20 s the replay ends the session')
 })
