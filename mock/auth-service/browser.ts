@@ -18,9 +18,8 @@
 //   /upstream/link/<id>. POST /upstream/link/<id> (form username, for a subject not linked yet) → the
 //   subject's user is logged in (created and linked on first use), 303 to / with the cookie,
 //   requester is that user; a taken username → 200 re-render; an unknown link → 404 page.
-// - GET|POST /authorize (client_id, redirect_uri, state...): unknown client or redirect URI → 400
-//   page; without a session → 303 to /login?next=…; with one → 303 to redirect_uri with a code (as
-//   after consent), requester is the user.
+// - GET|POST /authorize, GET|POST /consent/<grant>: the authorization-code grant with its login and
+//   consent pages, oidc/authorize.ts (the login page continues a grant: /login?kind=continue_authorization_grant&id=…).
 // - POST /graphql {query, operationName?, variables?}: the operation type and name are taken from the
 //   document for the log; 200 with {data} or, like the real one, with {errors} for failures (also
 //   without a session); a body that is not a GraphQL request → 400.
@@ -31,8 +30,9 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import type { RouteEntry } from '../core/table.ts'
 import { graphql } from './browser/graphql-operations.ts'
-import { accountPage, authorize, index, login, loginPage, logout, registerFinish, registerPage, registerPassword, upstreamCallback, upstreamLink } from './browser/pages.ts'
+import { accountPage, index, login, loginPage, logout, registerFinish, registerPage, registerPassword, upstreamCallback, upstreamLink } from './browser/pages.ts'
 import { BrowserState } from './browser/session.ts'
+import { authorize, consentPage, consentSubmit } from './oidc/authorize.ts'
 
 export { SESSION_COOKIE } from './browser/session.ts'
 export { operationsOf, selectOperation, type GraphqlOperation } from './browser/graphql-document.ts'
@@ -55,6 +55,8 @@ export function browserRoutes(): RouteEntry[] {
     entry('POST', '/upstream/link/:id', upstreamLink),
     entry('GET', '/authorize', authorize),
     entry('POST', '/authorize', authorize),
+    entry('GET', '/consent/:id', consentPage),
+    entry('POST', '/consent/:id', consentSubmit),
     entry('GET', '/account/', accountPage),
     entry('POST', '/graphql', graphql),
   ]

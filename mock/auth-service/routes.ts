@@ -4,10 +4,14 @@
 import type { MockOptions } from '../core/options.ts'
 import type { RouteEntry, RouteTable } from '../core/table.ts'
 import { login, loginFlows, logout, logoutAll } from './compat-login.ts'
-import { introspect, register, revoke, token } from './oauth2.ts'
+import { introspect, oauthError, revoke, token } from './oauth2.ts'
+import { register } from './oidc/registration.ts'
+import { keys, openidConfiguration } from './oidc/discovery.ts'
+import { userinfo } from './oidc/userinfo.ts'
 import { browserRoutes } from './browser.ts'
 
 const OAUTH = { undocumented: 'OAuth 2.0 endpoint (RFC 6749/7591/7662/7009), described by the discovery document, not the admin API' }
+const DISCOVERY = { undocumented: 'OpenID Connect discovery and keys (OpenID Connect Discovery 1.0, RFC 7517), not the admin API' }
 const COMPAT = { undocumented: 'compatibility login of the chat protocol, described by its client-server specification' }
 
 export function publicTable(options: MockOptions): RouteTable {
@@ -19,7 +23,11 @@ export function publicTable(options: MockOptions): RouteTable {
     version: (o) => o.masVersion,
     routes: [
       { method: 'POST', pattern: '/oauth2/token', handler: token, doc: OAUTH },
-      { method: 'POST', pattern: '/oauth2/registration', handler: register, doc: OAUTH },
+      { method: 'POST', pattern: '/oauth2/registration', handler: (ctx) => register(ctx, oauthError), doc: OAUTH },
+      { method: 'GET', pattern: '/.well-known/openid-configuration', handler: openidConfiguration, doc: DISCOVERY },
+      { method: 'GET', pattern: '/oauth2/keys.json', handler: keys, doc: DISCOVERY },
+      { method: 'GET', pattern: '/oauth2/userinfo', handler: userinfo, doc: OAUTH },
+      { method: 'POST', pattern: '/oauth2/userinfo', handler: userinfo, doc: OAUTH },
       { method: 'POST', pattern: '/oauth2/introspect', handler: introspect, doc: OAUTH },
       { method: 'POST', pattern: '/oauth2/revoke', handler: revoke, doc: OAUTH },
       ...client('GET', '/login', loginFlows),

@@ -40,6 +40,11 @@ export interface MockOptions {
   logFile?: string | null
   /** the origin CORS answers echo with credentials allowed; undefined: `*` without credentials */
   corsOrigin?: string
+  /**
+   * --auto-approve USERNAME: GET /authorize signs this seeded user in and consents at once (no login
+   * or consent page), for tests and UIs that cannot click through; undefined: the pages.
+   */
+  autoApprove?: string
   /** largest request body accepted, in bytes, above it 413; undefined: each area's real limit (core/limits.ts) */
   maxBody?: number
   faults: string[]

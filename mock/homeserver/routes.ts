@@ -13,6 +13,8 @@ import { homeserverHooks } from './framework/http.ts'
 import { backgroundUpdateRoutes } from './background-updates.ts'
 import { clientReportRoutes } from './client/reports.ts'
 import { clientRoutes } from './client/rooms.ts'
+import { ClientAuthenticator } from './client/auth.ts'
+import { discoveryRoutes } from './client/discovery.ts'
 import { eventReportRoutes } from './event-reports.ts'
 import { serverVersionRoutes } from './server-version.ts'
 
@@ -20,6 +22,7 @@ type Row = Pick<RouteEntry, 'doc' | 'since' | 'until'>
 
 const BAD_REPORT_ID = hsErr('report_id is not a non-negative integer (M_INVALID_PARAM).')
 const FIXTURE = { undocumented: 'client API the fixtures use to build rooms and events; outside area B' }
+const SIGN_IN = { undocumented: 'client API a client calls before signing in (discovery, profile); outside area B' }
 const BACKGROUND_TOGGLE = { undocumented: 'pausing background updates is outside area B' }
 
 function reportRow(version: 'v3' | 'r0'): Row {
@@ -90,6 +93,11 @@ const ROWS: Record<string, Row> = {
   'POST {client}/r0/rooms/:roomId?/report/:eventId?': reportRow('r0'),
   'POST {client}/unstable/rooms/:roomId?/report/:eventId?': { doc: { undocumented: 'the unstable prefix of the report call, same servlet as v3' } },
   'GET {client}/versions': { doc: FIXTURE },
+  'GET /.well-known/matrix/client': { doc: SIGN_IN },
+  'GET {client}/unstable/org.matrix.msc2965/auth_issuer': { ...synapseGate('client-auth-issuer'), doc: SIGN_IN },
+  'GET {client}/unstable/org.matrix.msc2965/auth_metadata': { ...synapseGate('client-auth-metadata-unstable'), doc: SIGN_IN },
+  'GET {client}/v1/auth_metadata': { ...synapseGate('client-auth-metadata'), doc: SIGN_IN },
+  ...Object.fromEntries(['r0', 'v3'].flatMap((v) => ['', '/displayname', '/avatar_url'].map((f) => [`GET {client}/${v}/profile/:userId${f}`, { doc: SIGN_IN }]))),
   ...Object.fromEntries(
     ['r0', 'v3'].flatMap((v) =>
       ['GET /account/whoami', 'POST /createRoom', 'POST /rooms/:roomId/join', 'POST /join/:target', 'PUT /rooms/:roomId/send/:eventType/:txnId'].map((r) => {
@@ -118,12 +126,14 @@ export function homeserverTable(options: MockOptions): RouteTable {
   const adminBase = `${options.hsPrefix}/admin/v1`
   const clientBase = `${options.clientPrefix}/client`
   const auth = new Authenticator(options)
+  const clientAuth = new ClientAuthenticator(options)
   const routes = [
     ...eventReportRoutes(adminBase, auth),
     ...serverVersionRoutes(adminBase, options),
     ...backgroundUpdateRoutes(adminBase, auth),
-    ...clientReportRoutes(clientBase, auth),
-    ...clientRoutes(clientBase, auth),
+    ...clientReportRoutes(clientBase, clientAuth),
+    ...clientRoutes(clientBase, clientAuth),
+    ...discoveryRoutes(clientBase),
   ]
   return { api: 'homeserver', area: 'hs', version: (o) => o.hsVersion, routes: withRows(routes, adminBase, clientBase), hooks: { hs: homeserverHooks } }
 }

@@ -43,6 +43,8 @@ export interface Client {
   readonly grantTypes: readonly string[]
   readonly redirectUris: readonly string[]
   readonly createdAt: Micros
+  /** the metadata a dynamic registration gave (echoed by it; client_uri, application_type…); none for seeded clients */
+  readonly metadata?: Readonly<Record<string, unknown>>
 }
 
 export interface CompatSession {
@@ -98,6 +100,19 @@ export interface PolicyData {
 }
 
 export type TokenKind = 'oauth2' | 'personal' | 'compat'
+
+/** An OAuth 2.0 refresh token (`mar_`): issued with an access token, consumed once by the refresh grant. */
+export interface RefreshToken {
+  readonly value: string
+  readonly sessionId: string
+  /** the access token issued with it */
+  readonly accessToken: string
+  readonly createdAt: Micros
+  consumedAt: Micros | null
+  /** the refresh token that replaced it when it was consumed */
+  next: string | null
+  revokedAt: Micros | null
+}
 
 export interface AccessToken {
   readonly value: string

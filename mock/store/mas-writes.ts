@@ -22,6 +22,9 @@ export interface MasWriteTarget {
   readonly personal: WriteCollection<PersonalSession>
   readonly policyData: WriteCollection<PolicyData>
   addToken(t: AccessToken): AccessToken
+  addRefreshToken(t: Refresh): void
+  lookupRefreshToken(value: string): Refresh | undefined
+  lookupAccessToken(value: string): AccessToken | undefined
   activePersonalToken(sessionId: string): AccessToken | undefined
   revokeToken(token: AccessToken, at: Micros): void
 }
@@ -34,12 +37,17 @@ export type MasWrite =
   | { t: 'mas.client'; client: Client }
   | { t: 'mas.compat'; session: CompatSession; token: AccessToken }
   | { t: 'mas.compat.finish'; id: string; at: Micros }
-  | { t: 'mas.oauth2'; session: OAuth2Session; token: AccessToken }
+  | { t: 'mas.oauth2'; session: OAuth2Session; token: AccessToken; refresh?: Refresh }
+  /** the refresh grant: `consumed` is replaced by `refresh`, `revoke` lists the access (and refresh) tokens it ends */
+  | { t: 'mas.oauth2.refresh'; at: Micros; consumed: string; token: AccessToken; refresh: Refresh; revoke: string[] }
   | { t: 'mas.oauth2.finish'; id: string; at: Micros }
   | { t: 'mas.personal'; session: PersonalSession; token: AccessToken }
   | { t: 'mas.personal.revoke'; id: string; at: Micros }
   | { t: 'mas.personal.regenerate'; id: string; at: Micros; token: AccessToken; keepOld: boolean }
   | { t: 'mas.policy'; record: PolicyData }
+
+/** the refresh token record (named here, not in the import above, to keep that line as it is) */
+type Refresh = import('./mas-records.ts').RefreshToken
 
 export class ReplayError extends Error {}
 
@@ -75,7 +83,22 @@ export function applyMasWrite(store: MasWriteTarget, w: MasWrite): void {
     case 'mas.oauth2':
       store.oauth2.insert(w.session)
       store.addToken(w.token)
+      if (w.refresh) store.addRefreshToken(w.refresh)
       return
+    case 'mas.oauth2.refresh': {
+      const old = need(store.lookupRefreshToken(w.consumed), 'refresh token')
+      if (old.consumedAt === null) old.consumedAt = w.at
+      old.next = w.refresh.value
+      for (const v of w.revoke) {
+        const access = store.lookupAccessToken(v)
+        if (access && access.revokedAt === null) store.revokeToken(access, w.at)
+        const refresh = store.lookupRefreshToken(v)
+        if (refresh && refresh.revokedAt === null) refresh.revokedAt = w.at
+      }
+      store.addToken(w.token)
+      store.addRefreshToken(w.refresh)
+      return
+    }
     case 'mas.oauth2.finish': {
       const s = need(store.oauth2.get(w.id), `OAuth 2.0 session ${w.id}`)
       return store.oauth2.update(s, (x) => (x.finishedAt = w.at))

@@ -24,6 +24,7 @@ import type {
   OAuth2Session,
   PersonalSession,
   PolicyData,
+  RefreshToken,
   TokenInfo,
   User,
 } from './mas-records.ts'
@@ -50,6 +51,7 @@ export class MasStore {
   readonly personal: OrderedCollection<PersonalSession, PersonalIndex, 'expiresAt'>
   readonly policyData = new OrderedCollection<PolicyData>()
   private readonly tokens = new Map<string, AccessToken>()
+  private readonly refreshTokens = new Map<string, RefreshToken>()
   /** the active token of a personal session, when the mock knows its value */
   private readonly personalTokens = new Map<string, AccessToken>()
   private readonly newUlid = monotonicFactory()
@@ -207,6 +209,14 @@ export class MasStore {
     return this.tokens.get(value)
   }
 
+  addRefreshToken(t: RefreshToken): void {
+    this.refreshTokens.set(t.value, t)
+  }
+
+  lookupRefreshToken(value: string): RefreshToken | undefined {
+    return this.refreshTokens.get(value)
+  }
+
   /** The session a token belongs to. */
   sessionOf(t: AccessToken): CompatSession | OAuth2Session | PersonalSession | undefined {
     return t.kind === 'compat' ? this.compat.get(t.sessionId) : t.kind === 'oauth2' ? this.oauth2.get(t.sessionId) : this.personal.get(t.sessionId)
@@ -282,16 +292,16 @@ export class MasStore {
   // ----- OAuth 2.0 sessions ---------------------------------------------------------------------
 
   createOAuth2Session(
-    s: { clientId: string; userId: string | null; scope: string; userAgent: string | null },
+    s: { clientId: string; userId: string | null; scope: string; userAgent: string | null; userSessionId?: string | null; withRefreshToken?: boolean },
     at: Micros,
     tokenTtlSeconds: number | null,
-  ): { session: OAuth2Session; token: AccessToken } {
+  ): { session: OAuth2Session; token: AccessToken; refresh?: RefreshToken } {
     const session: OAuth2Session = {
       id: this.newId(at),
       createdAt: at,
       finishedAt: null,
       userId: s.userId,
-      userSessionId: null,
+      userSessionId: s.userSessionId ?? null,
       clientId: s.clientId,
       scope: s.scope,
       userAgent: s.userAgent,
@@ -307,8 +317,28 @@ export class MasStore {
       expiresAt: tokenTtlSeconds === null ? null : at + tokenTtlSeconds * 1_000_000,
       revokedAt: null,
     }
-    this.write({ t: 'mas.oauth2', session, token })
-    return { session, token }
+    if (!s.withRefreshToken) {
+      this.write({ t: 'mas.oauth2', session, token })
+      return { session, token }
+    }
+    const refresh = this.newRefreshToken(session.id, token.value, at)
+    this.write({ t: 'mas.oauth2', session, token, refresh })
+    return { session, token, refresh }
+  }
+
+  private newRefreshToken(sessionId: string, accessToken: string, at: Micros): RefreshToken {
+    return { value: generateToken('mar'), sessionId, accessToken, createdAt: at, consumedAt: null, next: null, revokedAt: null }
+  }
+
+  /**
+   * The refresh grant: a new token pair for the session of `consumed`, which is marked consumed;
+   * `revoke` lists tokens it ends (the consumed token's access token, a lost pair of a double refresh).
+   */
+  refreshOAuth2Session(consumed: RefreshToken, revoke: string[], at: Micros, tokenTtlSeconds: number): { token: AccessToken; refresh: RefreshToken } {
+    const token: AccessToken = { value: generateToken('mat'), kind: 'oauth2', sessionId: consumed.sessionId, createdAt: at, expiresAt: at + tokenTtlSeconds * 1_000_000, revokedAt: null }
+    const refresh = this.newRefreshToken(consumed.sessionId, token.value, at)
+    this.write({ t: 'mas.oauth2.refresh', at, consumed: consumed.value, token, refresh, revoke })
+    return { token, refresh }
   }
 
   finishOAuth2Session(session: OAuth2Session, at: Micros): void {

@@ -26,6 +26,10 @@ options:
   --admin-client-secret S  its secret (env MOCK_ADMIN_CLIENT_SECRET)
   --hs-delegate-url URL    homeserver role: introspect unknown tokens at this auth service (env MOCK_HS_DELEGATE_URL)
   --hs-delegate-client-id ID, --hs-delegate-client-secret S   client used for that introspection
+  --auto-approve USER      sign-in without pages: GET /authorize signs the seeded user USER in (a new
+                           browser session) and consents at once, redirecting to the client with the
+                           code; scopes the policy refuses still get the refusal page. Default: the
+                           login and consent pages (seeded users' password: mock-password)
   --mas-version V          the auth service release the mock behaves as: routes, filters, log format,
                            known deviations, and /api/admin/v1/version (default v1.22.0)
   --hs-version V           the homeserver release the mock behaves as: routes, error texts, headers,
@@ -66,6 +70,7 @@ const OPTIONS = {
   'hs-delegate-url': { type: 'string' },
   'hs-delegate-client-id': { type: 'string' },
   'hs-delegate-client-secret': { type: 'string' },
+  'auto-approve': { type: 'string' },
   'mas-version': { type: 'string' },
   'hs-version': { type: 'string' },
   'hs-prefix': { type: 'string' },
@@ -153,6 +158,10 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
   set('hsDelegateUrl', values['hs-delegate-url'])
   set('hsDelegateClientId', values['hs-delegate-client-id'])
   set('hsDelegateClientSecret', values['hs-delegate-client-secret'])
+  if (values['auto-approve'] !== undefined) {
+    if (values['auto-approve'] === '') return failWith(io, 'mock', new UsageError('--auto-approve needs a username'))
+    over.autoApprove = values['auto-approve']
+  }
   set('masVersion', values['mas-version'])
   set('hsVersion', values['hs-version'])
   if (values['log-file'] !== undefined) over.logFile = values['log-file'] === 'none' ? null : values['log-file']
@@ -192,6 +201,12 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     io.err(prefixed('mock', (e as Error).message) + '\n')
     return code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES' ? EXIT.usage : EXIT.failed
   }
+  const approver = options.autoApprove
+  if (approver !== undefined && !mock.world().mas.findUserByUsername(approver)) {
+    const names = mock.world().mas.users.all().map((u) => u.username)
+    await mock.close()
+    return failWith(io, 'mock', new UsageError(`--auto-approve: no user '${approver}' in the seeded world${didYouMean(approver, names)}`))
+  }
   if (values.silent) {
     // nothing: a container's stdout and stderr are one stream, and that stream is the request log
   } else if (values.quiet) io.out(mock.url + '\n')
@@ -205,6 +220,7 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
       `  user token (no admin):    ${generated.user ? options.userToken : '(as given)'}`,
       `  homeserver admin token:   ${generated.hsAdmin ? options.hsAdminToken : '(as given)'}`,
       `  homeserver user token:    ${generated.hsUser ? options.hsUserToken : '(as given)'}`,
+      `  OpenID Connect:           ${mock.url}/.well-known/openid-configuration${options.autoApprove ? `  (auto-approve as ${options.autoApprove})` : ''}`,
       `  admin client:             ${options.adminClientId} secret ${generated.clientSecret ? options.adminClientSecret : '(as given)'}  (client_credentials, scope urn:mas:admin)`,
       options.faults.length ? `  faults injected:          ${options.faults.join(', ')}` : '',
       options.stateDir ? `  state (write journal):    ${options.stateDir}  (GET /_mock/info shows what was replayed)` : '',

@@ -33,13 +33,14 @@ export function loginForm(opts: { username?: string; next?: string; error?: stri
   )
 }
 
-export function registerForm(opts: { username?: string; error?: string }): string {
+export function registerForm(opts: { username?: string; next?: string; error?: string }): string {
   return (
     '<h1>Create an account</h1>' +
     (opts.error ? `<p role="alert" class="error">${esc(opts.error)}</p>` : '') +
     '<form method="post" action="/register/password">' +
     `<input name="username" value="${esc(opts.username ?? '')}">` +
     '<input name="password" type="password" autocomplete="new-password">' +
+    (opts.next ? `<input type="hidden" name="next" value="${esc(opts.next)}">` : '') +
     '<button type="submit">Continue</button></form>'
   )
 }

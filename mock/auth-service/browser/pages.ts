@@ -3,11 +3,18 @@
 import type { Ctx, Reply } from '../../core/context.ts'
 import { MasStore, nowMicros } from '../../store/mas.ts'
 import { errorPage, esc, html, linkForm, loginForm, redirect, registerForm } from './html.ts'
-import { boundedSet, formOf, isValidUsername, opaqueId, paramsOf, requesterOf, safeNext } from './request.ts'
+import { boundedSet, formOf, isValidUsername, requesterOf, safeNext } from './request.ts'
 import { CLEAR_COOKIE, type BrowserState } from './session.ts'
 
+/** The service's post-authentication action (`kind=continue_authorization_grant&id=…`): the grant's consent page; else `next`. */
+function nextOf(ctx: Ctx): string | undefined {
+  const grant = ctx.query.get('kind') === 'continue_authorization_grant' ? ctx.query.get('id') : null
+  return (grant !== null && /^[0-9A-Z]{26}$/.test(grant) ? `/consent/${grant}` : ctx.query.get('next')) ?? undefined
+}
+
 export function loginPage(_b: BrowserState, ctx: Ctx): Reply {
-  return html(200, 'Sign in', loginForm({ next: ctx.query.get('next') ?? undefined }))
+  // login_hint (passed on by /authorize) fills the username in
+  return html(200, 'Sign in', loginForm({ next: nextOf(ctx), username: ctx.query.get('login_hint') ?? undefined }))
 }
 
 export function login(b: BrowserState, ctx: Ctx): Reply {
@@ -37,8 +44,8 @@ export function logout(b: BrowserState, ctx: Ctx): Reply {
   return redirect('/login', { 'set-cookie': CLEAR_COOKIE })
 }
 
-export function registerPage(_b: BrowserState, _ctx: Ctx): Reply {
-  return html(200, 'Create an account', registerForm({}))
+export function registerPage(_b: BrowserState, ctx: Ctx): Reply {
+  return html(200, 'Create an account', registerForm({ next: nextOf(ctx) }))
 }
 
 export function registerPassword(b: BrowserState, ctx: Ctx): Reply {
@@ -47,11 +54,13 @@ export function registerPassword(b: BrowserState, ctx: Ctx): Reply {
   const username = (form.get('username') ?? '').trim()
   const password = form.get('password') ?? ''
   ctx.log.queries += 1
-  if (!isValidUsername(username)) return html(200, 'Create an account', registerForm({ username, error: 'This username is not valid.' }))
-  if (ctx.world.mas.findUserByUsername(username)) return html(200, 'Create an account', registerForm({ username, error: 'This username is already taken.' }))
-  if (password.length < 8) return html(200, 'Create an account', registerForm({ username, error: 'This password is too weak.' }))
+  const next = form.get('next')
+  const again = (error: string) => html(200, 'Create an account', registerForm({ username, next: next ?? undefined, error }))
+  if (!isValidUsername(username)) return again('This username is not valid.')
+  if (ctx.world.mas.findUserByUsername(username)) return again('This username is already taken.')
+  if (password.length < 8) return again('This password is too weak.')
   const id = ctx.world.mas.newId(nowMicros(ctx.now()))
-  boundedSet(b.registrations, id, { username, password })
+  boundedSet(b.registrations, id, next !== null ? { username, password, next: safeNext(next) } : { username, password })
   ctx.log.queries += 1
   return redirect(`/register/steps/${id}/finish`)
 }
@@ -70,7 +79,7 @@ export function registerFinish(b: BrowserState, ctx: Ctx): Reply {
   b.registrations.delete(id)
   const user = store.createUser(pending.username, nowMicros(ctx.now()), { password: pending.password })
   ctx.log.queries += 3
-  return b.logIn(ctx, user, '/')
+  return b.logIn(ctx, user, pending.next ?? '/')
 }
 
 export function upstreamCallback(b: BrowserState, ctx: Ctx): Reply {
@@ -106,29 +115,6 @@ export function upstreamLink(b: BrowserState, ctx: Ctx): Reply {
   }
   b.links.delete(id)
   return b.logIn(ctx, user, '/')
-}
-
-export function authorize(b: BrowserState, ctx: Ctx): Reply {
-  const params = paramsOf(ctx)
-  if (!(params instanceof URLSearchParams)) return params
-  const clientId = params.get('client_id') ?? ''
-  const redirectUri = params.get('redirect_uri') ?? ''
-  ctx.log.queries += 1
-  const client = clientId !== '' ? ctx.world.mas.getClient(clientId) : undefined
-  if (!client) return errorPage(400, 'Client not found.')
-  if (redirectUri === '' || !client.redirectUris.includes(redirectUri)) return errorPage(400, 'The redirect URI is not registered for this client.')
-  const s = b.session(ctx)
-  if (!s) {
-    const back = `/authorize?${new URLSearchParams(params).toString()}`
-    return redirect(`/login?next=${encodeURIComponent(back)}`)
-  }
-  ctx.log.requester = requesterOf(s.user)
-  const target = new URL(redirectUri)
-  target.searchParams.set('code', opaqueId())
-  const state = params.get('state')
-  if (state !== null) target.searchParams.set('state', state)
-  ctx.log.queries += 3
-  return redirect(target.toString())
 }
 
 export function accountPage(b: BrowserState, ctx: Ctx): Reply {

@@ -13,6 +13,8 @@ const cookieHeader = (value: string) => `${SESSION_COOKIE}=${value}; Path=/; Htt
 export interface PendingRegistration {
   username: string
   password: string
+  /** where to go once registered (an authorization grant to continue) */
+  next?: string
 }
 
 export interface UpstreamLink {

@@ -34,7 +34,7 @@ t.test('client_credentials grant', async (t) => {
     [{ grant_type: 'client_credentials' }, {}, 401, 'invalid_client'],
     [{ grant_type: 'password', username: 'a', password: 'b' }, { authorization: basic(adminClientId, adminClientSecret) }, 400, 'unsupported_grant_type'],
     [{}, { authorization: basic(adminClientId, adminClientSecret) }, 400, 'invalid_request'],
-    [{ grant_type: 'refresh_token', refresh_token: 'mar_x' }, { authorization: basic(adminClientId, adminClientSecret) }, 400, 'invalid_grant'],
+    [{ grant_type: 'refresh_token', refresh_token: 'mar_x' }, { authorization: basic(adminClientId, adminClientSecret) }, 401, 'unauthorized_client'],
     [{ grant_type: 'client_credentials', scope: 'urn:synapse:admin:* openid' }, { authorization: basic(adminClientId, adminClientSecret) }, 403, 'invalid_scope', "scope 'urn:synapse:admin:*' not allowed"],
     [{ grant_type: 'client_credentials', client_id: adminClientId }, { authorization: basic(adminClientId, adminClientSecret) }, 200, ''],
     [{ grant_type: 'client_credentials', client_id: 'other' }, { authorization: basic(adminClientId, adminClientSecret) }, 400, 'invalid_request'],
@@ -53,7 +53,7 @@ t.test('client_credentials grant', async (t) => {
 })
 
 t.test('dynamic registration, then the grant for that client', async (t) => {
-  const reg = await tm.post('/oauth2/registration', { client_name: 'fixture bot', grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_post' }, { token: null })
+  const reg = await tm.post('/oauth2/registration', { client_name: 'fixture bot', client_uri: 'https://fixture.example.com/', grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_post' }, { token: null })
   t.equal(reg.status, 201)
   t.match(reg.body, { client_id: /^[0-9A-Z]{26}$/, client_secret: /.{20,}/, client_id_issued_at: Number })
   const c = mas.getClient(reg.body.client_id)!
@@ -69,7 +69,7 @@ t.test('dynamic registration, then the grant for that client', async (t) => {
   const kinds = await tm.get(`${API}/oauth2-sessions?filter[client]=${c.id}&filter[client-kind]=dynamic`)
   t.equal(kinds.body.meta.count, 2, 'both sessions are listed for the client')
 
-  const pub = await tm.post('/oauth2/registration', { redirect_uris: ['https://app.example.test/cb'], token_endpoint_auth_method: 'none' }, { token: null })
+  const pub = await tm.post('/oauth2/registration', { client_uri: 'https://app.example.test/', redirect_uris: ['https://app.example.test/cb'], token_endpoint_auth_method: 'none' }, { token: null })
   t.equal(pub.status, 201)
   t.notOk('client_secret' in pub.body)
   t.equal((await tm.post('/oauth2/registration', { grant_types: ['authorization_code'] }, { token: null })).body.error, 'invalid_redirect_uri')

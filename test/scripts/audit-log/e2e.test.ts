@@ -202,15 +202,15 @@ t.test('drive a known mix of traffic at the mock', async (t) => {
   await send('introspection of the revoked token', '/oauth2/introspect', { form: { token: access }, basic: [opts.adminClientId, opts.adminClientSecret] }, { status: 200, activity: 'token-introspection', outcome: 'ok', requester: adminClient })
 
   // Authorization: a client with a redirect URI, then /authorize with and without a session.
-  const reg = await send('client registration', '/oauth2/registration', { json: { client_name: 'e2e app', redirect_uris: ['https://app.example.test/cb'], token_endpoint_auth_method: 'none' } }, { status: 201, activity: 'other', outcome: 'ok', requester: NONE })
+  const reg = await send('client registration', '/oauth2/registration', { json: { client_name: 'e2e app', client_uri: 'https://app.example.test/', redirect_uris: ['https://app.example.test/cb'], token_endpoint_auth_method: 'none' } }, { status: 201, activity: 'other', outcome: 'ok', requester: NONE })
   const appId = ((await reg.json()) as { client_id: string }).client_id
   const authz = new URLSearchParams({ response_type: 'code', client_id: appId, redirect_uri: 'https://app.example.test/cb', scope: 'openid', state: 's1' }).toString()
   const granted = await send('authorize with a session', `/authorize?${authz}`, { cookie: cookies['ada.e2e'] }, { status: 303, activity: 'authorization-grant', outcome: 'ok', requester: userKey('ada.e2e') })
-  t.match(granted.headers.get('location') ?? '', /^https:\/\/app\.example\.test\/cb\?code=[^&]+&state=s1$/, 'the grant redirects to the client with a code and the state')
+  t.match(granted.headers.get('location') ?? '', /^\/consent\/[0-9A-Z]{26}$/, 'with a session the grant goes on to the consent page')
   await send('authorize by form post', '/authorize', { cookie: cookies['bob.e2e'], form: Object.fromEntries(new URLSearchParams(authz)) }, { status: 303, activity: 'authorization-grant', outcome: 'ok', requester: userKey('bob.e2e') })
   // Without a session the user is sent to log in first: a 303 that the audit (by status) counts as ok.
   const toLogin = await send('authorize without a session', `/authorize?${authz}`, {}, { status: 303, activity: 'authorization-grant', outcome: 'ok', requester: NONE })
-  t.match(toLogin.headers.get('location') ?? '', /^\/login\?next=/, 'without a session /authorize sends the user to log in')
+  t.match(toLogin.headers.get('location') ?? '', /^\/login\?kind=continue_authorization_grant&id=/, 'without a session /authorize sends the user to log in')
   await send('authorize for an unknown client', '/authorize?client_id=01J00000000000000000000000&redirect_uri=https%3A%2F%2Fx.test%2F', {}, { status: 400, activity: 'authorization-grant', outcome: 'failed', requester: NONE })
 
   // Browser logouts (the last: the sessions are used above).

@@ -62,3 +62,34 @@ t.test('starts, prints its URL, stops', async (t) => {
   stop()
   t.equal(await done, 0)
 })
+
+t.test('--auto-approve: a seeded user, or exit 2 naming the closest; then /authorize answers with the code', async (t) => {
+  const bad = collect()
+  t.equal(await run(['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none', '--auto-approve', 'nobody-at-all'], bad), 2)
+  t.match(bad.stderr, /^admin-conformance mock: --auto-approve: no user 'nobody-at-all' in the seeded world/)
+  t.equal(await run(['--auto-approve', ''], collect()), 2, 'an empty name')
+  // the seeded world of seed 1 (the default): take its first user from a mock of the same seed
+  const { startMock } = await import('../../../mock/core/server.ts')
+  const { mockOptions } = await import('../../../mock/core/options.ts')
+  const probe = await startMock(mockOptions({ port: 0, sessions: 3, reports: 1, logFile: null }, {}))
+  const username = probe.world().mas.users.all()[0]!.username
+  await probe.close()
+  const io = collect()
+  let stop!: () => void
+  const stopped = new Promise<void>((r) => (stop = r))
+  const done = run(['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none', '--auto-approve', username], io, stopped)
+  for (let i = 0; i < 100 && !io.stdout; i++) await new Promise((r) => setTimeout(r, 50))
+  const base = io.stdout.trim()
+  const reg = await fetch(`${base}/oauth2/registration`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_uri: 'https://ui.example.com/', application_type: 'native', redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' }),
+  })
+  const { client_id } = (await reg.json()) as { client_id: string }
+  const r = await fetch(`${base}/authorize?response_type=code&client_id=${client_id}&redirect_uri=${encodeURIComponent('http://127.0.0.1/cb')}&scope=openid&state=x`, { redirect: 'manual' })
+  t.equal(r.status, 303)
+  t.match(r.headers.get('location'), /^http:\/\/127\.0\.0\.1\/cb\?state=x&code=[A-Za-z0-9]{32}#$/)
+  await r.arrayBuffer()
+  stop()
+  t.equal(await done, 0)
+})

@@ -1,0 +1,79 @@
+// What the OpenID Connect tests share: a cookie-keeping HTTP client that does not follow redirects,
+// a client registration, PKCE, and an ID token's signature check against the published keys.
+import { createHash, createPublicKey, createVerify, randomBytes } from 'node:crypto'
+import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
+import { MasStore, type User } from '../../../mock/store/mas.ts'
+import type { TestMock } from '../admin/helpers.ts'
+
+export interface Answer {
+  status: number
+  headers: Headers
+  text: string
+  body: any
+}
+
+/** A browser-like client: keeps the session cookie, never follows a redirect. */
+export function browser(base: string) {
+  let cookie = ''
+  const send = async (method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<Answer> => {
+    const h: Record<string, string> = { ...headers }
+    if (cookie) h.cookie = cookie
+    if (form) h['content-type'] = 'application/x-www-form-urlencoded'
+    const r = await fetch(path.startsWith('http') ? path : base + path, { method, headers: h, body: form ? new URLSearchParams(form).toString() : undefined, redirect: 'manual' })
+    const set = r.headers.get('set-cookie')
+    if (set) cookie = set.split(';')[0]!
+    const text = await r.text()
+    let body: unknown
+    try {
+      body = text ? JSON.parse(text) : undefined
+    } catch {
+      body = undefined
+    }
+    return { status: r.status, headers: r.headers, text, body }
+  }
+  return { send, get: (p: string) => send('GET', p), post: (p: string, f: Record<string, string>, h?: Record<string, string>) => send('POST', p, f, h) }
+}
+
+export const REDIRECT = 'http://127.0.0.1:9/callback'
+
+export async function registerPublicClient(tm: TestMock, extra: Record<string, unknown> = {}): Promise<string> {
+  const r = await tm.post(
+    '/oauth2/registration',
+    { client_uri: 'https://admin.example.com/', application_type: 'native', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none', ...extra },
+    { token: null },
+  )
+  if (r.status !== 201) throw new Error(`registration answered ${r.status} ${r.text}`)
+  return r.body.client_id
+}
+
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(48).toString('base64url')
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') }
+}
+
+/** The first active seeded user with a password and can_request_admin (or without, when admin=false). */
+export function seededUser(mas: MasStore, admin: boolean): User {
+  const u = mas.users.all().find((u) => u.admin === admin && MasStore.isUserActive(u) && u.password === SEEDED_PASSWORD && !u.legacyGuest)
+  if (!u) throw new Error('no such seeded user')
+  return u
+}
+
+export function authorizeUrl(clientId: string, scope: string, challenge: string | null, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope, state: 'st4te', nonce: 'n0nce', ...extra })
+  if (challenge !== null) {
+    q.set('code_challenge', challenge)
+    q.set('code_challenge_method', 'S256')
+  }
+  return `/authorize?${q}`
+}
+
+/** Claims of an RS256 ID token whose signature verifies with a key of the JWKS; throws otherwise. */
+export function verifyIdToken(idToken: string, jwks: { keys: Record<string, unknown>[] }): Record<string, any> {
+  const [h, p, s] = idToken.split('.')
+  const header = JSON.parse(Buffer.from(h!, 'base64url').toString())
+  const jwk = jwks.keys.find((k) => k.kid === header.kid)
+  if (!jwk || header.alg !== 'RS256') throw new Error('no key for the ID token')
+  const key = createPublicKey({ key: jwk as any, format: 'jwk' })
+  if (!createVerify('RSA-SHA256').update(`${h}.${p}`).verify(key, Buffer.from(s!, 'base64url'))) throw new Error('bad signature')
+  return JSON.parse(Buffer.from(p!, 'base64url').toString())
+}
