@@ -44,6 +44,8 @@ options:
                            paths (default: any origin, no credentials; env MOCK_CORS_ORIGIN)
   --no-deviations          follow the interface document where the claimed release is known to deviate
                            from it (lib/data/deviations.json); by default the mock reproduces them
+  --no-policy-data         start with no policy data, as a fresh auth service does: GET
+                           /api/admin/v1/policy-data/latest answers 404 until one is set
   --list-faults            print the known faults and exit
   --quiet                  print only the base URL
   --silent                 print nothing on stdout (the request log still goes to stderr or --log-file);
@@ -76,6 +78,7 @@ const OPTIONS = {
   fault: { type: 'string', multiple: true },
   state: { type: 'string' },
   'no-deviations': { type: 'boolean' },
+  'no-policy-data': { type: 'boolean' },
   'cors-origin': { type: 'string' },
   'list-faults': { type: 'boolean' },
   quiet: { type: 'boolean' },
@@ -165,6 +168,7 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     clientSecret: !values['admin-client-secret'] && !process.env.MOCK_ADMIN_CLIENT_SECRET,
   }
   if (values['no-deviations']) over.deviations = false
+  if (values['no-policy-data']) over.policyData = false
   if (values['cors-origin'] !== undefined) {
     try {
       over.corsOrigin = corsOrigin(values['cors-origin'])
