@@ -1,7 +1,8 @@
 // Every status an operation answers: the row's own statuses (what its handler decides) merged with
 // the answers every operation of its area shares, which the row does not repeat: authentication
 // (by the operation's security), a path id that is not one, a body the parser refuses, and the
-// transport limits of mock/core/limits.ts and dispatch.ts (413 body, 414 query, 431/400 head).
+// transport limits of mock/core/limits.ts and dispatch.ts (413 body, 414 query on the auth service,
+// 431/400 head).
 // 405 is not an operation's answer (it is the answer to a method the path lacks): the path item's
 // description says it. 429 is never answered (no rate limit). 5xx only as written below.
 import type { JsonSchema } from '../../../lib/schemas.ts'
@@ -53,7 +54,7 @@ function adminShared(s: Shape): Record<string, Shared[]> {
 function homeserverShared(s: Shape): Record<string, Shared[]> {
   const out: Record<string, Shared[]> = {}
   const add = (status: string, a: Shared) => (out[status] ??= []).push(a)
-  add('400', { description: `The head has more than ${LIMITS.hs.headers} header fields or more than ${LIMITS.hs.headBytes} bytes: Twisted's bare 400, no body.`, body: 'none' })
+  add('400', { description: `The head (request line with its query, and header fields) has more than ${LIMITS.hs.headers} header fields or more than ${LIMITS.hs.headBytes} bytes: Twisted's bare 400, no body.`, body: 'none' })
   if (s.doc.body || s.method === 'post' || s.method === 'put') {
     add('400', { description: `The body is not JSON or nests deeper than ${LIMITS.hs.jsonDepth} levels: M_NOT_JSON 'Content not JSON.'.`, body: 'envelope' })
   }
@@ -71,7 +72,7 @@ function homeserverShared(s: Shape): Record<string, Shared[]> {
   }
   if (s.doc.security === 'hs-admin') add('403', { description: "The token's user is not a server admin: M_FORBIDDEN 'You are not a server admin'.", body: 'envelope' })
   add('413', { description: `The body is larger than ${mib(LIMITS.hs.body)} (or the mock's --max-body): M_TOO_LARGE 'Request body too large'. The real server closes the connection instead.`, body: 'envelope' })
-  add('414', { description: "The query string is longer than 16 KiB: M_UNKNOWN 'URI too long'.", body: 'envelope' })
+  // No 414: a query past 16 KiB makes the head larger than Twisted takes, so the bare 400 comes first.
   return out
 }
 
