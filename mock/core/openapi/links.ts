@@ -4,8 +4,8 @@
 // - a create POST C, and every other operation under C/… (by-username, latest, finish, revoke, …)
 //   whose answer carries the item → the item (read it back),
 // - the item → every operation on C/{x} and below (finish, revoke, regenerate, lock, delete, …),
-// - an item whose attributes name a user (user_id) → that user, and a user → every listing that
-//   filters by filter[user].
+// - an item whose attributes name another (user_id, client_id, user_session_id, provider_id, …) →
+//   that item, and an item → every listing that filters by it (a user → filter[user], …).
 // A runtime expression is only written when it resolves in the response schema (schemaAt), so a
 // link never points into nothing.
 import type { JsonSchema } from '../../../lib/schemas.ts'
@@ -52,12 +52,11 @@ export function addLinks(paths: Paths, components: Record<string, JsonSchema>): 
     const hit = candidates.find((p) => schemaAt(components, jsonSchemaOf(response), p.slice(1).split('/')) !== undefined)
     return hit ? `$response.body#${hit}` : undefined
   }
-  const link = (from: Op | undefined, to: Op, parameters: Record<string, string>, description: string) => {
+  const link = (from: Op | undefined, to: Op, parameters: Record<string, string>, description: string, name = to.operationId) => {
     const ok = from && okResponse(from)
     if (!ok) return
     const links = ((ok[1].links as Record<string, unknown> | undefined) ??= {})
-    ok[1].links = links
-    if (!(to.operationId in links)) links[to.operationId] = { operationId: to.operationId, parameters, description }
+    if (!(name in links)) links[name] = { operationId: to.operationId, parameters, description }
   }
 
   const items: { path: string; param: string; get: Op }[] = []
@@ -88,29 +87,44 @@ export function addLinks(paths: Paths, components: Record<string, JsonSchema>): 
       }
     }
   }
-  userLinks(paths, items, components, link)
+  relationLinks(paths, items, components, link)
 }
 
-/** item → its user (attributes.user_id), and the user → the listings filtering by filter[user]. */
-function userLinks(
+/** The items an attribute names (by id), and the listing filters that take such an item's id. */
+const RELATIONS: { get: string; attributes: string[]; filters: string[] }[] = [
+  { get: 'getUser', attributes: ['user_id', 'owner_user_id', 'actor_user_id'], filters: ['filter[user]', 'filter[owner_user]', 'filter[actor_user]'] },
+  { get: 'getOAuth2Client', attributes: ['client_id', 'owner_client_id'], filters: ['filter[client]', 'filter[owner_client]'] },
+  { get: 'getUserSession', attributes: ['user_session_id'], filters: ['filter[user-session]'] },
+  { get: 'getUpstreamOAuthProvider', attributes: ['provider_id'], filters: ['filter[provider]'] },
+]
+
+/** item → the items its attributes name (a session → its user), and an item → the listings filtered by it. */
+function relationLinks(
   paths: Paths,
   items: { path: string; param: string; get: Op }[],
   components: Record<string, JsonSchema>,
-  link: (from: Op | undefined, to: Op, parameters: Record<string, string>, description: string) => void,
+  link: (from: Op | undefined, to: Op, parameters: Record<string, string>, description: string, name?: string) => void,
 ): void {
-  const getUser = items.find((i) => i.get.operationId === 'getUser')
-  if (!getUser) return
-  for (const { get } of items) {
-    const ok = okResponse(get)
-    if (ok && get !== getUser.get && schemaAt(components, jsonSchemaOf(ok[1]), ['data', 'attributes', 'user_id'])) {
-      link(get, getUser.get, { [getUser.param]: '$response.body#/data/attributes/user_id' }, 'The user of this item.')
+  for (const relation of RELATIONS) {
+    const target = items.find((i) => i.get.operationId === relation.get)
+    if (!target) continue
+    for (const { get } of items) {
+      const ok = okResponse(get)
+      if (!ok || get === target.get) continue
+      for (const attribute of relation.attributes) {
+        if (!schemaAt(components, jsonSchemaOf(ok[1]), ['data', 'attributes', attribute])) continue
+        const name = attribute === relation.attributes[0] ? relation.get : `${relation.get}-${attribute}`
+        link(get, target.get, { [target.param]: `$response.body#/data/attributes/${attribute}` }, `The item ${attribute} names.`, name)
+      }
     }
-  }
-  for (const item of Object.values(paths)) {
-    const list = operations(item).find((op) => op === item.get)
-    const filters = (list?.parameters as { name: string; in: string }[] | undefined) ?? []
-    if (list && filters.some((p) => p.in === 'query' && p.name === 'filter[user]')) {
-      link(getUser.get, list, { 'query.filter[user]': '$response.body#/data/id' }, `${list.operationId} of this user.`)
+    for (const item of Object.values(paths)) {
+      const list = item.get
+      const query = ((list?.parameters as { name: string; in: string }[] | undefined) ?? []).filter((p) => p.in === 'query')
+      for (const filter of relation.filters) {
+        if (!list || !query.some((p) => p.name === filter)) continue
+        const name = `${list.operationId}-${filter.slice('filter['.length, -1)}`
+        link(target.get, list, { [`query.${filter}`]: '$response.body#/data/id' }, `${list.operationId} filtered by this item (${filter}).`, name)
+      }
     }
   }
 }

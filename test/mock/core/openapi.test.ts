@@ -52,6 +52,16 @@ t.test('the structural schema is not vacuous', async (t) => {
   ;(op.parameters as Json[])[0] = { name: 'id', in: 'path', schema: {} }
   t.notOk(validateDoc(broken), 'a path parameter without required: true is refused')
   t.notOk(validateDoc({ ...doc, openapi: '3.0.3' }), 'OpenAPI 3.0 is refused')
+  const linkless = structuredClone(doc)
+  const list = (linkless.paths as Record<string, Record<string, Json>>)['/api/admin/v1/compat-sessions']?.get as Json
+  ;(((list.responses as Json)['200'] as Json).links as Json).getCompatSession = { parameters: { id: '$response.body#/data/0/id' } }
+  t.notOk(validateDoc(linkless), 'a link without operationId or operationRef is refused')
+  const flowless = structuredClone(doc)
+  delete (((flowless.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows
+  t.notOk(validateDoc(flowless), 'an OAuth 2.0 scheme without flows is refused')
+  const stray = structuredClone(doc)
+  ;((stray.paths as Json)['/api/admin/v1/compat-sessions'] as Json).bogus = {}
+  t.notOk(validateDoc(stray), 'an unknown key in a path item is refused')
 })
 
 t.test('every $ref resolves and every component compiles as JSON Schema', async (t) => {
