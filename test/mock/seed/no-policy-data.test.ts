@@ -2,6 +2,9 @@
 // the real 404, the rest of the world is the same as with it, `mock --no-policy-data` sets it, and the
 // policy-data suite's 404 check runs (and passes) against such a mock.
 import t from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { startMock } from '../../../mock/core/server.ts'
 import { mockOptions, randomToken } from '../../../mock/core/options.ts'
 import { run as runMockCli } from '../../../scripts/mock/main.ts'
@@ -54,6 +57,26 @@ t.test('admin-conformance mock --no-policy-data', async (t) => {
   t.same(await get(out.trim(), '/api/admin/v1/policy-data/latest'), { status: 404, body: { errors: [{ title: 'No policy data found' }] } })
   stop()
   t.equal(await done, 0)
+})
+
+t.test('--state keeps it: a restart without the flag replays onto a world without policy data', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'no-policy-state-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const start = async (extra: string[]) => {
+    let out = ''
+    let stop!: () => void
+    const stopped = new Promise<void>((r) => (stop = r))
+    const done = runMockCli(['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none', '--admin-token', tokens.adminToken, '--state', dir, ...extra], { out: (s) => void (out += s), err: () => {} }, stopped)
+    for (let i = 0; i < 100 && !out; i++) await new Promise((r) => setTimeout(r, 50))
+    return { url: out.trim(), stop: async () => (stop(), done) }
+  }
+  const first = await start(['--no-policy-data'])
+  t.equal((await get(first.url, '/api/admin/v1/policy-data/latest')).status, 404)
+  t.equal(await first.stop(), 0)
+  const second = await start([])
+  t.ok(second.url, 'restarts without the flag')
+  t.equal((await get(second.url, '/api/admin/v1/policy-data/latest')).status, 404, 'still no policy data: the journal says so')
+  t.equal(await second.stop(), 0)
 })
 
 t.test("the policy-data suite's 404 check passes against it", async (t) => {
