@@ -117,6 +117,8 @@ t.test('operations: unique ids, path parameters match the template, security', a
     }
   }
   t.same(paths['/_synapse/admin/v1/server_version']?.get?.security, [], 'server_version needs no token')
+  const declared = new Set(((doc.tags as Json[]) ?? []).map((tag) => tag.name))
+  for (const { path, method, op } of operations) for (const tag of op.tags as string[]) t.ok(declared.has(tag), `${method} ${path}: tag ${tag} is declared`)
 })
 
 const INTERFACE_A = [
