@@ -154,11 +154,16 @@ function operationOf(schemas: Components, ep: Endpoint): Record<string, unknown>
   }
 }
 
-/** The path of the auth service's authorization endpoint when the tables route it (the OpenID Connect sign-in). */
+/**
+ * The authorization endpoint, when the auth service offers the OpenID Connect sign-in: its table routes
+ * the discovery document (which advertises the authorization-code grant) and /authorize. A bare
+ * /authorize (the browser pages of the activity table, whose codes the token endpoint refuses) is not
+ * enough: the flow would be advertised without working.
+ */
 function authorizeRoute(tables: RouteTable[], masVersion: string | undefined): string | undefined {
-  const table = tables.find((t) => t.api === 'mas-public')
-  const hit = table?.routes.find((e) => e.method === 'GET' && /^\/(oauth2\/)?authorize$/.test(e.pattern) && presentAt(e, masVersion))
-  return hit?.pattern
+  const routes = tables.find((t) => t.api === 'mas-public')?.routes.filter((e) => e.method === 'GET' && presentAt(e, masVersion)) ?? []
+  if (!routes.some((e) => e.pattern === '/.well-known/openid-configuration')) return undefined
+  return routes.find((e) => /^\/(oauth2\/)?authorize$/.test(e.pattern))?.pattern
 }
 
 /** Build the OpenAPI 3.1 document. */

@@ -35,7 +35,7 @@ export function securitySchemes(base: string, authorizeUrl: string | undefined):
       description: `An OAuth 2.0 access token (mat_…) whose scope contains ${ADMIN_SCOPE}, as Authorization: Bearer <token>.`,
       flows: {
         clientCredentials: { tokenUrl, scopes },
-        ...(authorizeUrl ? { authorizationCode: { authorizationUrl: authorizeUrl, tokenUrl, scopes } } : {}),
+        ...(authorizeUrl ? { authorizationCode: { authorizationUrl: authorizeUrl, tokenUrl, refreshUrl: tokenUrl, scopes } } : {}),
       },
     },
     'mas-personal-token': {

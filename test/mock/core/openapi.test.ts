@@ -257,6 +257,30 @@ t.test('prefixes are configurable and checked', async (t) => {
   t.throws(() => buildOpenApi({ clientPrefix: '/a b' }), /clientPrefix/)
 })
 
+t.test('security schemes: the OAuth 2.0 flows follow the routes the auth service has', async (t) => {
+  const schemes = (doc.components as Json).securitySchemes as Json
+  const flows = (schemes['mas-admin'] as Json).flows as Json
+  t.same(flows.clientCredentials, { tokenUrl: 'http://127.0.0.1:8080/oauth2/token', scopes: { 'urn:mas:admin': 'the auth service admin API' } })
+  const base = buildOpenApi() as Json
+  const tables = (await import('../../../mock/admin/routes.ts')).adminTable()
+  const route = (pattern: string) => ({ method: 'GET', pattern, handler: () => ({ status: 200 }), doc: { undocumented: 'sign-in' } })
+  const withAuthorize = buildOpenApi({
+    serverUrl: 'http://mock.test',
+    tables: [tables, { api: 'mas-public', area: 'other', routes: [route('/authorize'), route('/.well-known/openid-configuration')] }],
+  }) as Json
+  const bare = buildOpenApi({ tables: [tables, { api: 'mas-public', area: 'other', routes: [route('/authorize')] }] }) as Json
+  t.same(Object.keys(((((bare.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json)), ['clientCredentials'], 'a bare /authorize without discovery: no authorization-code flow')
+  const code = ((((withAuthorize.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json).authorizationCode as Json
+  t.same(code, { authorizationUrl: 'http://mock.test/authorize', tokenUrl: 'http://mock.test/oauth2/token', refreshUrl: 'http://mock.test/oauth2/token', scopes: { 'urn:mas:admin': 'the auth service admin API' } }, 'with an authorize route: the authorization-code flow')
+  const plain = ((((base.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json)
+  // the default tables: the authorization-code flow exactly when the auth service has the discovery route (oidc work)
+  const { publicTable } = await import('../../../mock/auth-service/routes.ts')
+  const { mockOptions } = await import('../../../mock/core/options.ts')
+  const discovery = publicTable(mockOptions({}, {})).routes.some((e) => e.pattern === '/.well-known/openid-configuration')
+  t.same(Object.keys(plain), discovery ? ['clientCredentials', 'authorizationCode'] : ['clientCredentials'], `default tables: ${discovery ? 'discovery, so' : 'no discovery, no'} authorization-code flow`)
+  t.equal((plain.clientCredentials as Json).tokenUrl, '/oauth2/token', 'relative to the server when no server URL is given')
+})
+
 t.test('the document is plain JSON and deterministic', async (t) => {
   const again = buildOpenApi({ serverUrl: 'http://127.0.0.1:8080' })
   t.equal(JSON.stringify(again), JSON.stringify(doc))
