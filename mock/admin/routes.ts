@@ -39,14 +39,14 @@ const ENTRIES: RouteEntry[] = [
       description: listing('sessions', 'finished'), query: 'admin/compat-session#ListQuery',
       responses: {
         '200': { description: 'A page of compatibility sessions.', ref: 'admin/compat-session#Page' },
-        '400': adminErr('Invalid pagination or filter parameters.'),
-        '404': adminErr('The user of filter[user] or the browser session of filter[user-session] does not exist.'),
+        '400': adminErr("Invalid pagination or filter parameters: 'Invalid pagination parameters' or 'Invalid filter parameters', then 'Failed to deserialize query string: <message>' and the message again."),
+        '404': adminErr("The user of filter[user] ('User ID <id> not found') or the browser session of filter[user-session] ('User session ID <id> not found') does not exist."),
       } },
   },
   {
     method: 'GET', pattern: '/compat-sessions/:id', handler: getCompatSession,
     doc: { operationId: 'getCompatSession', tag: 'compat-session', summary: 'Get a compatibility session', security: 'mas-admin',
-      responses: { '200': { description: 'The session.', ref: 'admin/compat-session#Single' }, '404': adminErr('The session does not exist.') } },
+      responses: { '200': { description: 'The session.', ref: 'admin/compat-session#Single' }, '404': adminErr("The session does not exist: 'Compatibility session ID <id> not found'.") } },
   },
   {
     method: 'POST', pattern: '/compat-sessions/:id/finish', handler: finishCompatSession,
@@ -54,8 +54,8 @@ const ENTRIES: RouteEntry[] = [
       description: "Sets finished_at and schedules a job that syncs the user's devices with the homeserver. No request body.",
       responses: {
         '200': { description: 'The finished session; links.self is the requested path (ending in /finish).', ref: 'admin/compat-session#Single' },
-        '400': adminErr('The session is already finished.'),
-        '404': adminErr('The session does not exist.'),
+        '400': adminErr("The session is already finished: 'Compatibility session with ID <id> is already finished'."),
+        '404': adminErr("The session does not exist: 'Compatibility session with ID <id> not found'."),
       } },
   },
   {
@@ -64,14 +64,14 @@ const ENTRIES: RouteEntry[] = [
       description: listing('sessions', 'finished'), query: 'admin/oauth2-session#ListQuery',
       responses: {
         '200': { description: 'A page of OAuth 2.0 sessions.', ref: 'admin/oauth2-session#Page' },
-        '400': adminErr('Invalid pagination or filter parameters, or an invalid scope in filter[scope].'),
-        '404': adminErr('The user, client or browser session named in a filter does not exist.'),
+        '400': adminErr("Invalid pagination or filter parameters ('Invalid pagination parameters' or 'Invalid filter parameters', then 'Failed to deserialize query string: <message>' and the message again), or an invalid scope in filter[scope]."),
+        '404': adminErr("The user ('User ID <id> not found'), client ('Client ID <id> not found') or browser session ('User session ID <id> not found') named in a filter does not exist."),
       } },
   },
   {
     method: 'GET', pattern: '/oauth2-sessions/:id', handler: getOAuth2Session,
     doc: { operationId: 'getOAuth2Session', tag: 'oauth2-session', summary: 'Get an OAuth 2.0 session', security: 'mas-admin',
-      responses: { '200': { description: 'The session.', ref: 'admin/oauth2-session#Single' }, '404': adminErr('The session does not exist.') } },
+      responses: { '200': { description: 'The session.', ref: 'admin/oauth2-session#Single' }, '404': adminErr("The session does not exist: 'OAuth 2.0 session ID <id> not found'.") } },
   },
   {
     method: 'POST', pattern: '/oauth2-sessions/:id/finish', handler: finishOAuth2Session,
@@ -79,8 +79,8 @@ const ENTRIES: RouteEntry[] = [
       description: "Sets finished_at; when the session has a user, schedules a job that syncs that user's devices. No request body.",
       responses: {
         '200': { description: 'The finished session; links.self is the requested path (ending in /finish).', ref: 'admin/oauth2-session#Single' },
-        '400': adminErr('The session is already finished.'),
-        '404': adminErr('The session does not exist.'),
+        '400': adminErr("The session is already finished: 'OAuth 2.0 session with ID <id> is already finished'."),
+        '404': adminErr("The session does not exist: 'OAuth 2.0 session with ID <id> not found'."),
       } },
   },
   {
@@ -89,8 +89,8 @@ const ENTRIES: RouteEntry[] = [
       description: listing('sessions', 'revoked'), query: 'admin/personal-session#ListQuery',
       responses: {
         '200': { description: 'A page of personal sessions (never with access tokens).', ref: 'admin/personal-session#Page' },
-        '400': adminErr('Invalid pagination or filter parameters, or an invalid scope in filter[scope].'),
-        '404': adminErr('The user or client named in a filter does not exist.'),
+        '400': adminErr("Invalid pagination or filter parameters ('Invalid pagination parameters' or 'Invalid filter parameters', then 'Failed to deserialize query string: <message>' and the message again), or an invalid scope in filter[scope]."),
+        '404': adminErr("The user ('User ID <id> not found') or client ('Client ID <id> not found') named in a filter does not exist."),
       } },
   },
   {
@@ -100,9 +100,9 @@ const ENTRIES: RouteEntry[] = [
       body: { ref: 'admin/personal-session#CreateRequest' },
       responses: {
         '201': { description: 'The new session; data.attributes.access_token holds the token (returned only here and by regenerate).', ref: 'admin/personal-session#Created' },
-        '400': adminErr('Invalid scope.'),
-        '404': adminErr('The actor user does not exist.'),
-        '410': adminErr('The actor user is deactivated.'),
+        '400': adminErr("The scope is empty or malformed: 'Invalid scope'."),
+        '404': adminErr("The actor user does not exist: 'User not found'."),
+        '410': adminErr("The actor user is deactivated: 'User is not active'."),
         '415': bodyRejection(),
         '422': bodyRejection(),
       } },
@@ -110,7 +110,7 @@ const ENTRIES: RouteEntry[] = [
   {
     method: 'GET', pattern: '/personal-sessions/:id', handler: getPersonalSession, ...masGate('personal-sessions'),
     doc: { operationId: 'getPersonalSession', tag: 'personal-session', summary: 'Get a personal session', security: 'mas-admin',
-      responses: { '200': { description: 'The session (without access token).', ref: 'admin/personal-session#Single' }, '404': adminErr('The session does not exist.') } },
+      responses: { '200': { description: 'The session (without access token).', ref: 'admin/personal-session#Single' }, '404': adminErr("The session does not exist: 'Personal session not found'.") } },
   },
   {
     method: 'POST', pattern: '/personal-sessions/:id/revoke', handler: revokePersonalSession, ...masGate('personal-sessions'),
@@ -118,8 +118,8 @@ const ENTRIES: RouteEntry[] = [
       description: 'Sets revoked_at on the session and its tokens; expires_at becomes null. No request body.',
       responses: {
         '200': { description: 'The revoked session.', ref: 'admin/personal-session#Single' },
-        '404': adminErr('The session does not exist.'),
-        '409': adminErr('The session is already revoked.'),
+        '404': adminErr("The session does not exist: 'Personal session with ID <id> not found'."),
+        '409': adminErr("The session is already revoked: 'Personal session with ID <id> is already revoked'."),
       } },
   },
   {
@@ -129,10 +129,10 @@ const ENTRIES: RouteEntry[] = [
       body: { ref: 'admin/personal-session#RegenerateRequest' },
       responses: {
         '201': { description: 'The session with the new token in data.attributes.access_token.', ref: 'admin/personal-session#Created' },
-        '403': adminErr('The session belongs to another owner than the caller.'),
-        '404': adminErr('The session does not exist.'),
+        '403': adminErr("The session belongs to another owner than the caller: 'Session does not belong to you'."),
+        '404': adminErr("The session does not exist: 'Session not found'."),
         '415': bodyRejection(),
-        '422': { ...bodyRejection(' As JSON: the session is revoked or has no active token.'), ref: ADMIN_ERROR },
+        '422': { ...bodyRejection(" As JSON: the session is revoked or has no active token, 'Session not valid'."), ref: ADMIN_ERROR },
       } },
   },
   {
@@ -142,7 +142,7 @@ const ENTRIES: RouteEntry[] = [
       body: { ref: 'admin/policy-data#SetRequest' },
       responses: {
         '201': { description: 'The stored record.', ref: 'admin/policy-data#Single' },
-        '400': adminErr('The policy data is invalid; errors lists the causes.'),
+        '400': adminErr("The policy data is invalid: 'Failed to instanciate policy with the provided data', 'invalid policy data', then the cause."),
         '415': bodyRejection(),
         '422': bodyRejection(),
       } },
@@ -150,12 +150,12 @@ const ENTRIES: RouteEntry[] = [
   {
     method: 'GET', pattern: '/policy-data/latest', handler: getLatestPolicyData, ...masGate('policy-data'),
     doc: { operationId: 'getLatestPolicyData', tag: 'policy-data', summary: 'Get the latest policy data', security: 'mas-admin',
-      responses: { '200': { description: 'The latest record; links.self is its canonical path.', ref: 'admin/policy-data#Single' }, '404': adminErr('No policy data exists.') } },
+      responses: { '200': { description: 'The latest record; links.self is its canonical path.', ref: 'admin/policy-data#Single' }, '404': adminErr("No policy data exists: 'No policy data found'.") } },
   },
   {
     method: 'GET', pattern: '/policy-data/:id', handler: getPolicyData, ...masGate('policy-data'),
     doc: { operationId: 'getPolicyData', tag: 'policy-data', summary: 'Get policy data by id', security: 'mas-admin',
-      responses: { '200': { description: 'The record.', ref: 'admin/policy-data#Single' }, '404': adminErr('The record does not exist.') } },
+      responses: { '200': { description: 'The record.', ref: 'admin/policy-data#Single' }, '404': adminErr("The record does not exist: 'Policy data with ID <id> not found'. A release with the known deviation policy-data-get-returns-latest (the default claimed one, unless --no-deviations) answers the latest record whatever the id, and 404 only when there is no policy data.") } },
   },
   ...USER_ENTRIES,
   ...USER_EMAIL_ENTRIES,

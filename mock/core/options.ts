@@ -58,6 +58,11 @@ export interface MockOptions {
    * fault that injects the same behaviour proves that the strict checks catch it.
    */
   deviations?: boolean
+  /**
+   * Seed the policy data records (default true). false: the auth service starts as a fresh one does,
+   * with no policy data, so GET /policy-data/latest answers 404 "No policy data found" until a POST.
+   */
+  policyData?: boolean
 }
 
 export function randomToken(prefix: string): string {

@@ -20,7 +20,7 @@ import { serverVersionRoutes } from './server-version.ts'
 
 type Row = Pick<RouteEntry, 'doc' | 'since' | 'until'>
 
-const BAD_REPORT_ID = hsErr('report_id is not a non-negative integer (M_INVALID_PARAM).')
+const BAD_REPORT_ID = hsErr("report_id is not a non-negative integer: M_INVALID_PARAM 'The report_id parameter must be a string representing a positive integer.'.")
 const FIXTURE = { undocumented: 'client API the fixtures use to build rooms and events; outside area B' }
 const SIGN_IN = { undocumented: 'client API a client calls before signing in (discovery, profile); outside area B' }
 const BACKGROUND_TOGGLE = { undocumented: 'pausing background updates is outside area B' }
@@ -33,8 +33,9 @@ function reportRow(version: 'v3' | 'r0'): Row {
       body: { ref: 'homeserver/client-report#Request' },
       responses: {
         '200': { description: 'Reported: an empty object.', ref: 'homeserver/client-report#Response' },
-        '400': hsErr('reason is not a string or score not an integer (M_BAD_JSON).'),
-        '404': hsErr('The event does not exist or the user cannot see it (M_NOT_FOUND). Before v1.78.0 such a report is stored; v1.78.0 and v1.79.0 answer 403 M_FORBIDDEN for an event the user cannot see.'),
+        '400': hsErr("The body is not a JSON object (M_BAD_JSON 'Content must be a JSON object.'), reason is not a string (M_BAD_JSON \"Param 'reason' must be a string\") or score not an integer (M_BAD_JSON \"Param 'score' must be an integer\")."),
+        '403': hsErr("Only v1.78.0 and v1.79.0: the user cannot see the event, M_FORBIDDEN \"You don't have permission to access that event.\" (from v1.80.0 that is the 404)."),
+        '404': hsErr("The event does not exist or the user cannot see it: M_NOT_FOUND \"Unable to report event: it does not exist or you aren't able to see it.\" From v1.78.0; before it such a report is stored."),
       },
     },
   }
@@ -49,7 +50,7 @@ const ROWS: Record<string, Row> = {
       query: 'homeserver/event-report#ListQuery',
       responses: {
         '200': { description: 'A page of reports.', ref: 'homeserver/event-report#List' },
-        '400': hsErr('from or limit not a non-negative integer, dir not b or f (M_INVALID_PARAM), or a non-ASCII filter.'),
+        '400': hsErr("from or limit not a non-negative integer, or dir not b or f: M_INVALID_PARAM, in the claimed release's words (for example 'The start parameter must be a positive integer.', \"Query parameter 'dir' must be one of ['b', 'f']\"); a non-ASCII filter: M_UNKNOWN \"Query parameter '<name>' must be ascii\"."),
       },
     },
   },
@@ -59,7 +60,7 @@ const ROWS: Record<string, Row> = {
       responses: {
         '200': { description: 'The report and event_json.', ref: 'homeserver/event-report#Single' },
         '400': BAD_REPORT_ID,
-        '404': hsErr('The report does not exist, or its event or room data is gone (M_NOT_FOUND).'),
+        '404': hsErr("The report does not exist, or its event or room data is gone: M_NOT_FOUND 'Event report not found'."),
       },
     },
   },
@@ -70,7 +71,7 @@ const ROWS: Record<string, Row> = {
       responses: {
         '200': { description: 'Deleted: an empty object.', ref: 'homeserver/event-report#DeleteResponse' },
         '400': BAD_REPORT_ID,
-        '404': hsErr('The report does not exist (M_NOT_FOUND).'),
+        '404': hsErr("The report does not exist: M_NOT_FOUND 'Event report not found'."),
       },
     },
   },

@@ -37,6 +37,7 @@ export function seedMas(options: MockOptions): MasStore {
   seedCompatSessions(ctx, plan)
   seedOAuth2Sessions(ctx, plan)
   seedPersonalSessions(ctx, plan)
-  seedPolicyData(ctx)
+  // Last, so that leaving it out (--no-policy-data) changes nothing else in the world.
+  if (options.policyData !== false) seedPolicyData(ctx)
   return store
 }

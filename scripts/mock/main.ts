@@ -48,6 +48,9 @@ options:
                            paths (default: any origin, no credentials; env MOCK_CORS_ORIGIN)
   --no-deviations          follow the interface document where the claimed release is known to deviate
                            from it (lib/data/deviations.json); by default the mock reproduces them
+  --no-policy-data         start with no policy data, as a fresh auth service does: GET
+                           /api/admin/v1/policy-data/latest answers 404 until one is set (kept in
+                           the --state journal like the seed)
   --list-faults            print the known faults and exit
   --quiet                  print only the base URL
   --silent                 print nothing on stdout (the request log still goes to stderr or --log-file);
@@ -81,6 +84,7 @@ const OPTIONS = {
   fault: { type: 'string', multiple: true },
   state: { type: 'string' },
   'no-deviations': { type: 'boolean' },
+  'no-policy-data': { type: 'boolean' },
   'cors-origin': { type: 'string' },
   'list-faults': { type: 'boolean' },
   quiet: { type: 'boolean' },
@@ -174,6 +178,7 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     clientSecret: !values['admin-client-secret'] && !process.env.MOCK_ADMIN_CLIENT_SECRET,
   }
   if (values['no-deviations']) over.deviations = false
+  if (values['no-policy-data']) over.policyData = false
   if (values['cors-origin'] !== undefined) {
     try {
       over.corsOrigin = corsOrigin(values['cors-origin'])
@@ -254,6 +259,7 @@ function adoptFromJournal(dir: string, over: Partial<MockOptions>, values: Recor
   if (values.reports === undefined && typeof w.reports === 'number') over.reports = w.reports
   if (values['mas-version'] === undefined && typeof w.masVersion === 'string') over.masVersion = w.masVersion
   if (values['hs-version'] === undefined && typeof w.hsVersion === 'string') over.hsVersion = w.hsVersion
+  if (values['no-policy-data'] === undefined && w.policyData === false) over.policyData = false
   const secrets = header.secrets
   const adopt = (flag: boolean, key: 'adminToken' | 'userToken' | 'hsAdminToken' | 'hsUserToken' | 'adminClientSecret') => {
     if (flag && secrets[key] !== undefined) over[key] = secrets[key]

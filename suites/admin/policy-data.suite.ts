@@ -28,7 +28,7 @@ check('policy-data: GET latest → 200 with the latest record, or 404 when there
   await gate(t)
   const res = await mas('GET', '/policy-data/latest')
   if (res.status === 404) {
-    expectMasError(t, res, 404, `GET ${base}/latest (no policy data)`, [/policy data/i])
+    expectMasError(t, res, 404, `GET ${base}/latest (no policy data)`, [/^No policy data found$/])
     return
   }
   const body = expectOk<{ data: MasItem; links: { self: string } }>(t, res, `GET ${base}/latest`, { schema: SINGLE })

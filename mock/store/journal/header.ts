@@ -8,7 +8,7 @@ export const FORMAT = 1
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
 /** options that shape the seeded world (compared, and printed in errors) */
-export const WORLD_KEYS = ['seed', 'sessions', 'reports', 'serverName', 'masVersion', 'hsVersion', 'adminClientId', 'hsDelegateClientId'] as const
+export const WORLD_KEYS = ['seed', 'sessions', 'reports', 'serverName', 'masVersion', 'hsVersion', 'adminClientId', 'hsDelegateClientId', 'policyData'] as const
 /** secrets that are part of the world (tokens and client secrets are stored in it): compared, never printed */
 export const SECRET_KEYS = ['adminToken', 'userToken', 'hsAdminToken', 'hsUserToken', 'adminClientSecret', 'hsDelegateClientSecret'] as const
 
@@ -24,7 +24,7 @@ export interface JournalHeader {
   /** why this journal was started: a first start, or a reset/seed of the control API */
   cause: string
   epoch: string
-  world: Partial<Record<WorldKey, string | number>>
+  world: Partial<Record<WorldKey, string | number | boolean>>
   secrets: Partial<Record<SecretKey, string>>
 }
 

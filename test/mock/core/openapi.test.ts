@@ -6,138 +6,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { buildOpenApi, ENDPOINTS } from '../../../mock/core/openapi.ts'
 import { listSchemaRefs, schemaName } from '../../../lib/schemas.ts'
+import { OPENAPI_31 } from './openapi-structure.ts'
 
 type Json = Record<string, unknown>
-
-const ext = { '^x-': true }
-const mediaTypes = {
-  type: 'object',
-  minProperties: 1,
-  propertyNames: { pattern: '^[a-z]+/[a-z0-9.+-]+$' },
-  additionalProperties: {
-    type: 'object',
-    properties: { schema: { type: ['object', 'boolean'] }, example: true, examples: { type: 'object' } },
-    required: ['schema'],
-    additionalProperties: false,
-  },
-}
-const securityRequirement = { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }
-
-// A compact structural schema of OpenAPI 3.1 for the parts buildOpenApi emits (stricter than the full
-// specification where we know what we emit, e.g. no $ref responses).
-const OPENAPI_31 = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  type: 'object',
-  required: ['openapi', 'info', 'paths'],
-  properties: {
-    openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' },
-    info: {
-      type: 'object',
-      required: ['title', 'version'],
-      properties: { title: { type: 'string', minLength: 1 }, version: { type: 'string', minLength: 1 }, description: { type: 'string' } },
-      additionalProperties: false,
-      patternProperties: ext,
-    },
-    servers: {
-      type: 'array',
-      items: { type: 'object', required: ['url'], properties: { url: { type: 'string' }, description: { type: 'string' } }, additionalProperties: false },
-    },
-    tags: {
-      type: 'array',
-      items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, description: { type: 'string' } }, additionalProperties: false },
-    },
-    paths: {
-      type: 'object',
-      propertyNames: { pattern: '^/' },
-      additionalProperties: { $ref: '#/$defs/PathItem' },
-    },
-    components: {
-      type: 'object',
-      properties: {
-        schemas: { type: 'object', additionalProperties: { type: ['object', 'boolean'] } },
-        securitySchemes: { type: 'object', additionalProperties: { $ref: '#/$defs/SecurityScheme' } },
-      },
-      additionalProperties: false,
-    },
-    security: { type: 'array', items: securityRequirement },
-  },
-  additionalProperties: false,
-  patternProperties: ext,
-  $defs: {
-    PathItem: {
-      type: 'object',
-      propertyNames: { enum: ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'summary', 'description', 'parameters'] },
-      additionalProperties: { $ref: '#/$defs/Operation' },
-    },
-    Operation: {
-      type: 'object',
-      required: ['responses', 'operationId'],
-      properties: {
-        tags: { type: 'array', items: { type: 'string' } },
-        summary: { type: 'string' },
-        description: { type: 'string' },
-        operationId: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9]*$' },
-        parameters: { type: 'array', items: { $ref: '#/$defs/Parameter' } },
-        requestBody: {
-          type: 'object',
-          required: ['content'],
-          properties: { description: { type: 'string' }, required: { type: 'boolean' }, content: mediaTypes },
-          additionalProperties: false,
-        },
-        responses: {
-          type: 'object',
-          minProperties: 1,
-          propertyNames: { pattern: '^([1-5][0-9]{2}|default)$' },
-          additionalProperties: {
-            type: 'object',
-            required: ['description'],
-            properties: { description: { type: 'string' }, content: mediaTypes },
-            additionalProperties: false,
-          },
-        },
-        security: { type: 'array', items: securityRequirement },
-        deprecated: { type: 'boolean' },
-      },
-      additionalProperties: false,
-      patternProperties: ext,
-    },
-    Parameter: {
-      type: 'object',
-      required: ['name', 'in', 'schema'],
-      properties: {
-        name: { type: 'string', minLength: 1 },
-        in: { enum: ['query', 'header', 'path', 'cookie'] },
-        description: { type: 'string' },
-        required: { type: 'boolean' },
-        deprecated: { type: 'boolean' },
-        schema: { type: ['object', 'boolean'] },
-        style: { enum: ['matrix', 'label', 'form', 'simple', 'spaceDelimited', 'pipeDelimited', 'deepObject'] },
-        explode: { type: 'boolean' },
-      },
-      if: { properties: { in: { const: 'path' } } },
-      then: { required: ['required'], properties: { required: { const: true } } },
-      additionalProperties: false,
-      patternProperties: ext,
-    },
-    SecurityScheme: {
-      type: 'object',
-      required: ['type'],
-      properties: {
-        type: { enum: ['apiKey', 'http', 'mutualTLS', 'oauth2', 'openIdConnect'] },
-        description: { type: 'string' },
-        scheme: { type: 'string' },
-        bearerFormat: { type: 'string' },
-        name: { type: 'string' },
-        in: { enum: ['query', 'header', 'cookie'] },
-      },
-      allOf: [
-        { if: { properties: { type: { const: 'http' } } }, then: { properties: { scheme: { type: 'string' } }, required: ['scheme'] } },
-        { if: { properties: { type: { const: 'apiKey' } } }, then: { properties: { name: { type: 'string' }, in: { type: 'string' } }, required: ['name', 'in'] } },
-      ],
-      additionalProperties: false,
-    },
-  },
-}
 
 function walk(node: unknown, at: string, visit: (node: Json, at: string) => void): void {
   if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}/${i}`, visit))
@@ -158,7 +29,12 @@ function resolvePointer(doc: unknown, pointer: string): unknown {
 
 const doc = buildOpenApi({ serverUrl: 'http://127.0.0.1:8080' }) as Json
 const paths = doc.paths as Record<string, Record<string, Json>>
-const operations = Object.entries(paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })))
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch'])
+const operations = Object.entries(paths).flatMap(([path, item]) =>
+  Object.entries(item)
+    .filter(([method]) => METHODS.has(method))
+    .map(([method, op]) => ({ path, method, op })),
+)
 
 t.test('the document matches the structural OpenAPI 3.1 schema', async (t) => {
   const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true })
@@ -176,6 +52,16 @@ t.test('the structural schema is not vacuous', async (t) => {
   ;(op.parameters as Json[])[0] = { name: 'id', in: 'path', schema: {} }
   t.notOk(validateDoc(broken), 'a path parameter without required: true is refused')
   t.notOk(validateDoc({ ...doc, openapi: '3.0.3' }), 'OpenAPI 3.0 is refused')
+  const linkless = structuredClone(doc)
+  const list = (linkless.paths as Record<string, Record<string, Json>>)['/api/admin/v1/compat-sessions']?.get as Json
+  ;(((list.responses as Json)['200'] as Json).links as Json).getCompatSession = { parameters: { id: '$response.body#/data/0/id' } }
+  t.notOk(validateDoc(linkless), 'a link without operationId or operationRef is refused')
+  const flowless = structuredClone(doc)
+  delete (((flowless.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows
+  t.notOk(validateDoc(flowless), 'an OAuth 2.0 scheme without flows is refused')
+  const stray = structuredClone(doc)
+  ;((stray.paths as Json)['/api/admin/v1/compat-sessions'] as Json).bogus = {}
+  t.notOk(validateDoc(stray), 'an unknown key in a path item is refused')
 })
 
 t.test('every $ref resolves and every component compiles as JSON Schema', async (t) => {
@@ -231,6 +117,8 @@ t.test('operations: unique ids, path parameters match the template, security', a
     }
   }
   t.same(paths['/_synapse/admin/v1/server_version']?.get?.security, [], 'server_version needs no token')
+  const declared = new Set(((doc.tags as Json[]) ?? []).map((tag) => tag.name))
+  for (const { path, method, op } of operations) for (const tag of op.tags as string[]) t.ok(declared.has(tag), `${method} ${path}: tag ${tag} is declared`)
 })
 
 const INTERFACE_A = [
@@ -335,23 +223,23 @@ t.test('parameters, bodies and responses of the listings and writes', async (t) 
 
   const reports = op('get', '/_synapse/admin/v1/event_reports')
   t.same(paramNames(reports), ['from', 'limit', 'dir', 'user_id', 'room_id', 'event_sender_user_id'])
-  t.same(reports.security, [{ bearer: [] }, { accessTokenQuery: [] }])
+  t.same(reports.security, [{ 'hs-admin': [] }, { 'hs-admin-query': [] }])
 
   const create = op('post', '/api/admin/v1/personal-sessions')
   t.same(create.requestBody, { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PersonalSessionCreateRequest' } } } })
   t.same(responseRef(create, '201'), { schema: { $ref: '#/components/schemas/PersonalSessionCreated' } })
   t.ok(responseRef(create, '422', 'text/plain'), 'the plain-text body rejection is declared')
-  t.same(Object.keys(create.responses as Json), ['201', '400', '401', '404', '410', '415', '422'])
+  t.same(Object.keys(create.responses as Json), ['201', '400', '401', '404', '410', '413', '414', '415', '422', '431'])
 
   const regenerate = op('post', '/api/admin/v1/personal-sessions/{id}/regenerate')
   t.same(responseRef(regenerate, '201'), { schema: { $ref: '#/components/schemas/PersonalSessionCreated' } })
-  t.same(Object.keys(regenerate.responses as Json), ['201', '400', '401', '403', '404', '415', '422'])
-  t.same(Object.keys(op('post', '/api/admin/v1/personal-sessions/{id}/revoke').responses as Json), ['200', '400', '401', '404', '409'])
+  t.same(Object.keys(regenerate.responses as Json), ['201', '400', '401', '403', '404', '413', '414', '415', '422', '431'])
+  t.same(Object.keys(op('post', '/api/admin/v1/personal-sessions/{id}/revoke').responses as Json), ['200', '400', '401', '404', '409', '413', '414', '431'])
   t.same(responseRef(op('get', '/api/admin/v1/personal-sessions/{id}'), '200'), { schema: { $ref: '#/components/schemas/PersonalSessionSingle' } })
   t.same(responseRef(op('post', '/api/admin/v1/policy-data'), '201'), { schema: { $ref: '#/components/schemas/PolicyDataSingle' } })
   t.same(responseRef(op('delete', '/_synapse/admin/v1/event_reports/{report_id}'), '200'), { schema: { $ref: '#/components/schemas/EventReportDeleteResponse' } })
-  t.same(Object.keys(op('get', '/_synapse/admin/v1/event_reports/{report_id}').responses as Json), ['200', '400', '401', '403', '404'])
-  t.same(Object.keys(op('post', '/_matrix/client/v3/rooms/{roomId}/report/{eventId}').responses as Json), ['200', '400', '401', '404'])
+  t.same(Object.keys(op('get', '/_synapse/admin/v1/event_reports/{report_id}').responses as Json), ['200', '400', '401', '403', '404', '413', '500', '503'])
+  t.same(Object.keys(op('post', '/_matrix/client/v3/rooms/{roomId}/report/{eventId}').responses as Json), ['200', '400', '401', '403', '404', '413', '500', '503'])
   t.same(responseRef(op('get', '/api/admin/v1/compat-sessions/{id}'), '404'), { schema: { $ref: '#/components/schemas/AdminError' } })
   t.same(responseRef(op('get', '/_synapse/admin/v1/event_reports'), '403'), { schema: { $ref: '#/components/schemas/HomeserverError' } })
 })
@@ -367,6 +255,30 @@ t.test('prefixes are configurable and checked', async (t) => {
   t.throws(() => buildOpenApi({ hsPrefix: '_synapse' }), /hsPrefix: '_synapse' must look like \/_synapse/)
   t.ok(Object.keys((buildOpenApi({ hsPrefix: '/_synapse/' }) as Json).paths as Json).includes('/_synapse/admin/v1/event_reports'), 'a trailing slash is dropped, as everywhere')
   t.throws(() => buildOpenApi({ clientPrefix: '/a b' }), /clientPrefix/)
+})
+
+t.test('security schemes: the OAuth 2.0 flows follow the routes the auth service has', async (t) => {
+  const schemes = (doc.components as Json).securitySchemes as Json
+  const flows = (schemes['mas-admin'] as Json).flows as Json
+  t.same(flows.clientCredentials, { tokenUrl: 'http://127.0.0.1:8080/oauth2/token', scopes: { 'urn:mas:admin': 'the auth service admin API' } })
+  const base = buildOpenApi() as Json
+  const tables = (await import('../../../mock/admin/routes.ts')).adminTable()
+  const route = (pattern: string) => ({ method: 'GET', pattern, handler: () => ({ status: 200 }), doc: { undocumented: 'sign-in' } })
+  const withAuthorize = buildOpenApi({
+    serverUrl: 'http://mock.test',
+    tables: [tables, { api: 'mas-public', area: 'other', routes: [route('/authorize'), route('/.well-known/openid-configuration')] }],
+  }) as Json
+  const bare = buildOpenApi({ tables: [tables, { api: 'mas-public', area: 'other', routes: [route('/authorize')] }] }) as Json
+  t.same(Object.keys(((((bare.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json)), ['clientCredentials'], 'a bare /authorize without discovery: no authorization-code flow')
+  const code = ((((withAuthorize.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json).authorizationCode as Json
+  t.same(code, { authorizationUrl: 'http://mock.test/authorize', tokenUrl: 'http://mock.test/oauth2/token', refreshUrl: 'http://mock.test/oauth2/token', scopes: { 'urn:mas:admin': 'the auth service admin API' } }, 'with an authorize route: the authorization-code flow')
+  const plain = ((((base.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json)
+  // the default tables: the authorization-code flow exactly when the auth service has the discovery route (oidc work)
+  const { publicTable } = await import('../../../mock/auth-service/routes.ts')
+  const { mockOptions } = await import('../../../mock/core/options.ts')
+  const discovery = publicTable(mockOptions({}, {})).routes.some((e) => e.pattern === '/.well-known/openid-configuration')
+  t.same(Object.keys(plain), discovery ? ['clientCredentials', 'authorizationCode'] : ['clientCredentials'], `default tables: ${discovery ? 'discovery, so' : 'no discovery, no'} authorization-code flow`)
+  t.equal((plain.clientCredentials as Json).tokenUrl, '/oauth2/token', 'relative to the server when no server URL is given')
 })
 
 t.test('the document is plain JSON and deterministic', async (t) => {

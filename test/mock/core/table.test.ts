@@ -65,7 +65,7 @@ t.test('the router and the document follow the claimed versions', async (t) => {
 
   const doc = buildOpenApi({ masVersion: 'v1.5.0', hsVersion: '1.67.0' }) as { paths: Record<string, Record<string, { 'x-since'?: string }>> }
   t.notOk(doc.paths['/api/admin/v1/personal-sessions'], 'the document leaves out what the version lacks')
-  t.same(Object.keys(doc.paths['/_synapse/admin/v1/event_reports/{report_id}'] ?? {}), ['get'])
+  t.same(Object.keys(doc.paths['/_synapse/admin/v1/event_reports/{report_id}'] ?? {}).filter((k) => k !== 'description'), ['get'])
   const newest = buildOpenApi() as typeof doc
   t.equal(newest.paths['/_synapse/admin/v1/event_reports/{report_id}']?.delete?.['x-since'], 'v1.79.0', 'x-since is the gate')
   t.equal(newest.paths['/api/admin/v1/personal-sessions']?.get?.['x-since'], 'v1.6.0', 'from lib/data/mas-features.json')
