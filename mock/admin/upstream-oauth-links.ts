@@ -10,7 +10,7 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, bodyRejection, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros } from '../store/mas.ts'
-import { extraOf, LIVE, type UpstreamLink } from '../store/mas-extra.ts'
+import { LIVE, type UpstreamLink } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
 import { checkUser, parseFilters } from './framework/filters.ts'
@@ -49,7 +49,7 @@ export function listLinks(ctx: Ctx): Reply {
   for (const key of ['filter[subject]', 'filter[human-account-name]'] as const) {
     if ((v[key] ?? []).length > 1) return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', `${key}: unsupported value`))
   }
-  const x = extraOf(ctx.world.mas)
+  const x = ctx.world.mas.extra
   const pairs: string[] = []
   const conditions: { index: 'live' | 'user' | 'provider'; keys: string[] }[] = [{ index: 'live', keys: [...LIVE.keys] }]
   const tests: ((l: UpstreamLink) => boolean)[] = []
@@ -91,7 +91,7 @@ export function addLink(ctx: Ctx): Reply {
   if (!body.ok) return body.reply
   const b = body.value as { user_id: string; provider_id: string; subject: string; human_account_name: string | null }
   const site = `${SITE}::add:90`
-  const x = extraOf(ctx.world.mas)
+  const x = ctx.world.mas.extra
   ctx.log.queries += 2
   if (!ctx.world.mas.getUser(b.user_id)) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${b.user_id} not found`, 'User not found'))
   if (!x.providers.get(b.provider_id)) return routeError(ctx, site, 404, titleWithId(ctx, `Upstream OAuth 2.0 Provider ID ${b.provider_id} not found`, 'Upstream OAuth 2.0 Provider not found'))
@@ -116,7 +116,7 @@ function linkOf(ctx: Ctx, site: string): { ok: true; link: UpstreamLink } | { ok
   const id = pathId(ctx, ctx.params.id)
   if (!id.ok) return id
   ctx.log.queries += 1
-  const link = extraOf(ctx.world.mas).getLink(id.id)
+  const link = ctx.world.mas.extra.getLink(id.id)
   if (!link) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `Upstream OAuth 2.0 Link ID ${id.id} not found`, 'Upstream OAuth 2.0 Link not found')) }
   return { ok: true, link }
 }
@@ -129,7 +129,7 @@ export function getLink(ctx: Ctx): Reply {
 export function deleteLink(ctx: Ctx): Reply {
   const l = linkOf(ctx, `${SITE}::delete:40`)
   if (!l.ok) return l.reply
-  extraOf(ctx.world.mas).removeLink(l.link)
+  ctx.world.mas.extra.removeLink(l.link)
   ctx.log.queries += 2
   return { status: 204 }
 }

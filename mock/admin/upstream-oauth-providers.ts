@@ -2,7 +2,7 @@
 // without the id). Read-only: providers come from the configuration.
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
-import { extraOf, type UpstreamProvider } from '../store/mas-extra.ts'
+import { type UpstreamProvider } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { parseFilters } from './framework/filters.ts'
 import { listResponse, parsePagination } from './framework/pagination.ts'
@@ -34,12 +34,12 @@ export function listProviders(ctx: Ctx): Reply {
   // the bug: the flag read the wrong way round
   const key = enabled === undefined ? undefined : String(ctx.faults.has('upstream-providers-enabled-inverted') ? !enabled : enabled)
   const query = key === undefined ? {} : { in: [{ index: 'enabled' as const, keys: [key] }] }
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: extraOf(ctx.world.mas).providers, query, toResource: providerResource })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: ctx.world.mas.extra.providers, query, toResource: providerResource })
 }
 
 export function getProvider(ctx: Ctx): Reply {
   // the service's title names no id
-  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, noun: 'Provider', idInTitle: false, collection: extraOf(ctx.world.mas).providers, toResource: providerResource })
+  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, noun: 'Provider', idInTitle: false, collection: ctx.world.mas.extra.providers, toResource: providerResource })
 }
 
 const TAG = 'upstream-oauth-provider'

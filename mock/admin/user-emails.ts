@@ -8,7 +8,7 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, bodyRejection, type RouteEntry } from '../core/table.ts'
 import { nowMicros, rustDebug } from '../store/mas.ts'
-import { extraOf, LIVE, type UserEmail } from '../store/mas-extra.ts'
+import { LIVE, type UserEmail } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
 import { checkUser, parseFilters } from './framework/filters.ts'
@@ -67,7 +67,7 @@ export function listUserEmails(ctx: Ctx): Reply {
     pairs.push(`filter[email]=${email}`)
     conditions.push({ index: 'email', keys: [email.toLowerCase()] })
   }
-  const collection = extraOf(ctx.world.mas).emails
+  const collection = ctx.world.mas.extra.emails
   return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection, query: where ? { in: conditions, where } : { in: conditions }, toResource: userEmailResource })
 }
 
@@ -84,7 +84,7 @@ export function addUserEmail(ctx: Ctx): Reply {
   if (!ctx.world.mas.getUser(userId)) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${userId} not found`, 'User not found'))
   const problem = emailProblem(email)
   if (problem) return routeError(ctx, site, 400, `Email ${rustDebug(email)} is not valid`, problem)
-  const extra = extraOf(ctx.world.mas)
+  const extra = ctx.world.mas.extra
   ctx.log.queries += 1
   if (extra.emailInUse(email) && !ctx.faults.has('user-emails-duplicate-accepted')) return routeError(ctx, site, 409, `User email ${rustDebug(email)} already in use`)
   const e = extra.addEmail(userId, email, nowMicros(ctx.now()))
@@ -98,7 +98,7 @@ function emailOf(ctx: Ctx, site: string): { ok: true; email: UserEmail } | { ok:
   const id = pathId(ctx, ctx.params.id)
   if (!id.ok) return id
   ctx.log.queries += 1
-  const email = extraOf(ctx.world.mas).getEmail(id.id)
+  const email = ctx.world.mas.extra.getEmail(id.id)
   if (!email) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `User email ID ${id.id} not found`, 'User email not found')) }
   return { ok: true, email }
 }
@@ -111,7 +111,7 @@ export function getUserEmail(ctx: Ctx): Reply {
 export function deleteUserEmail(ctx: Ctx): Reply {
   const e = emailOf(ctx, `${SITE}::delete:40`)
   if (!e.ok) return e.reply
-  if (!ctx.faults.has('user-emails-delete-keeps')) extraOf(ctx.world.mas).removeEmail(e.email)
+  if (!ctx.faults.has('user-emails-delete-keeps')) ctx.world.mas.extra.removeEmail(e.email)
   ctx.log.queries += 2
   return { status: 204 }
 }

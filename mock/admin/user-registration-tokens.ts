@@ -12,7 +12,7 @@ import { randomInt } from 'node:crypto'
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, bodyRejection, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros, type Micros } from '../store/mas.ts'
-import { extraOf, tokenValid, type RegistrationToken } from '../store/mas-extra.ts'
+import { tokenValid, type RegistrationToken, type TokenChanges } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
 import { parseFilters } from './framework/filters.ts'
@@ -63,7 +63,7 @@ export function listTokens(ctx: Ctx): Reply {
     tests.push((x) => facts[k](x) === want)
   }
   const query = tests.length ? { where: (x: RegistrationToken) => tests.every((test) => test(x)) } : {}
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: extraOf(ctx.world.mas).tokens, query, toResource: (x) => tokenResource(x, now) })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: ctx.world.mas.extra.tokens, query, toResource: (x) => tokenResource(x, now) })
 }
 
 /** a date of a JSON body, or the body parser's 422 */
@@ -85,7 +85,7 @@ export function addToken(ctx: Ctx): Reply {
   const expires = bodyDate('expires_at', b.expires_at)
   if (!expires.ok) return expires.reply
   const text = b.token ?? Array.from({ length: 12 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[randomInt(62)]).join('')
-  const x = extraOf(ctx.world.mas)
+  const x = ctx.world.mas.extra
   ctx.log.queries += 1
   if (x.tokens.bucketSize('token', text) > 0) return routeError(ctx, `${SITE}::add:70`, 409, 'A registration token with the same token already exists')
   const now = nowMicros(ctx.now())
@@ -104,7 +104,7 @@ function tokenOf(ctx: Ctx, site: string): { ok: true; token: RegistrationToken }
 
 function found(ctx: Ctx, site: string, id: string): { ok: true; token: RegistrationToken } | { ok: false; reply: Reply } {
   ctx.log.queries += 1
-  const token = extraOf(ctx.world.mas).tokens.get(id)
+  const token = ctx.world.mas.extra.tokens.get(id)
   if (!token) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `Registration token with ID ${id} not found`, 'Registration token not found')) }
   return { ok: true, token }
 }
@@ -129,10 +129,10 @@ export function updateToken(ctx: Ctx): Reply {
   if (!expires.ok) return expires.reply
   const x = found(ctx, `${SITE}::update:80`, id.id)
   if (!x.ok) return x.reply
-  extraOf(ctx.world.mas).tokens.update(x.token, (tok) => {
-    if (Object.hasOwn(raw, 'expires_at')) tok.expiresAt = expires.micros
-    if (Object.hasOwn(raw, 'usage_limit') && !ctx.faults.has('registration-tokens-update-ignores-limit')) tok.usageLimit = body.value.usage_limit as number | null
-  })
+  const changes: TokenChanges = {}
+  if (Object.hasOwn(raw, 'expires_at')) changes.expiresAt = expires.micros
+  if (Object.hasOwn(raw, 'usage_limit') && !ctx.faults.has('registration-tokens-update-ignores-limit')) changes.usageLimit = body.value.usage_limit as number | null
+  ctx.world.mas.extra.changeToken(x.token, changes)
   ctx.log.queries += 2
   return single(200, tokenResource(x.token, nowMicros(ctx.now())))
 }
@@ -146,7 +146,7 @@ function revokeAction(ctx: Ctx, revoke: boolean): Reply {
   if (revoke && tok.revokedAt !== null) return routeError(ctx, site, 400, `Registration token with ID ${tok.id} is already revoked`)
   if (!revoke && tok.revokedAt === null && !ctx.faults.has('registration-tokens-unrevoke-unrevoked-200')) return routeError(ctx, site, 400, `Registration token with ID ${tok.id} is not revoked`)
   const now = nowMicros(ctx.now())
-  extraOf(ctx.world.mas).tokens.update(tok, (y) => (y.revokedAt = revoke ? now : null))
+  ctx.world.mas.extra.changeToken(tok, { revokedAt: revoke ? now : null })
   ctx.log.queries += 2
   return single(200, tokenResource(tok, now), `${PATH}/${tok.id}/${action}`)
 }

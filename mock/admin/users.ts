@@ -13,6 +13,7 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { nowMicros, rustDebug, type User } from '../store/mas.ts'
 import { endUserSessions } from '../store/user-lifecycle.ts'
+import type { UserState } from '../store/mas-writes.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
 import { checkClient, parseFilters } from './framework/filters.ts'
@@ -225,8 +226,11 @@ export function setUserPassword(ctx: Ctx): Reply {
   return { status: 204 }
 }
 
-/** One of the five actions: the user (or its 404), the change through the collection (so cached listing JSON is refreshed). */
-function action(ctx: Ctx, name: string, line: number, change: (u: User, now: number) => void, readBody?: (ctx: Ctx) => Reply | undefined): Reply {
+/**
+ * One of the five actions: the user (or its 404), then its new state as one recorded write
+ * (`change` returns it from the current one), then what follows (`after`, the deactivation job).
+ */
+function action(ctx: Ctx, name: string, line: number, change: (u: UserState, now: number) => UserState, readBody?: (ctx: Ctx) => Reply | undefined, after?: (u: User, now: number) => void): Reply {
   const auth = authenticate(ctx)
   if (!auth.ok) return auth.reply
   const id = pathId(ctx, ctx.params.id)
@@ -239,7 +243,9 @@ function action(ctx: Ctx, name: string, line: number, change: (u: User, now: num
   ctx.log.queries += 1
   const user = ctx.world.mas.getUser(id.id)
   if (!user) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id.id} not found`, 'User not found'))
-  ctx.world.mas.users.update(user, (u) => change(u, nowMicros(ctx.now())))
+  const now = nowMicros(ctx.now())
+  ctx.world.mas.setUserState(user, change({ lockedAt: user.lockedAt, deactivatedAt: user.deactivatedAt, admin: user.admin }, now))
+  after?.(user, now)
   ctx.log.queries += 2
   return single(200, userResource(user), `${PATH}/${user.id}/${name}`)
 }
@@ -249,7 +255,7 @@ const SET_ADMIN_BOOL = { name: 'Request', fields: [['admin', 'bool?']] } as cons
 
 export function setUserAdmin(ctx: Ctx): Reply {
   let admin = false
-  return action(ctx, 'set-admin', 60, (u) => (u.admin = ctx.faults.has('users-set-admin-ignored') ? u.admin : admin), (c) => {
+  return action(ctx, 'set-admin', 60, (u) => ({ ...u, admin: ctx.faults.has('users-set-admin-ignored') ? u.admin : admin }), (c) => {
     // `admin` is a required bool: missing and wrong types are the body parser's 422s
     const present = readJsonBody(c, SET_ADMIN_ANY)
     if (!present.ok) return present.reply
@@ -270,34 +276,30 @@ export function deactivateUser(ctx: Ctx): Reply {
     ctx,
     'deactivate',
     71,
-    (u, now) => {
-      if (u.deactivatedAt === null || ctx.faults.has('users-deactivate-resets-time')) u.deactivatedAt = now
-      if (ctx.faults.has('users-deactivate-locks')) u.lockedAt ??= now
-      if (!ctx.faults.has('users-deactivate-keeps-sessions')) endUserSessions(ctx.world.mas, u.id, now)
-    },
+    (u, now) => ({
+      admin: u.admin,
+      deactivatedAt: u.deactivatedAt === null || ctx.faults.has('users-deactivate-resets-time') ? now : u.deactivatedAt,
+      lockedAt: ctx.faults.has('users-deactivate-locks') ? (u.lockedAt ?? now) : u.lockedAt,
+    }),
     // the body is optional: without a Content-Type header none is read
     (c) => (c.headers['content-type'] === undefined ? undefined : (() => {
       const b = readJsonBody(c, DEACTIVATE)
       return b.ok ? undefined : b.reply
     })()),
+    (u, now) => {
+      if (!ctx.faults.has('users-deactivate-keeps-sessions')) endUserSessions(ctx.world.mas, u.id, now)
+    },
   )
 }
 
 export function reactivateUser(ctx: Ctx): Reply {
-  return action(ctx, 'reactivate', 74, (u) => {
-    u.deactivatedAt = null
-    if (ctx.faults.has('users-reactivate-unlocks')) u.lockedAt = null
-  })
+  return action(ctx, 'reactivate', 74, (u) => ({ ...u, deactivatedAt: null, lockedAt: ctx.faults.has('users-reactivate-unlocks') ? null : u.lockedAt }))
 }
 
 export function lockUser(ctx: Ctx): Reply {
-  return action(ctx, 'lock', 63, (u, now) => {
-    if (u.lockedAt === null || ctx.faults.has('users-lock-resets-time')) u.lockedAt = now
-  })
+  return action(ctx, 'lock', 63, (u, now) => ({ ...u, lockedAt: u.lockedAt === null || ctx.faults.has('users-lock-resets-time') ? now : u.lockedAt }))
 }
 
 export function unlockUser(ctx: Ctx): Reply {
-  return action(ctx, 'unlock', 63, (u) => {
-    if (!ctx.faults.has('users-unlock-noop')) u.lockedAt = null
-  })
+  return action(ctx, 'unlock', 63, (u) => ({ ...u, lockedAt: ctx.faults.has('users-unlock-noop') ? u.lockedAt : null }))
 }

@@ -1,8 +1,10 @@
-// The auth service's records beyond the interface document's sessions: user emails (and, as they
-// come, upstream providers and links and registration tokens). They hang off the MasStore they
-// belong to (a WeakMap: a reset builds a new MasStore, so a new world starts with new records),
-// which keeps store/mas.ts and the World type untouched while their owners refactor them.
+// The auth service's records beyond the interface document's sessions: user emails, upstream
+// providers and links, registration tokens, and the browser's session cookies. MasStore owns one
+// MasExtra (`store.extra`), built with it, so a reset (a new MasStore) starts with new records.
+// Like every write of the store, each change here is described as one MasWrite entry
+// (./mas-writes.ts), recorded through the store (the state journal) and only then applied.
 import type { MasStore, Micros } from './mas.ts'
+import type { MasWrite } from './mas-writes.ts'
 import { OrderedCollection } from './ordered.ts'
 
 export interface UserEmail {
@@ -48,10 +50,16 @@ export interface RegistrationToken {
   revokedAt: Micros | null
 }
 
+/** what an update, revoke or unrevoke of a registration token may change */
+export type TokenChanges = Partial<Pick<RegistrationToken, 'expiresAt' | 'usageLimit' | 'revokedAt'>>
+
 /** the service's validity: under its usage limit, not revoked, not expired (expires_at >= now) */
 export function tokenValid(t: RegistrationToken, now: Micros): boolean {
   return (t.usageLimit === null || t.timesUsed < t.usageLimit) && t.revokedAt === null && (t.expiresAt === null || t.expiresAt >= now)
 }
+
+/** browser cookies kept at most (the oldest is forgotten first, on replay too) */
+export const MAX_COOKIES = 100_000
 
 export class MasExtra {
   /** buckets: by user, and by the lower-cased address (the service compares LOWER(email)) */
@@ -78,13 +86,28 @@ export class MasExtra {
   /** registration tokens; bucketed by token text (unique) */
   readonly tokens = new OrderedCollection<RegistrationToken, 'token'>({ indexes: { token: { keys: (t) => t.token } } })
 
-  constructor(readonly mas: MasStore) {}
+  /** browser cookie value → browser session id (insertion order: the oldest is evicted first) */
+  readonly cookies = new Map<string, string>()
+
+  constructor(
+    private readonly mas: MasStore,
+    private readonly write: (w: MasWrite) => void,
+  ) {}
+
+  // ----- registration tokens ----------------------------------------------------------------
 
   addToken(token: string, usageLimit: number | null, expiresAt: Micros | null, at: Micros): RegistrationToken {
     const t: RegistrationToken = { id: this.mas.newId(at), token, usageLimit, timesUsed: 0, createdAt: at, lastUsedAt: null, expiresAt, revokedAt: null }
-    this.tokens.insert(t)
+    this.write({ t: 'mas.regtoken', token: t })
     return t
   }
+
+  /** Sets the given fields of a token (an absent field keeps its value). */
+  changeToken(t: RegistrationToken, changes: TokenChanges): void {
+    this.write({ t: 'mas.regtoken.set', id: t.id, changes })
+  }
+
+  // ----- upstream links ---------------------------------------------------------------------
 
   getLink(id: string): UpstreamLink | undefined {
     const l = this.links.get(id)
@@ -97,21 +120,23 @@ export class MasExtra {
 
   addLink(providerId: string, subject: string, userId: string, humanAccountName: string | null, at: Micros): UpstreamLink {
     const l: UpstreamLink = { id: this.mas.newId(at), providerId, subject, userId, humanAccountName, createdAt: at, deleted: false }
-    this.links.insert(l)
+    this.write({ t: 'mas.link', link: l })
     return l
   }
 
   linkToUser(l: UpstreamLink, userId: string): void {
-    this.links.update(l, (x) => (x.userId = userId))
+    this.write({ t: 'mas.link.user', id: l.id, userId })
   }
 
   removeLink(l: UpstreamLink): void {
-    this.links.update(l, (x) => (x.deleted = true))
+    this.write({ t: 'mas.link.delete', id: l.id })
   }
+
+  // ----- user emails ------------------------------------------------------------------------
 
   addEmail(userId: string, email: string, at: Micros): UserEmail {
     const e: UserEmail = { id: this.mas.newId(at), userId, email, createdAt: at, deleted: false }
-    this.emails.insert(e)
+    this.write({ t: 'mas.email', email: e })
     return e
   }
 
@@ -121,19 +146,30 @@ export class MasExtra {
   }
 
   removeEmail(e: UserEmail): void {
-    this.emails.update(e, (x) => (x.deleted = true))
+    this.write({ t: 'mas.email.delete', id: e.id })
   }
 
   emailInUse(email: string): boolean {
     return this.emails.bucketSize('email', email.toLowerCase()) > 0
   }
+
+  // ----- browser cookies --------------------------------------------------------------------
+
+  /** the browser session a cookie stands for */
+  cookieSession(cookie: string): string | undefined {
+    return this.cookies.get(cookie)
+  }
+
+  bindCookie(cookie: string, sessionId: string): void {
+    this.write({ t: 'mas.cookie', cookie, sessionId })
+  }
+
+  unbindCookie(cookie: string): void {
+    this.write({ t: 'mas.cookie.delete', cookie })
+  }
 }
 
-const extras = new WeakMap<MasStore, MasExtra>()
-
-/** the extra records of a world's auth service (created empty on first use) */
+/** the extra records of a world's auth service (kept for callers written before they moved into MasStore) */
 export function extraOf(mas: MasStore): MasExtra {
-  let x = extras.get(mas)
-  if (!x) extras.set(mas, (x = new MasExtra(mas)))
-  return x
+  return mas.extra
 }

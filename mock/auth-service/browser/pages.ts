@@ -31,7 +31,7 @@ export function logout(b: BrowserState, ctx: Ctx): Reply {
   const s = b.session(ctx)
   if (!s) return redirect('/login', { 'set-cookie': CLEAR_COOKIE })
   ctx.world.mas.finishBrowserSession(s.session, nowMicros(ctx.now()))
-  b.cookies.delete(s.cookie)
+  ctx.world.mas.extra.unbindCookie(s.cookie)
   ctx.log.queries += 1
   ctx.log.requester = requesterOf(s.user)
   return redirect('/login', { 'set-cookie': CLEAR_COOKIE })
