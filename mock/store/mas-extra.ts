@@ -58,7 +58,7 @@ export function tokenValid(t: RegistrationToken, now: Micros): boolean {
   return (t.usageLimit === null || t.timesUsed < t.usageLimit) && t.revokedAt === null && (t.expiresAt === null || t.expiresAt >= now)
 }
 
-/** browser cookies kept at most (the oldest is forgotten first, on replay too) */
+/** entries kept at most in each browser map (cookies, upstream logins): the oldest is forgotten first, on replay too */
 export const MAX_COOKIES = 100_000
 
 export class MasExtra {
@@ -88,6 +88,9 @@ export class MasExtra {
 
   /** browser cookie value → browser session id (insertion order: the oldest is evicted first) */
   readonly cookies = new Map<string, string>()
+
+  /** `<provider>\n<subject>` of an upstream login through the account UI → the user it registered */
+  readonly upstreamLogins = new Map<string, string>()
 
   constructor(
     private readonly mas: MasStore,
@@ -166,6 +169,15 @@ export class MasExtra {
 
   unbindCookie(cookie: string): void {
     this.write({ t: 'mas.cookie.delete', cookie })
+  }
+
+  /** the user an upstream account registered through the account UI, if any */
+  upstreamLoginUser(provider: string, subject: string): string | undefined {
+    return this.upstreamLogins.get(`${provider}\n${subject}`)
+  }
+
+  recordUpstreamLogin(provider: string, subject: string, userId: string): void {
+    this.write({ t: 'mas.upstream.login', key: `${provider}\n${subject}`, userId })
   }
 }
 

@@ -27,6 +27,7 @@ export interface MasWriteTarget {
     readonly links: WriteCollection<UpstreamLink>
     readonly tokens: WriteCollection<RegistrationToken>
     readonly cookies: Map<string, string>
+    readonly upstreamLogins: Map<string, string>
   }
   addToken(t: AccessToken): AccessToken
   activePersonalToken(sessionId: string): AccessToken | undefined
@@ -57,6 +58,7 @@ export type MasWrite =
   | { t: 'mas.regtoken.set'; id: string; changes: TokenChanges }
   | { t: 'mas.cookie'; cookie: string; sessionId: string }
   | { t: 'mas.cookie.delete'; cookie: string }
+  | { t: 'mas.upstream.login'; key: string; userId: string }
 
 /** what the admin API's lock / unlock / deactivate / reactivate / set-admin change of a user */
 export type UserState = Pick<User, 'lockedAt' | 'deactivatedAt' | 'admin'>
@@ -131,6 +133,12 @@ export function applyMasWrite(store: MasWriteTarget, w: MasWrite): void {
   }
 }
 
+/** sets a key of a map kept to MAX_COOKIES entries (the oldest is forgotten first) */
+function bounded(map: Map<string, string>, key: string, value: string): void {
+  map.set(key, value)
+  if (map.size > MAX_COOKIES) map.delete(map.keys().next().value as string)
+}
+
 /** The writes of the records beyond the sessions (users' states, emails, links, registration tokens, cookies). */
 function applyExtraWrite(store: MasWriteTarget, w: MasWrite): void {
   const x = store.extra
@@ -164,12 +172,12 @@ function applyExtraWrite(store: MasWriteTarget, w: MasWrite): void {
       })
     }
     case 'mas.cookie':
-      x.cookies.set(w.cookie, w.sessionId)
-      if (x.cookies.size > MAX_COOKIES) x.cookies.delete(x.cookies.keys().next().value as string)
-      return
+      return bounded(x.cookies, w.cookie, w.sessionId)
     case 'mas.cookie.delete':
       x.cookies.delete(w.cookie)
       return
+    case 'mas.upstream.login':
+      return bounded(x.upstreamLogins, w.key, w.userId)
     default:
       throw new ReplayError(`unknown write ${JSON.stringify((w as { t: unknown }).t)}`)
   }

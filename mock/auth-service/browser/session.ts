@@ -24,8 +24,6 @@ export interface UpstreamLink {
 export class BrowserState {
   readonly registrations = new Map<string, PendingRegistration>()
   readonly links = new Map<string, UpstreamLink>()
-  /** `<provider>\n<subject>` → user id */
-  readonly linkedUsers = new Map<string, string>()
 
   /** The active browser session of the request's cookie, and its user (who must still be active). */
   session(ctx: Ctx): { cookie: string; session: BrowserSession; user: User } | undefined {
