@@ -10,10 +10,10 @@ import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
 import type { Client } from '../store/mas.ts'
 import { authenticate } from './framework/auth.ts'
-import { parseFilters } from './framework/filters.ts'
+import { parseFilters, repeatedScalar } from './framework/filters.ts'
 import { listResponse, parsePagination } from './framework/pagination.ts'
-import { rejectionTitles, type FieldKind } from './framework/query.ts'
-import { API, resource, routeError } from './framework/resource.ts'
+import type { FieldKind } from './framework/query.ts'
+import { API, resource } from './framework/resource.ts'
 import { getById } from './framework/session-handlers.ts'
 import { ilikeContains } from './users.ts'
 
@@ -64,7 +64,7 @@ export function listOAuth2Clients(ctx: Ctx): Reply {
   const scalar: Record<string, string | undefined> = {}
   for (const key of ['filter[client-name]', 'filter[client-uri]', 'filter[grant-type]'] as const) {
     const values = v[key] ?? []
-    if (values.length > 1) return routeError400(ctx, site, key)
+    if (values.length > 1) return repeatedScalar(ctx, site, key)
     scalar[key] = values[0] === '' ? undefined : values[0]
   }
   const pairs: string[] = []
@@ -106,10 +106,6 @@ export function listOAuth2Clients(ctx: Ctx): Reply {
   }
   const query = tests.length ? { in: conditions, where: (c: Client) => tests.every((x) => x(c)) } : { in: conditions }
   return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: ctx.world.mas.clients, query, toResource: oauth2ClientResource })
-}
-
-function routeError400(ctx: Ctx, site: string, key: string): Reply {
-  return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', `${key}: unsupported value`))
 }
 
 export function getOAuth2Client(ctx: Ctx): Reply {

@@ -16,9 +16,10 @@ import { tokenValid, type RegistrationToken, type TokenChanges } from '../store/
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
 import { parseFilters } from './framework/filters.ts'
-import { listResponse, parsePagination, pathId } from './framework/pagination.ts'
+import { listResponse, parsePagination } from './framework/pagination.ts'
+import { byId, found, pathTarget, type Kind } from './framework/by-id.ts'
 import { parseDateTime } from './framework/query.ts'
-import { API, fmtTime, resource, routeError, single, titleWithId } from './framework/resource.ts'
+import { API, fmtTime, resource, routeError, single } from './framework/resource.ts'
 
 const SITE = 'mas_handlers::admin::v1::user_registration_tokens'
 const PATH = `${API}/user-registration-tokens`
@@ -94,32 +95,17 @@ export function addToken(ctx: Ctx): Reply {
   return single(201, tokenResource(created, now))
 }
 
-function tokenOf(ctx: Ctx, site: string): { ok: true; token: RegistrationToken } | { ok: false; reply: Reply } {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id
-  return found(ctx, site, id.id)
-}
-
-function found(ctx: Ctx, site: string, id: string): { ok: true; token: RegistrationToken } | { ok: false; reply: Reply } {
-  ctx.log.queries += 1
-  const token = ctx.world.mas.extra.tokens.get(id)
-  if (!token) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `Registration token with ID ${id} not found`, 'Registration token not found')) }
-  return { ok: true, token }
-}
+const TOKEN: Kind<RegistrationToken> = { noun: 'Registration token', idWord: 'with ID', get: (ctx, id) => ctx.world.mas.extra.tokens.get(id) }
 
 export function getToken(ctx: Ctx): Reply {
-  const x = tokenOf(ctx, `${SITE}::get:40`)
-  return x.ok ? single(200, tokenResource(x.token, nowMicros(ctx.now()))) : x.reply
+  const x = byId(ctx, `${SITE}::get:40`, TOKEN)
+  return x.ok ? single(200, tokenResource(x.item, nowMicros(ctx.now()))) : x.reply
 }
 
 const UPDATE = { name: 'Request', fields: [['expires_at', 'string?'], ['usage_limit', 'u32?']] } as const
 
 export function updateToken(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
+  const id = pathTarget(ctx)
   if (!id.ok) return id.reply
   const body = readJsonBody(ctx, UPDATE)
   if (!body.ok) return body.reply
@@ -127,22 +113,22 @@ export function updateToken(ctx: Ctx): Reply {
   const raw = JSON.parse(ctx.body.toString('utf8')) as Record<string, unknown>
   const expires = bodyDate('expires_at', body.value.expires_at)
   if (!expires.ok) return expires.reply
-  const x = found(ctx, `${SITE}::update:80`, id.id)
+  const x = found(ctx, `${SITE}::update:80`, TOKEN, id.id)
   if (!x.ok) return x.reply
   const changes: TokenChanges = {}
   if (Object.hasOwn(raw, 'expires_at')) changes.expiresAt = expires.micros
   if (Object.hasOwn(raw, 'usage_limit') && !ctx.faults.has('registration-tokens-update-ignores-limit')) changes.usageLimit = body.value.usage_limit as number | null
-  ctx.world.mas.extra.changeToken(x.token, changes)
+  ctx.world.mas.extra.changeToken(x.item, changes)
   ctx.log.queries += 2
-  return single(200, tokenResource(x.token, nowMicros(ctx.now())))
+  return single(200, tokenResource(x.item, nowMicros(ctx.now())))
 }
 
 function revokeAction(ctx: Ctx, revoke: boolean): Reply {
   const action = revoke ? 'revoke' : 'unrevoke'
   const site = `${SITE}::${action}:50`
-  const x = tokenOf(ctx, site)
+  const x = byId(ctx, site, TOKEN)
   if (!x.ok) return x.reply
-  const tok = x.token
+  const tok = x.item
   if (revoke && tok.revokedAt !== null) return routeError(ctx, site, 400, `Registration token with ID ${tok.id} is already revoked`)
   if (!revoke && tok.revokedAt === null && !ctx.faults.has('registration-tokens-unrevoke-unrevoked-200')) return routeError(ctx, site, 400, `Registration token with ID ${tok.id} is not revoked`)
   const now = nowMicros(ctx.now())

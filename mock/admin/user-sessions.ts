@@ -8,7 +8,7 @@ import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros, type BrowserSession } from '../store/mas.ts'
 import { authenticate } from './framework/auth.ts'
-import { checkUser, createdBounds, datePair, parseFilters, statusKey } from './framework/filters.ts'
+import { userFilter, createdBounds, datePair, parseFilters, statusKey } from './framework/filters.ts'
 import { twoStates } from './framework/listing.ts'
 import { listResponse, parsePagination } from './framework/pagination.ts'
 import type { DateValue, FieldKind } from './framework/query.ts'
@@ -57,13 +57,8 @@ export function listUserSessions(ctx: Ctx): Reply {
   const pairs: string[] = []
   const tests: ((s: BrowserSession) => boolean)[] = []
   const conditions: { index: 'user'; keys: string[] }[] = []
-  const user = v['filter[user]']
-  if (user !== undefined) {
-    pairs.push(`filter[user]=${user}`)
-    const miss = checkUser(ctx, site, user)
-    if (miss) return miss
-    conditions.push({ index: 'user', keys: [user] })
-  }
+  const miss = userFilter(ctx, site, v['filter[user]'], pairs, conditions)
+  if (miss) return miss
   const status = v['filter[status]']
   if (status !== undefined) {
     pairs.push(`filter[status]=${status}`)

@@ -16,10 +16,11 @@ import { endUserSessions } from '../store/user-lifecycle.ts'
 import type { UserState } from '../store/mas-writes.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
-import { checkClient, parseFilters } from './framework/filters.ts'
-import { listResponse, parsePagination, pathId } from './framework/pagination.ts'
-import { rejectionTitles, type FieldKind } from './framework/query.ts'
-import { API, resource, routeError, single, titleWithId, userAttributes } from './framework/resource.ts'
+import { checkClient, parseFilters, repeatedScalar } from './framework/filters.ts'
+import { byId, found, pathTarget, USER } from './framework/by-id.ts'
+import { listResponse, parsePagination } from './framework/pagination.ts'
+import type { FieldKind } from './framework/query.ts'
+import { API, resource, routeError, single, userAttributes } from './framework/resource.ts'
 
 const SITE = 'mas_handlers::admin::v1::users'
 const PATH = `${API}/users`
@@ -94,7 +95,7 @@ export function listUsers(ctx: Ctx): Reply {
   const v = f.values as UserFilterValues
   const search = v['filter[search]'] ?? []
   // a scalar in the service: repeated, it is serde_html_form's "unsupported value"; empty is absent
-  if (search.length > 1) return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', 'filter[search]: unsupported value'))
+  if (search.length > 1) return repeatedScalar(ctx, site, 'filter[search]')
   const mas = ctx.world.mas
   const pairs: string[] = []
   const tests: ((u: User) => boolean)[] = []
@@ -172,21 +173,9 @@ export function addUser(ctx: Ctx): Reply {
   return single(201, userResource(user))
 }
 
-/** auth, the path id, then the user (404 `User ID … not found`) */
-function userOf(ctx: Ctx, site: string): { ok: true; user: User } | { ok: false; reply: Reply } {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id
-  ctx.log.queries += 1
-  const user = ctx.world.mas.getUser(id.id)
-  if (!user) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id.id} not found`, 'User not found')) }
-  return { ok: true, user }
-}
-
 export function getUser(ctx: Ctx): Reply {
-  const u = userOf(ctx, `${SITE}::get:38`)
-  return u.ok ? single(200, userResource(u.user)) : u.reply
+  const u = byId(ctx, `${SITE}::get:38`, USER)
+  return u.ok ? single(200, userResource(u.item)) : u.reply
 }
 
 export function getUserByUsername(ctx: Ctx): Reply {
@@ -208,17 +197,15 @@ const SET_PASSWORD = {
 } as const
 
 export function setUserPassword(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
+  const id = pathTarget(ctx)
   if (!id.ok) return id.reply
   const body = readJsonBody(ctx, SET_PASSWORD)
   if (!body.ok) return body.reply
   const site = `${SITE}::set_password:47`
   const store = ctx.world.mas
-  ctx.log.queries += 1
-  const user = store.getUser(id.id)
-  if (!user) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id.id} not found`, 'User not found'))
+  const target = found(ctx, site, USER, id.id)
+  if (!target.ok) return target.reply
+  const user = target.item
   const { password, skip_password_check: skip } = body.value as { password: string; skip_password_check: boolean | null }
   if (skip !== true && !isPasswordStrongEnough(password)) return routeError(ctx, site, 400, 'Password is too weak')
   store.setPassword(user, password)
@@ -231,18 +218,15 @@ export function setUserPassword(ctx: Ctx): Reply {
  * (`change` returns it from the current one), then what follows (`after`, the deactivation job).
  */
 function action(ctx: Ctx, name: string, line: number, change: (u: UserState, now: number) => UserState, readBody?: (ctx: Ctx) => Reply | undefined, after?: (u: User, now: number) => void): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
+  const id = pathTarget(ctx)
   if (!id.ok) return id.reply
   if (readBody) {
     const bad = readBody(ctx)
     if (bad) return bad
   }
-  const site = `${SITE}::${name.replace('-', '_')}:${line}`
-  ctx.log.queries += 1
-  const user = ctx.world.mas.getUser(id.id)
-  if (!user) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id.id} not found`, 'User not found'))
+  const u = found(ctx, `${SITE}::${name.replace('-', '_')}:${line}`, USER, id.id)
+  if (!u.ok) return u.reply
+  const user = u.item
   const now = nowMicros(ctx.now())
   ctx.world.mas.setUserState(user, change({ lockedAt: user.lockedAt, deactivatedAt: user.deactivatedAt, admin: user.admin }, now))
   after?.(user, now)
