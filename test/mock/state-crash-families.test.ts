@@ -10,7 +10,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { API, HS_ADMIN, HS_USER, browserLogin, call, kill9, listAll, signedIn, start } from './state-helpers.ts'
+import { API, HS_ADMIN, HS_USER, browserLogin, call, kill9, listAll, signedIn, start, streamUntilKill } from './state-helpers.ts'
 
 type Answer = { status: number; body: any; cookie?: string }
 interface Op {
@@ -173,30 +173,9 @@ t.test('every family: acknowledged writes survive kill -9, nothing else changes'
   const { ops, login, deactivated } = buildOps(w)
   t.ok(new Set(ops.map((o) => o.kind)).size >= 19, `${ops.length} writes of ${new Set(ops.map((o) => o.kind)).size} kinds`)
 
-  const acked: { op: Op; ack: Answer }[] = []
-  const started: Op[] = []
-  let next = 0
-  let killed = false
-  const killAfter = Math.floor(ops.length * 0.6)
-  const worker = async () => {
-    while (!killed && next < ops.length) {
-      const op = ops[next++]!
-      started.push(op)
-      try {
-        const r = await op.run(url)
-        if (killed) continue // an answer racing the kill: treated as unacknowledged
-        if (r.status < 200 || r.status >= 300) throw new Error(`${op.kind} ${op.key}: ${r.status} ${JSON.stringify(r.body)}`)
-        acked.push({ op, ack: r })
-      } catch (e) {
-        if (!killed) throw e
-      }
-      if (!killed && acked.length >= killAfter) {
-        killed = true
-        await kill9(mock)
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: 8 }, worker))
+  const stream = await streamUntilKill(ops, (op) => op.run(url), Math.floor(ops.length * 0.6), () => kill9(mock))
+  const { started, killed } = stream
+  const acked = stream.acked.map(({ op, answer }) => ({ op, ack: answer }))
   t.ok(killed, `killed after ${acked.length} acknowledged writes of ${ops.length} (${started.length} sent)`)
   t.ok(new Set(acked.map((a) => a.op.kind)).size >= 15, `acknowledged kinds: ${[...new Set(acked.map((a) => a.op.kind))].sort().join(', ')}`)
 

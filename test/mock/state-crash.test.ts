@@ -8,7 +8,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { API, CLIENT, HS_ADMIN, call, introspect, kill9, listAll, start } from './state-helpers.ts'
+import { API, CLIENT, HS_ADMIN, call, introspect, kill9, listAll, start, streamUntilKill } from './state-helpers.ts'
 
 type Op = { kind: string; target?: string; run: (url: string) => Promise<{ status: number; body: any }> }
 
@@ -73,31 +73,9 @@ t.test('every acknowledged write survives kill -9, in-flight ones are whole or a
 
   const ops = buildOps({ compat, toRevoke, owned, users, reports })
 
-  const acked: { op: Op; body: any }[] = []
-  const inFlight = new Set<Op>()
-  let next = 0
-  let killed = false
-  const killAfter = Math.floor(ops.length * 0.6)
-  const worker = async () => {
-    while (!killed && next < ops.length) {
-      const op = ops[next++]!
-      inFlight.add(op)
-      try {
-        const r = await op.run(url)
-        if (killed) continue // an answer racing the kill: treated as unacknowledged
-        if (r.status >= 200 && r.status < 300) acked.push({ op, body: r.body })
-        else throw new Error(`${op.kind} ${op.target}: ${r.status} ${JSON.stringify(r.body)}`)
-        inFlight.delete(op)
-      } catch (e) {
-        if (!killed) throw e
-      }
-      if (!killed && acked.length >= killAfter) {
-        killed = true
-        await kill9(mock)
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: 8 }, worker))
+  const stream = await streamUntilKill(ops, (op) => op.run(url), Math.floor(ops.length * 0.6), () => kill9(mock))
+  const { inFlight, killed } = stream
+  const acked = stream.acked.map(({ op, answer }) => ({ op, body: answer.body }))
   t.ok(killed, `killed after ${acked.length} acknowledged writes of ${ops.length}, ${inFlight.size} in flight`)
 
   mock = await start(dir)

@@ -85,3 +85,44 @@ export async function signedIn(url: string, cookie: string, username: string): P
   const r = await fetch(`${url}/`, { headers: { cookie } })
   return (await r.text()).includes(`Signed in as ${username}`)
 }
+
+export interface Stream<O, A> {
+  /** the writes answered 2xx before the kill, with their answers */
+  acked: { op: O; answer: A }[]
+  /** every write sent (answered or not) */
+  started: O[]
+  /** sent but not acknowledged when the mock was killed */
+  inFlight: Set<O>
+  killed: boolean
+}
+
+/**
+ * Sends `ops` from eight concurrent clients and kills the mock (`kill`) once `killAfter` of them are
+ * acknowledged. An answer racing the kill counts as unacknowledged; a non-2xx answer before it fails.
+ */
+export async function streamUntilKill<O, A extends { status: number; body: unknown }>(ops: readonly O[], send: (op: O) => Promise<A>, killAfter: number, kill: () => Promise<void>): Promise<Stream<O, A>> {
+  const s: Stream<O, A> = { acked: [], started: [], inFlight: new Set(), killed: false }
+  let next = 0
+  const worker = async () => {
+    while (!s.killed && next < ops.length) {
+      const op = ops[next++]!
+      s.started.push(op)
+      s.inFlight.add(op)
+      try {
+        const answer = await send(op)
+        if (s.killed) continue
+        if (answer.status < 200 || answer.status >= 300) throw new Error(`${JSON.stringify(op)}: ${answer.status} ${JSON.stringify(answer.body)}`)
+        s.acked.push({ op, answer })
+        s.inFlight.delete(op)
+      } catch (e) {
+        if (!s.killed) throw e
+      }
+      if (!s.killed && s.acked.length >= killAfter) {
+        s.killed = true
+        await kill()
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: 8 }, worker))
+  return s
+}

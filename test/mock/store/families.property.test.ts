@@ -11,7 +11,7 @@ import fc from 'fast-check'
 import { API, startTestMock, type TestMock } from '../admin/helpers.ts'
 import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
 import { MORE_FAMILIES } from './model.ts'
-import { check } from './model-check.ts'
+import { runSequences } from './model-check.ts'
 
 const RUNS = Number(process.env.STORE_PROPERTY_RUNS ?? 6)
 const MIN_STEPS = 5
@@ -37,7 +37,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ k: fc.constant('token-update' as const), i: fc.nat(), limit }),
   fc.record({ k: fc.constant('link-add' as const), i: fc.nat(), p: fc.nat(), subject: fc.nat(15) }),
 )
-const stepArb = fc.record({ op: opArb, draws: fc.array(fc.nat(), { minLength: 64, maxLength: 64 }) })
 
 async function apply(tm: TestMock, op: Op): Promise<number> {
   const mas = tm.world().mas
@@ -88,29 +87,10 @@ async function apply(tm: TestMock, op: Op): Promise<number> {
 
 t.test('the new families: every listing, count and page boundary agrees with a brute-force filter after every write', async (t) => {
   const tm = await startTestMock(t, { seed: 2, sessions: 60, reports: 0 })
-  const stats = { runs: 0, steps: 0, statuses: new Map<number, number>() }
-  const started = Date.now()
-  await fc.assert(
-    fc.asyncProperty(fc.array(stepArb, { minLength: MIN_STEPS, maxLength: MAX_STEPS }), async (steps) => {
-      stats.runs++
-      const reset = await tm.req('POST', '/_mock/reset')
-      if (reset.status !== 200) throw new Error(`reset: ${reset.status}`)
-      const first = await check(tm, MORE_FAMILIES, steps[0]!.draws)
-      if (first) throw new Error(`seeded world: ${first}`)
-      for (const [n, { op, draws }] of steps.entries()) {
-        const status = await apply(tm, op)
-        stats.steps++
-        stats.statuses.set(status, (stats.statuses.get(status) ?? 0) + 1)
-        if (status >= 500) throw new Error(`after step ${n} (${JSON.stringify(op)}): ${status}`)
-        const problem = await check(tm, MORE_FAMILIES, draws)
-        if (problem) throw new Error(`after step ${n} (${JSON.stringify(op)} → ${status}): ${problem}`)
-      }
-    }),
-    { numRuns: RUNS, seed: SEED, endOnFailure: process.env.STORE_PROPERTY_SHRINK !== '1' },
-  )
+  const stats = await runSequences(tm, { families: MORE_FAMILIES, apply, op: opArb, runs: RUNS, minSteps: MIN_STEPS, maxSteps: MAX_STEPS, seed: SEED })
   const { responses } = await tm.log()
   t.comment(
-    `${stats.runs} runs, ${stats.steps} writes (sequences of ${MIN_STEPS}–${MAX_STEPS}), ${responses.length} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; write statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}`,
+    `${stats.runs} runs, ${stats.steps} writes (sequences of ${MIN_STEPS}–${MAX_STEPS}), ${responses.length} requests in ${stats.seconds.toFixed(1)} s; write statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}`,
   )
   t.ok(stats.statuses.get(200)! > 0 && stats.statuses.get(201)! > 0 && stats.statuses.get(204)! > 0, 'writes succeeded (200, 201 and 204 seen), so the checks ran on a changing world')
 })

@@ -13,7 +13,7 @@ import fc from 'fast-check'
 import { API, startTestMock, type TestMock } from '../admin/helpers.ts'
 import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
 import { FAMILIES } from './model.ts'
-import { check } from './model-check.ts'
+import { runSequences } from './model-check.ts'
 
 const RUNS = Number(process.env.STORE_PROPERTY_RUNS ?? 20)
 const MIN_STEPS = 5
@@ -35,8 +35,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant({ k: 'client-credentials' as const }),
   fc.record({ k: fc.constant('policy' as const), n: fc.nat(1000) }),
 )
-/** a step: one write, then the draws that choose the checks' filters, combination and page size */
-const stepArb = fc.record({ op: opArb, draws: fc.array(fc.nat(), { minLength: 64, maxLength: 64 }) })
 
 const SCOPES = ['openid', 'urn:mas:admin', 'openid urn:mas:admin', 'urn:matrix:client:api:* urn:matrix:client:device:MODELDEV01']
 
@@ -87,30 +85,10 @@ async function apply(tm: TestMock, op: Op): Promise<number> {
 
 t.test('every listing, count and page boundary agrees with a brute-force filter after every write', async (t) => {
   const tm = await startTestMock(t, { seed: 1, sessions: 60, reports: 0 })
-  const stats = { runs: 0, steps: 0, requests: 0, statuses: new Map<number, number>() }
-  const started = Date.now()
-  await fc.assert(
-    fc.asyncProperty(fc.array(stepArb, { minLength: MIN_STEPS, maxLength: MAX_STEPS }), async (steps) => {
-      stats.runs++
-      const reset = await tm.req('POST', '/_mock/reset')
-      if (reset.status !== 200) throw new Error(`reset: ${reset.status}`)
-      const first = await check(tm, FAMILIES, steps[0]!.draws)
-      if (first) throw new Error(`seeded world: ${first}`)
-      for (const [n, { op, draws }] of steps.entries()) {
-        const status = await apply(tm, op)
-        stats.steps++
-        stats.statuses.set(status, (stats.statuses.get(status) ?? 0) + 1)
-        const problem = await check(tm, FAMILIES, draws)
-        if (problem) throw new Error(`after step ${n} (${JSON.stringify(op)} → ${status}): ${problem}`)
-      }
-    }),
-    // no shrinking by default: each shrink step replays a sequence over HTTP (STORE_PROPERTY_SHRINK=1 to shrink)
-    { numRuns: RUNS, seed: SEED, endOnFailure: process.env.STORE_PROPERTY_SHRINK !== '1' },
-  )
+  const stats = await runSequences(tm, { families: FAMILIES, apply, op: opArb, runs: RUNS, minSteps: MIN_STEPS, maxSteps: MAX_STEPS, seed: SEED })
   const { responses } = await tm.log()
-  stats.requests = responses.length
   t.comment(
-    `${stats.runs} runs, ${stats.steps} writes (sequences of ${MIN_STEPS}–${MAX_STEPS}), ${stats.requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; write statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}`,
+    `${stats.runs} runs, ${stats.steps} writes (sequences of ${MIN_STEPS}–${MAX_STEPS}), ${responses.length} requests in ${stats.seconds.toFixed(1)} s; write statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}`,
   )
   t.ok(stats.statuses.get(200)! > 0 && stats.statuses.get(201)! > 0, 'writes succeeded (200 and 201 seen), so the checks ran on a changing world')
 })
