@@ -1,65 +1,14 @@
 // The auth service's records beyond the interface document's sessions: user emails, upstream
-// providers and links, registration tokens, and the browser's session cookies. MasStore owns one
-// MasExtra (`store.extra`), built with it, so a reset (a new MasStore) starts with new records.
+// providers and links, registration tokens, and the browser's session cookies (their types are in
+// ./mas-records.ts). MasStore owns one MasExtra (`store.extra`), built with it, so a reset (a new
+// MasStore) starts with new records.
 // Like every write of the store, each change here is described as one MasWrite entry
 // (./mas-writes.ts), recorded through the store (the state journal) and only then applied.
-import type { MasStore, Micros } from './mas.ts'
+import type { Micros, RegistrationToken, TokenChanges, UpstreamLink, UpstreamProvider, UserEmail } from './mas-records.ts'
 import type { MasWrite } from './mas-writes.ts'
 import { OrderedCollection } from './ordered.ts'
 
-export interface UserEmail {
-  readonly id: string
-  readonly userId: string
-  readonly email: string
-  readonly createdAt: Micros
-  /** deleted records leave every bucket (the ordered collection has no removal) */
-  deleted: boolean
-}
-
-/** the bucket every live record is in: listings query it, so deleted records never show */
-export const LIVE = { index: 'live', keys: ['yes'] } as const
-
-export interface UpstreamProvider {
-  readonly id: string
-  readonly issuer: string | null
-  readonly humanName: string | null
-  readonly brandName: string | null
-  readonly createdAt: Micros
-  readonly disabledAt: Micros | null
-  readonly registrationTokenRequired: boolean
-}
-
-export interface UpstreamLink {
-  readonly id: string
-  readonly providerId: string
-  readonly subject: string
-  userId: string | null
-  readonly humanAccountName: string | null
-  readonly createdAt: Micros
-  deleted: boolean
-}
-
-export interface RegistrationToken {
-  readonly id: string
-  readonly token: string
-  usageLimit: number | null
-  timesUsed: number
-  readonly createdAt: Micros
-  lastUsedAt: Micros | null
-  expiresAt: Micros | null
-  revokedAt: Micros | null
-}
-
-/** what an update, revoke or unrevoke of a registration token may change */
-export type TokenChanges = Partial<Pick<RegistrationToken, 'expiresAt' | 'usageLimit' | 'revokedAt'>>
-
-/** the service's validity: under its usage limit, not revoked, not expired (expires_at >= now) */
-export function tokenValid(t: RegistrationToken, now: Micros): boolean {
-  return (t.usageLimit === null || t.timesUsed < t.usageLimit) && t.revokedAt === null && (t.expiresAt === null || t.expiresAt >= now)
-}
-
-/** entries kept at most in each browser map (cookies, upstream logins): the oldest is forgotten first, on replay too */
-export const MAX_COOKIES = 100_000
+export { LIVE, MAX_COOKIES, tokenValid, type RegistrationToken, type TokenChanges, type UpstreamLink, type UpstreamProvider, type UserEmail } from './mas-records.ts'
 
 export class MasExtra {
   /** buckets: by user, and by the lower-cased address (the service compares LOWER(email)) */
@@ -93,14 +42,16 @@ export class MasExtra {
   readonly upstreamLogins = new Map<string, string>()
 
   constructor(
-    private readonly mas: MasStore,
+    /** the store's id generator (a ULID at a time) */
+    private readonly newId: (at: Micros) => string,
+    /** the store's one way to change records: recorded, then applied */
     private readonly write: (w: MasWrite) => void,
   ) {}
 
   // ----- registration tokens ----------------------------------------------------------------
 
   addToken(token: string, usageLimit: number | null, expiresAt: Micros | null, at: Micros): RegistrationToken {
-    const t: RegistrationToken = { id: this.mas.newId(at), token, usageLimit, timesUsed: 0, createdAt: at, lastUsedAt: null, expiresAt, revokedAt: null }
+    const t: RegistrationToken = { id: this.newId(at), token, usageLimit, timesUsed: 0, createdAt: at, lastUsedAt: null, expiresAt, revokedAt: null }
     this.write({ t: 'mas.regtoken', token: t })
     return t
   }
@@ -122,7 +73,7 @@ export class MasExtra {
   }
 
   addLink(providerId: string, subject: string, userId: string, humanAccountName: string | null, at: Micros): UpstreamLink {
-    const l: UpstreamLink = { id: this.mas.newId(at), providerId, subject, userId, humanAccountName, createdAt: at, deleted: false }
+    const l: UpstreamLink = { id: this.newId(at), providerId, subject, userId, humanAccountName, createdAt: at, deleted: false }
     this.write({ t: 'mas.link', link: l })
     return l
   }
@@ -138,7 +89,7 @@ export class MasExtra {
   // ----- user emails ------------------------------------------------------------------------
 
   addEmail(userId: string, email: string, at: Micros): UserEmail {
-    const e: UserEmail = { id: this.mas.newId(at), userId, email, createdAt: at, deleted: false }
+    const e: UserEmail = { id: this.newId(at), userId, email, createdAt: at, deleted: false }
     this.write({ t: 'mas.email', email: e })
     return e
   }
@@ -179,9 +130,4 @@ export class MasExtra {
   recordUpstreamLogin(provider: string, subject: string, userId: string): void {
     this.write({ t: 'mas.upstream.login', key: `${provider}\n${subject}`, userId })
   }
-}
-
-/** the extra records of a world's auth service (kept for callers written before they moved into MasStore) */
-export function extraOf(mas: MasStore): MasExtra {
-  return mas.extra
 }

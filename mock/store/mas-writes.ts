@@ -3,8 +3,8 @@
 // hands it to the world's recorder (the state journal, when --state is on) and only then applies it
 // with applyMasWrite. Replaying a journal calls applyMasWrite with the recorded entries, so the
 // replayed store is the same to the byte: nothing is generated twice.
-import type { AccessToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from './mas-records.ts'
-import { MAX_COOKIES, type RegistrationToken, type TokenChanges, type UpstreamLink, type UserEmail } from './mas-extra.ts'
+import { MAX_COOKIES } from './mas-records.ts'
+import type { AccessToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, RegistrationToken, TokenChanges, UpstreamLink, User, UserEmail } from './mas-records.ts'
 
 /** A collection as a write sees it (structural, so that this file need not import the store back). */
 interface WriteCollection<T> {

@@ -51,7 +51,7 @@ export class MasStore {
   readonly personal: OrderedCollection<PersonalSession, PersonalIndex, 'expiresAt'>
   readonly policyData = new OrderedCollection<PolicyData>()
   /** emails, upstream providers and links, registration tokens, browser cookies (./mas-extra.ts) */
-  readonly extra: MasExtra = new MasExtra(this, (w) => this.write(w))
+  readonly extra: MasExtra = new MasExtra((at) => this.newId(at), (w) => this.write(w))
   private readonly tokens = new Map<string, AccessToken>()
   /** the active token of a personal session, when the mock knows its value */
   private readonly personalTokens = new Map<string, AccessToken>()
