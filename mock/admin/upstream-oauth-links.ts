@@ -13,9 +13,9 @@ import { nowMicros } from '../store/mas.ts'
 import { LIVE, type UpstreamLink } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
-import { parseFilters, repeatedScalar, userFilter } from './framework/filters.ts'
+import { listRequest, repeatedScalar, userFilter } from './framework/filters.ts'
 import { byId, deleteById, found, USER, type Kind } from './framework/by-id.ts'
-import { listResponse, parsePagination } from './framework/pagination.ts'
+import { listResponse } from './framework/pagination.ts'
 import type { FieldKind } from './framework/query.ts'
 import { API, fmtTime, resource, routeError, single } from './framework/resource.ts'
 
@@ -39,12 +39,8 @@ const FIELDS: Record<string, FieldKind> = {
 }
 
 export function listLinks(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
   const site = `${SITE}::list:130`
-  const f = parseFilters(ctx, site, FIELDS)
+  const f = listRequest(ctx, site, FIELDS)
   if (!f.ok) return f.reply
   const v = f.values as Partial<Record<'filter[user]' | 'filter[provider]', string>> & Partial<Record<'filter[subject]' | 'filter[human-account-name]', string[]>>
   for (const key of ['filter[subject]', 'filter[human-account-name]'] as const) {
@@ -75,7 +71,7 @@ export function listLinks(ctx: Ctx): Reply {
     tests.push((l) => l.humanAccountName === han)
   }
   const query = tests.length ? { in: conditions, where: (l: UpstreamLink) => tests.every((t) => t(l)) } : { in: conditions }
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: x.links, query, toResource: linkResource })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: x.links, query, toResource: linkResource })
 }
 
 const ADD = { name: 'Request', fields: [['user_id', 'ulid'], ['provider_id', 'ulid'], ['subject', 'string'], ['human_account_name', 'string?']] } as const

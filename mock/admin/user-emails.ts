@@ -11,9 +11,9 @@ import { nowMicros, rustDebug } from '../store/mas.ts'
 import { LIVE, type UserEmail } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
-import { parseFilters, repeatedScalar, userFilter } from './framework/filters.ts'
+import { listRequest, repeatedScalar, userFilter } from './framework/filters.ts'
 import { byId, deleteById, found, USER, type Kind } from './framework/by-id.ts'
-import { listResponse, parsePagination } from './framework/pagination.ts'
+import { listResponse } from './framework/pagination.ts'
 import type { FieldKind } from './framework/query.ts'
 import { API, fmtTime, resource, routeError, single } from './framework/resource.ts'
 
@@ -43,12 +43,8 @@ export function emailProblem(email: string): string | null {
 const FIELDS: Record<string, FieldKind> = { 'filter[user]': { kind: 'ulid' }, 'filter[email]': { kind: 'string[]' } }
 
 export function listUserEmails(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
   const site = `${SITE}::list:120`
-  const f = parseFilters(ctx, site, FIELDS)
+  const f = listRequest(ctx, site, FIELDS)
   if (!f.ok) return f.reply
   const v = f.values as { 'filter[user]'?: string; 'filter[email]'?: string[] }
   const emails = v['filter[email]'] ?? []
@@ -64,7 +60,7 @@ export function listUserEmails(ctx: Ctx): Reply {
     conditions.push({ index: 'email', keys: [email.toLowerCase()] })
   }
   const collection = ctx.world.mas.extra.emails
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection, query: where ? { in: conditions, where } : { in: conditions }, toResource: userEmailResource })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection, query: where ? { in: conditions, where } : { in: conditions }, toResource: userEmailResource })
 }
 
 const ADD = { name: 'Request', fields: [['user_id', 'ulid'], ['email', 'string']] } as const

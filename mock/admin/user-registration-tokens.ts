@@ -15,8 +15,8 @@ import { nowMicros, type Micros } from '../store/mas.ts'
 import { tokenValid, type RegistrationToken, type TokenChanges } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
-import { parseFilters } from './framework/filters.ts'
-import { listResponse, parsePagination } from './framework/pagination.ts'
+import { listRequest } from './framework/filters.ts'
+import { listResponse } from './framework/pagination.ts'
 import { byId, found, pathTarget, type Kind } from './framework/by-id.ts'
 import { parseDateTime } from './framework/query.ts'
 import { API, fmtTime, resource, routeError, single } from './framework/resource.ts'
@@ -39,12 +39,8 @@ export function tokenResource(x: RegistrationToken, now: Micros) {
 }
 
 export function listTokens(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
   const keys = ['used', 'revoked', 'expired', 'valid'] as const
-  const f = parseFilters(ctx, `${SITE}::list:160`, Object.fromEntries(keys.map((k) => [`filter[${k}]`, { kind: 'bool' as const }])))
+  const f = listRequest(ctx, `${SITE}::list:160`, Object.fromEntries(keys.map((k) => [`filter[${k}]`, { kind: 'bool' as const }])))
   if (!f.ok) return f.reply
   const v = f.values as Partial<Record<string, boolean>>
   const now = nowMicros(ctx.now())
@@ -64,7 +60,7 @@ export function listTokens(ctx: Ctx): Reply {
     tests.push((x) => facts[k](x) === want)
   }
   const query = tests.length ? { where: (x: RegistrationToken) => tests.every((test) => test(x)) } : {}
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: ctx.world.mas.extra.tokens, query, toResource: (x) => tokenResource(x, now) })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: ctx.world.mas.extra.tokens, query, toResource: (x) => tokenResource(x, now) })
 }
 
 /** a date of a JSON body, or the body parser's 422 */

@@ -16,9 +16,9 @@ import { endUserSessions } from '../store/user-lifecycle.ts'
 import type { UserState } from '../store/mas-writes.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
-import { checkClient, parseFilters, repeatedScalar } from './framework/filters.ts'
+import { checkClient, listRequest, repeatedScalar } from './framework/filters.ts'
 import { byId, found, pathTarget, USER } from './framework/by-id.ts'
-import { listResponse, parsePagination } from './framework/pagination.ts'
+import { listResponse } from './framework/pagination.ts'
 import type { FieldKind } from './framework/query.ts'
 import { API, resource, routeError, single, userAttributes } from './framework/resource.ts'
 
@@ -85,12 +85,8 @@ function statusTest(ctx: Ctx, status: (typeof USER_STATUSES)[number]): (u: User)
 }
 
 export function listUsers(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
   const site = `${SITE}::list:130`
-  const f = parseFilters(ctx, site, FIELDS)
+  const f = listRequest(ctx, site, FIELDS)
   if (!f.ok) return f.reply
   const v = f.values as UserFilterValues
   const search = v['filter[search]'] ?? []
@@ -143,7 +139,7 @@ export function listUsers(ctx: Ctx): Reply {
     tests.push((u) => (mas.compat.count({ in: [{ index: 'user', keys: [u.id] }, { index: 'status', keys: ['active'] }] }).count > 0) === hasCompat)
   }
   const where = tests.length === 0 ? undefined : (u: User) => tests.every((test) => test(u))
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: mas.users, query: where ? { where } : {}, toResource: userResource })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: mas.users, query: where ? { where } : {}, toResource: userResource })
 }
 
 const ADD = {

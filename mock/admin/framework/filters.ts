@@ -11,6 +11,8 @@ import type { Bound } from '../../store/ordered.ts'
 import { isScopeToken, rustDebug } from '../../store/mas.ts'
 import { formatDateFilter, groupPairs, maxUlidAt, minUlidAt, parseStruct, rejectionTitles, type DateValue, type FieldKind } from './query.ts'
 import { routeError } from './resource.ts'
+import { authenticate } from './auth.ts'
+import { parsePagination, type PageParams } from './pagination.ts'
 import { notFound, USER } from './by-id.ts'
 
 export const ULID_FIELD = { kind: 'ulid' } as const
@@ -24,6 +26,20 @@ export function parseFilters<K extends string>(
   const parsed = parseStruct(groupPairs(ctx.query), fields)
   if (!parsed.ok) return { ok: false, reply: routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', parsed.message)) }
   return { ok: true, values: parsed.values }
+}
+
+/** What a listing checks first, in the service's order: the caller, the pagination, then the filters. */
+export function listRequest<K extends string>(
+  ctx: Ctx,
+  site: string,
+  fields: Record<K, FieldKind>,
+): { ok: true; page: PageParams; values: Partial<Record<K, unknown>> } | { ok: false; reply: Reply } {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth
+  const p = parsePagination(ctx)
+  if (!p.ok) return p
+  const f = parseFilters(ctx, site, fields)
+  return f.ok ? { ok: true, page: p.page, values: f.values } : f
 }
 
 /** 404 `User ID … not found` unless the user exists (the `filter-unknown-user-empty` fault lets it through). */
