@@ -9,11 +9,10 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
 import type { Client } from '../store/mas.ts'
-import { authenticate } from './framework/auth.ts'
-import { parseFilters } from './framework/filters.ts'
-import { listResponse, parsePagination } from './framework/pagination.ts'
-import { rejectionTitles, type FieldKind } from './framework/query.ts'
-import { API, resource, routeError } from './framework/resource.ts'
+import { listRequest, repeatedScalar } from './framework/filters.ts'
+import { listResponse } from './framework/pagination.ts'
+import type { FieldKind } from './framework/query.ts'
+import { API, resource } from './framework/resource.ts'
 import { getById } from './framework/session-handlers.ts'
 import { ilikeContains } from './users.ts'
 
@@ -52,19 +51,15 @@ const FIELDS: Record<string, FieldKind> = {
 type Values = { 'filter[client-kind]'?: 'dynamic' | 'static'; 'filter[has-active-sessions]'?: boolean } & Partial<Record<'filter[client-name]' | 'filter[client-uri]' | 'filter[grant-type]', string[]>>
 
 export function listOAuth2Clients(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
   const site = `${SITE}::list:140`
-  const f = parseFilters(ctx, site, FIELDS)
+  const f = listRequest(ctx, site, FIELDS)
   if (!f.ok) return f.reply
   const v = f.values as Values
   // scalars in the service: a repeated one is serde_html_form's "unsupported value"; empty is absent
   const scalar: Record<string, string | undefined> = {}
   for (const key of ['filter[client-name]', 'filter[client-uri]', 'filter[grant-type]'] as const) {
     const values = v[key] ?? []
-    if (values.length > 1) return routeError400(ctx, site, key)
+    if (values.length > 1) return repeatedScalar(ctx, site, key)
     scalar[key] = values[0] === '' ? undefined : values[0]
   }
   const pairs: string[] = []
@@ -105,11 +100,7 @@ export function listOAuth2Clients(ctx: Ctx): Reply {
     tests.push((c) => (oauth2.count({ in: anySession ? [{ index: 'client', keys: [c.id] }] : [{ index: 'client', keys: [c.id] }, { index: 'status', keys: ['active'] }] }).count > 0) === has)
   }
   const query = tests.length ? { in: conditions, where: (c: Client) => tests.every((x) => x(c)) } : { in: conditions }
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: ctx.world.mas.clients, query, toResource: oauth2ClientResource })
-}
-
-function routeError400(ctx: Ctx, site: string, key: string): Reply {
-  return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', `${key}: unsupported value`))
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: ctx.world.mas.clients, query, toResource: oauth2ClientResource })
 }
 
 export function getOAuth2Client(ctx: Ctx): Reply {

@@ -15,7 +15,8 @@ import { scheduleDeviceSync } from './framework/jobs.ts'
 import { PERSONAL_SESSION_STATUSES } from '../../lib/schemas.ts'
 import { list, listFilters, twoStates } from './framework/listing.ts'
 import { pathId } from './framework/pagination.ts'
-import { API, fmtTime, personalAttributes, resource, routeError, single, titleWithId } from './framework/resource.ts'
+import { byId, found } from './framework/by-id.ts'
+import { API, fmtTime, personalAttributes, resource, routeError, single } from './framework/resource.ts'
 import { getById } from './framework/session-handlers.ts'
 
 const TYPE = 'personal-session'
@@ -87,18 +88,14 @@ export function getPersonalSession(ctx: Ctx): Reply {
 }
 
 export function revokePersonalSession(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id.reply
   const site = `${SITE}::revoke:43`
   const store = ctx.world.mas
-  ctx.log.queries += 1
-  const s = store.personal.get(id.id)
-  if (!s) return routeError(ctx, site, 404, titleWithId(ctx, `Personal session with ID ${id.id} not found`, 'Personal session not found'))
+  const session = byId(ctx, site, { noun: 'Personal session', idWord: 'with ID', get: (_ctx, id) => store.personal.get(id) })
+  if (!session.ok) return session.reply
+  const s = session.item
   if (s.revokedAt !== null) {
     if (ctx.faults.has('revoke-twice-200')) return single(200, personalResource(ctx, s))
-    return routeError(ctx, site, 409, `Personal session with ID ${id.id} is already revoked`)
+    return routeError(ctx, site, 409, `Personal session with ID ${s.id} is already revoked`)
   }
   const now = nowMicros(ctx.now())
   // A device-bound session's device goes away: the devices of the actor are synced.
@@ -123,9 +120,9 @@ export function regeneratePersonalSession(ctx: Ctx): Reply {
   if (!body.ok) return body.reply
   const site = `${SITE}::regenerate:52`
   const store = ctx.world.mas
-  ctx.log.queries += 1
-  const s = store.personal.get(id.id)
-  if (!s) return routeError(ctx, site, 404, 'Session not found')
+  const session = found(ctx, site, { noun: 'Session', idInTitle: false, get: (_ctx, sid) => store.personal.get(sid) }, id.id)
+  if (!session.ok) return session.reply
+  const s = session.item
   if (s.revokedAt !== null) return routeError(ctx, site, 422, 'Session not valid')
   const owner = ownerOf(auth.caller)
   if (owner.ownerUserId !== s.ownerUserId || owner.ownerClientId !== s.ownerClientId) return routeError(ctx, site, 403, 'Session does not belong to you')

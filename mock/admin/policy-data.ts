@@ -10,8 +10,8 @@ import type { Ctx, Reply } from '../core/context.ts'
 import { mergePolicyData, nowMicros, type PolicyData } from '../store/mas.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
-import { pathId } from './framework/pagination.ts'
-import { policyAttributes, resource, routeError, single, titleWithId } from './framework/resource.ts'
+import { byId } from './framework/by-id.ts'
+import { policyAttributes, resource, routeError, single } from './framework/resource.ts'
 import { masDeviates } from './framework/deviations.ts'
 
 const TYPE = 'policy-data'
@@ -50,16 +50,11 @@ export function getLatestPolicyData(ctx: Ctx): Reply {
 }
 
 export function getPolicyData(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id.reply
-  ctx.log.queries += 1
   const records = ctx.world.mas.policyData
   // The real handler of the versions with this deviation fetches the latest record whatever the id.
   const latest = ctx.faults.has('policy-get-by-id-returns-latest') || (ctx.options.deviations !== false && masDeviates(ctx.options.masVersion, 'policy-data-get-returns-latest'))
-  const record = latest ? records.last() : records.get(id.id)
-  if (!record) return routeError(ctx, `${SITE}::get:37`, 404, titleWithId(ctx, `Policy data with ID ${id.id} not found`, 'Policy data not found'))
+  const record = byId(ctx, `${SITE}::get:37`, { noun: 'Policy data', idWord: 'with ID', get: (_ctx, id) => (latest ? records.last() : records.get(id)) })
+  if (!record.ok) return record.reply
   ctx.log.fetched += 1
-  return single(200, policyResource(record))
+  return single(200, policyResource(record.item))
 }

@@ -10,13 +10,14 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, bodyRejection, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros } from '../store/mas.ts'
-import { extraOf, LIVE, type UpstreamLink } from '../store/mas-extra.ts'
+import { LIVE, type UpstreamLink } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
-import { checkUser, parseFilters } from './framework/filters.ts'
-import { listResponse, parsePagination, pathId } from './framework/pagination.ts'
-import { rejectionTitles, type FieldKind } from './framework/query.ts'
-import { API, fmtTime, resource, routeError, single, titleWithId } from './framework/resource.ts'
+import { listRequest, repeatedScalar, userFilter } from './framework/filters.ts'
+import { byId, deleteById, found, USER, type Kind } from './framework/by-id.ts'
+import { listResponse } from './framework/pagination.ts'
+import type { FieldKind } from './framework/query.ts'
+import { API, fmtTime, resource, routeError, single } from './framework/resource.ts'
 
 const SITE = 'mas_handlers::admin::v1::upstream_oauth_links'
 const PATH = `${API}/upstream-oauth-links`
@@ -38,33 +39,24 @@ const FIELDS: Record<string, FieldKind> = {
 }
 
 export function listLinks(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
   const site = `${SITE}::list:130`
-  const f = parseFilters(ctx, site, FIELDS)
+  const f = listRequest(ctx, site, FIELDS)
   if (!f.ok) return f.reply
   const v = f.values as Partial<Record<'filter[user]' | 'filter[provider]', string>> & Partial<Record<'filter[subject]' | 'filter[human-account-name]', string[]>>
   for (const key of ['filter[subject]', 'filter[human-account-name]'] as const) {
-    if ((v[key] ?? []).length > 1) return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', `${key}: unsupported value`))
+    if ((v[key] ?? []).length > 1) return repeatedScalar(ctx, site, key)
   }
-  const x = extraOf(ctx.world.mas)
+  const x = ctx.world.mas.extra
   const pairs: string[] = []
   const conditions: { index: 'live' | 'user' | 'provider'; keys: string[] }[] = [{ index: 'live', keys: [...LIVE.keys] }]
   const tests: ((l: UpstreamLink) => boolean)[] = []
-  const user = v['filter[user]']
-  if (user !== undefined) {
-    pairs.push(`filter[user]=${user}`)
-    const miss = checkUser(ctx, site, user)
-    if (miss) return miss
-    conditions.push({ index: 'user', keys: [user] })
-  }
+  const miss = userFilter(ctx, site, v['filter[user]'], pairs, conditions)
+  if (miss) return miss
   const provider = v['filter[provider]']
   if (provider !== undefined) {
     pairs.push(`filter[provider]=${provider}`)
-    ctx.log.queries += 1
-    if (!x.providers.get(provider)) return routeError(ctx, site, 404, titleWithId(ctx, `Provider ID ${provider} not found`, 'Provider not found'))
+    const known = found(ctx, site, { noun: 'Provider', get: (c, id) => c.world.mas.extra.providers.get(id) }, provider)
+    if (!known.ok) return known.reply
     // the bug: the provider filter is printed in links but not applied
     if (!ctx.faults.has('upstream-links-provider-ignored')) conditions.push({ index: 'provider', keys: [provider] })
   }
@@ -79,7 +71,7 @@ export function listLinks(ctx: Ctx): Reply {
     tests.push((l) => l.humanAccountName === han)
   }
   const query = tests.length ? { in: conditions, where: (l: UpstreamLink) => tests.every((t) => t(l)) } : { in: conditions }
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: x.links, query, toResource: linkResource })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: x.links, query, toResource: linkResource })
 }
 
 const ADD = { name: 'Request', fields: [['user_id', 'ulid'], ['provider_id', 'ulid'], ['subject', 'string'], ['human_account_name', 'string?']] } as const
@@ -91,10 +83,11 @@ export function addLink(ctx: Ctx): Reply {
   if (!body.ok) return body.reply
   const b = body.value as { user_id: string; provider_id: string; subject: string; human_account_name: string | null }
   const site = `${SITE}::add:90`
-  const x = extraOf(ctx.world.mas)
-  ctx.log.queries += 2
-  if (!ctx.world.mas.getUser(b.user_id)) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${b.user_id} not found`, 'User not found'))
-  if (!x.providers.get(b.provider_id)) return routeError(ctx, site, 404, titleWithId(ctx, `Upstream OAuth 2.0 Provider ID ${b.provider_id} not found`, 'Upstream OAuth 2.0 Provider not found'))
+  const x = ctx.world.mas.extra
+  const user = found(ctx, site, USER, b.user_id, 2)
+  if (!user.ok) return user.reply
+  const provider = found(ctx, site, { noun: 'Upstream OAuth 2.0 Provider', get: (c, id) => c.world.mas.extra.providers.get(id) }, b.provider_id, 0)
+  if (!provider.ok) return provider.reply
   const existing = x.linkBySubject(b.provider_id, b.subject)
   if (existing && existing.userId !== null && !ctx.faults.has('upstream-links-relink-accepted')) {
     return routeError(ctx, site, 409, `Upstream Oauth 2.0 Provider ID ${b.provider_id} with subject ${b.subject} is already linked to a user`)
@@ -110,28 +103,15 @@ export function addLink(ctx: Ctx): Reply {
   return single(201, linkResource(l))
 }
 
-function linkOf(ctx: Ctx, site: string): { ok: true; link: UpstreamLink } | { ok: false; reply: Reply } {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id
-  ctx.log.queries += 1
-  const link = extraOf(ctx.world.mas).getLink(id.id)
-  if (!link) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `Upstream OAuth 2.0 Link ID ${id.id} not found`, 'Upstream OAuth 2.0 Link not found')) }
-  return { ok: true, link }
-}
+const LINK: Kind<UpstreamLink> = { noun: 'Upstream OAuth 2.0 Link', get: (ctx, id) => ctx.world.mas.extra.getLink(id) }
 
 export function getLink(ctx: Ctx): Reply {
-  const l = linkOf(ctx, `${SITE}::get:37`)
-  return l.ok ? single(200, linkResource(l.link)) : l.reply
+  const l = byId(ctx, `${SITE}::get:37`, LINK)
+  return l.ok ? single(200, linkResource(l.item)) : l.reply
 }
 
 export function deleteLink(ctx: Ctx): Reply {
-  const l = linkOf(ctx, `${SITE}::delete:40`)
-  if (!l.ok) return l.reply
-  extraOf(ctx.world.mas).removeLink(l.link)
-  ctx.log.queries += 2
-  return { status: 204 }
+  return deleteById(ctx, `${SITE}::delete:40`, LINK, (l) => ctx.world.mas.extra.removeLink(l))
 }
 
 const TAG = 'upstream-oauth-link'

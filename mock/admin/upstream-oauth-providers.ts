@@ -2,10 +2,9 @@
 // without the id). Read-only: providers come from the configuration.
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
-import { extraOf, type UpstreamProvider } from '../store/mas-extra.ts'
-import { authenticate } from './framework/auth.ts'
-import { parseFilters } from './framework/filters.ts'
-import { listResponse, parsePagination } from './framework/pagination.ts'
+import { type UpstreamProvider } from '../store/mas-extra.ts'
+import { listRequest } from './framework/filters.ts'
+import { listResponse } from './framework/pagination.ts'
 import { API, fmtTime, resource } from './framework/resource.ts'
 import { getById } from './framework/session-handlers.ts'
 
@@ -23,23 +22,19 @@ export const providerResource = (p: UpstreamProvider) =>
   })
 
 export function listProviders(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
-  const f = parseFilters(ctx, `${SITE}::list:110`, { 'filter[enabled]': { kind: 'bool' } })
+  const f = listRequest(ctx, `${SITE}::list:110`, { 'filter[enabled]': { kind: 'bool' } })
   if (!f.ok) return f.reply
   const enabled = (f.values as { 'filter[enabled]'?: boolean })['filter[enabled]']
   const pairs = enabled === undefined ? [] : [`filter[enabled]=${enabled}`]
   // the bug: the flag read the wrong way round
   const key = enabled === undefined ? undefined : String(ctx.faults.has('upstream-providers-enabled-inverted') ? !enabled : enabled)
   const query = key === undefined ? {} : { in: [{ index: 'enabled' as const, keys: [key] }] }
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: extraOf(ctx.world.mas).providers, query, toResource: providerResource })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: ctx.world.mas.extra.providers, query, toResource: providerResource })
 }
 
 export function getProvider(ctx: Ctx): Reply {
   // the service's title names no id
-  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, noun: 'Provider', idInTitle: false, collection: extraOf(ctx.world.mas).providers, toResource: providerResource })
+  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, noun: 'Provider', idInTitle: false, collection: ctx.world.mas.extra.providers, toResource: providerResource })
 }
 
 const TAG = 'upstream-oauth-provider'

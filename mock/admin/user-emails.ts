@@ -8,13 +8,14 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, bodyRejection, type RouteEntry } from '../core/table.ts'
 import { nowMicros, rustDebug } from '../store/mas.ts'
-import { extraOf, LIVE, type UserEmail } from '../store/mas-extra.ts'
+import { LIVE, type UserEmail } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
-import { checkUser, parseFilters } from './framework/filters.ts'
-import { listResponse, parsePagination, pathId } from './framework/pagination.ts'
-import { rejectionTitles, type FieldKind } from './framework/query.ts'
-import { API, fmtTime, resource, routeError, single, titleWithId } from './framework/resource.ts'
+import { listRequest, repeatedScalar, userFilter } from './framework/filters.ts'
+import { byId, deleteById, found, USER, type Kind } from './framework/by-id.ts'
+import { listResponse } from './framework/pagination.ts'
+import type { FieldKind } from './framework/query.ts'
+import { API, fmtTime, resource, routeError, single } from './framework/resource.ts'
 
 const SITE = 'mas_handlers::admin::v1::user_emails'
 const PATH = `${API}/user-emails`
@@ -42,33 +43,24 @@ export function emailProblem(email: string): string | null {
 const FIELDS: Record<string, FieldKind> = { 'filter[user]': { kind: 'ulid' }, 'filter[email]': { kind: 'string[]' } }
 
 export function listUserEmails(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
   const site = `${SITE}::list:120`
-  const f = parseFilters(ctx, site, FIELDS)
+  const f = listRequest(ctx, site, FIELDS)
   if (!f.ok) return f.reply
   const v = f.values as { 'filter[user]'?: string; 'filter[email]'?: string[] }
   const emails = v['filter[email]'] ?? []
-  if (emails.length > 1) return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', 'filter[email]: unsupported value'))
+  if (emails.length > 1) return repeatedScalar(ctx, site, 'filter[email]')
   const pairs: string[] = []
   const conditions: { index: 'live' | 'user' | 'email'; keys: string[] }[] = [{ ...LIVE, keys: [...LIVE.keys] }]
-  const user = v['filter[user]']
-  if (user !== undefined) {
-    pairs.push(`filter[user]=${user}`)
-    const miss = checkUser(ctx, site, user)
-    if (miss) return miss
-    conditions.push({ index: 'user', keys: [user] })
-  }
+  const miss = userFilter(ctx, site, v['filter[user]'], pairs, conditions)
+  if (miss) return miss
   const email = emails[0]
   const where = email !== undefined && email !== '' && ctx.faults.has('user-emails-filter-email-case-sensitive') ? (e: UserEmail) => e.email === email : undefined
   if (email !== undefined && email !== '') {
     pairs.push(`filter[email]=${email}`)
     conditions.push({ index: 'email', keys: [email.toLowerCase()] })
   }
-  const collection = extraOf(ctx.world.mas).emails
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection, query: where ? { in: conditions, where } : { in: conditions }, toResource: userEmailResource })
+  const collection = ctx.world.mas.extra.emails
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection, query: where ? { in: conditions, where } : { in: conditions }, toResource: userEmailResource })
 }
 
 const ADD = { name: 'Request', fields: [['user_id', 'ulid'], ['email', 'string']] } as const
@@ -80,11 +72,11 @@ export function addUserEmail(ctx: Ctx): Reply {
   if (!body.ok) return body.reply
   const { user_id: userId, email } = body.value as { user_id: string; email: string }
   const site = `${SITE}::add:84`
-  ctx.log.queries += 1
-  if (!ctx.world.mas.getUser(userId)) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${userId} not found`, 'User not found'))
+  const user = found(ctx, site, USER, userId)
+  if (!user.ok) return user.reply
   const problem = emailProblem(email)
   if (problem) return routeError(ctx, site, 400, `Email ${rustDebug(email)} is not valid`, problem)
-  const extra = extraOf(ctx.world.mas)
+  const extra = ctx.world.mas.extra
   ctx.log.queries += 1
   if (extra.emailInUse(email) && !ctx.faults.has('user-emails-duplicate-accepted')) return routeError(ctx, site, 409, `User email ${rustDebug(email)} already in use`)
   const e = extra.addEmail(userId, email, nowMicros(ctx.now()))
@@ -92,28 +84,17 @@ export function addUserEmail(ctx: Ctx): Reply {
   return single(201, userEmailResource(e))
 }
 
-function emailOf(ctx: Ctx, site: string): { ok: true; email: UserEmail } | { ok: false; reply: Reply } {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id
-  ctx.log.queries += 1
-  const email = extraOf(ctx.world.mas).getEmail(id.id)
-  if (!email) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `User email ID ${id.id} not found`, 'User email not found')) }
-  return { ok: true, email }
-}
+const EMAIL: Kind<UserEmail> = { noun: 'User email', get: (ctx, id) => ctx.world.mas.extra.getEmail(id) }
 
 export function getUserEmail(ctx: Ctx): Reply {
-  const e = emailOf(ctx, `${SITE}::get:37`)
-  return e.ok ? single(200, userEmailResource(e.email)) : e.reply
+  const e = byId(ctx, `${SITE}::get:37`, EMAIL)
+  return e.ok ? single(200, userEmailResource(e.item)) : e.reply
 }
 
 export function deleteUserEmail(ctx: Ctx): Reply {
-  const e = emailOf(ctx, `${SITE}::delete:40`)
-  if (!e.ok) return e.reply
-  if (!ctx.faults.has('user-emails-delete-keeps')) extraOf(ctx.world.mas).removeEmail(e.email)
-  ctx.log.queries += 2
-  return { status: 204 }
+  return deleteById(ctx, `${SITE}::delete:40`, EMAIL, (e) => {
+    if (!ctx.faults.has('user-emails-delete-keeps')) ctx.world.mas.extra.removeEmail(e)
+  })
 }
 
 const TAG = 'user-email'

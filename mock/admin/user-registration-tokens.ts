@@ -12,13 +12,14 @@ import { randomInt } from 'node:crypto'
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, bodyRejection, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros, type Micros } from '../store/mas.ts'
-import { extraOf, tokenValid, type RegistrationToken } from '../store/mas-extra.ts'
+import { tokenValid, type RegistrationToken, type TokenChanges } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
-import { parseFilters } from './framework/filters.ts'
-import { listResponse, parsePagination, pathId } from './framework/pagination.ts'
+import { listRequest } from './framework/filters.ts'
+import { listResponse } from './framework/pagination.ts'
+import { byId, found, pathTarget, type Kind } from './framework/by-id.ts'
 import { parseDateTime } from './framework/query.ts'
-import { API, fmtTime, resource, routeError, single, titleWithId } from './framework/resource.ts'
+import { API, fmtTime, resource, routeError, single } from './framework/resource.ts'
 
 const SITE = 'mas_handlers::admin::v1::user_registration_tokens'
 const PATH = `${API}/user-registration-tokens`
@@ -38,12 +39,8 @@ export function tokenResource(x: RegistrationToken, now: Micros) {
 }
 
 export function listTokens(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
   const keys = ['used', 'revoked', 'expired', 'valid'] as const
-  const f = parseFilters(ctx, `${SITE}::list:160`, Object.fromEntries(keys.map((k) => [`filter[${k}]`, { kind: 'bool' as const }])))
+  const f = listRequest(ctx, `${SITE}::list:160`, Object.fromEntries(keys.map((k) => [`filter[${k}]`, { kind: 'bool' as const }])))
   if (!f.ok) return f.reply
   const v = f.values as Partial<Record<string, boolean>>
   const now = nowMicros(ctx.now())
@@ -63,7 +60,7 @@ export function listTokens(ctx: Ctx): Reply {
     tests.push((x) => facts[k](x) === want)
   }
   const query = tests.length ? { where: (x: RegistrationToken) => tests.every((test) => test(x)) } : {}
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: extraOf(ctx.world.mas).tokens, query, toResource: (x) => tokenResource(x, now) })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: ctx.world.mas.extra.tokens, query, toResource: (x) => tokenResource(x, now) })
 }
 
 /** a date of a JSON body, or the body parser's 422 */
@@ -85,7 +82,7 @@ export function addToken(ctx: Ctx): Reply {
   const expires = bodyDate('expires_at', b.expires_at)
   if (!expires.ok) return expires.reply
   const text = b.token ?? Array.from({ length: 12 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[randomInt(62)]).join('')
-  const x = extraOf(ctx.world.mas)
+  const x = ctx.world.mas.extra
   ctx.log.queries += 1
   if (x.tokens.bucketSize('token', text) > 0) return routeError(ctx, `${SITE}::add:70`, 409, 'A registration token with the same token already exists')
   const now = nowMicros(ctx.now())
@@ -94,32 +91,17 @@ export function addToken(ctx: Ctx): Reply {
   return single(201, tokenResource(created, now))
 }
 
-function tokenOf(ctx: Ctx, site: string): { ok: true; token: RegistrationToken } | { ok: false; reply: Reply } {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id
-  return found(ctx, site, id.id)
-}
-
-function found(ctx: Ctx, site: string, id: string): { ok: true; token: RegistrationToken } | { ok: false; reply: Reply } {
-  ctx.log.queries += 1
-  const token = extraOf(ctx.world.mas).tokens.get(id)
-  if (!token) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `Registration token with ID ${id} not found`, 'Registration token not found')) }
-  return { ok: true, token }
-}
+const TOKEN: Kind<RegistrationToken> = { noun: 'Registration token', idWord: 'with ID', get: (ctx, id) => ctx.world.mas.extra.tokens.get(id) }
 
 export function getToken(ctx: Ctx): Reply {
-  const x = tokenOf(ctx, `${SITE}::get:40`)
-  return x.ok ? single(200, tokenResource(x.token, nowMicros(ctx.now()))) : x.reply
+  const x = byId(ctx, `${SITE}::get:40`, TOKEN)
+  return x.ok ? single(200, tokenResource(x.item, nowMicros(ctx.now()))) : x.reply
 }
 
 const UPDATE = { name: 'Request', fields: [['expires_at', 'string?'], ['usage_limit', 'u32?']] } as const
 
 export function updateToken(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
+  const id = pathTarget(ctx)
   if (!id.ok) return id.reply
   const body = readJsonBody(ctx, UPDATE)
   if (!body.ok) return body.reply
@@ -127,26 +109,26 @@ export function updateToken(ctx: Ctx): Reply {
   const raw = JSON.parse(ctx.body.toString('utf8')) as Record<string, unknown>
   const expires = bodyDate('expires_at', body.value.expires_at)
   if (!expires.ok) return expires.reply
-  const x = found(ctx, `${SITE}::update:80`, id.id)
+  const x = found(ctx, `${SITE}::update:80`, TOKEN, id.id)
   if (!x.ok) return x.reply
-  extraOf(ctx.world.mas).tokens.update(x.token, (tok) => {
-    if (Object.hasOwn(raw, 'expires_at')) tok.expiresAt = expires.micros
-    if (Object.hasOwn(raw, 'usage_limit') && !ctx.faults.has('registration-tokens-update-ignores-limit')) tok.usageLimit = body.value.usage_limit as number | null
-  })
+  const changes: TokenChanges = {}
+  if (Object.hasOwn(raw, 'expires_at')) changes.expiresAt = expires.micros
+  if (Object.hasOwn(raw, 'usage_limit') && !ctx.faults.has('registration-tokens-update-ignores-limit')) changes.usageLimit = body.value.usage_limit as number | null
+  ctx.world.mas.extra.changeToken(x.item, changes)
   ctx.log.queries += 2
-  return single(200, tokenResource(x.token, nowMicros(ctx.now())))
+  return single(200, tokenResource(x.item, nowMicros(ctx.now())))
 }
 
 function revokeAction(ctx: Ctx, revoke: boolean): Reply {
   const action = revoke ? 'revoke' : 'unrevoke'
   const site = `${SITE}::${action}:50`
-  const x = tokenOf(ctx, site)
+  const x = byId(ctx, site, TOKEN)
   if (!x.ok) return x.reply
-  const tok = x.token
+  const tok = x.item
   if (revoke && tok.revokedAt !== null) return routeError(ctx, site, 400, `Registration token with ID ${tok.id} is already revoked`)
   if (!revoke && tok.revokedAt === null && !ctx.faults.has('registration-tokens-unrevoke-unrevoked-200')) return routeError(ctx, site, 400, `Registration token with ID ${tok.id} is not revoked`)
   const now = nowMicros(ctx.now())
-  extraOf(ctx.world.mas).tokens.update(tok, (y) => (y.revokedAt = revoke ? now : null))
+  ctx.world.mas.extra.changeToken(tok, { revokedAt: revoke ? now : null })
   ctx.log.queries += 2
   return single(200, tokenResource(tok, now), `${PATH}/${tok.id}/${action}`)
 }

@@ -7,10 +7,9 @@ import { USER_SESSION_STATUSES } from '../../lib/schemas.ts'
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros, type BrowserSession } from '../store/mas.ts'
-import { authenticate } from './framework/auth.ts'
-import { checkUser, createdBounds, datePair, parseFilters, statusKey } from './framework/filters.ts'
+import { userFilter, createdBounds, datePair, listRequest, statusKey } from './framework/filters.ts'
 import { twoStates } from './framework/listing.ts'
-import { listResponse, parsePagination } from './framework/pagination.ts'
+import { listResponse } from './framework/pagination.ts'
 import type { DateValue, FieldKind } from './framework/query.ts'
 import { API, fmtTime, resource } from './framework/resource.ts'
 import { finishById, getById } from './framework/session-handlers.ts'
@@ -46,24 +45,15 @@ const FIELDS: Record<string, FieldKind> = {
 type Values = { 'filter[user]'?: string; 'filter[status]'?: string } & Partial<Record<`filter[${'created' | 'last-active'}-${'before' | 'after'}]`, DateValue>>
 
 export function listUserSessions(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
   const site = `${SITE}::list:150`
-  const f = parseFilters(ctx, site, FIELDS)
+  const f = listRequest(ctx, site, FIELDS)
   if (!f.ok) return f.reply
   const v = f.values as Values
   const pairs: string[] = []
   const tests: ((s: BrowserSession) => boolean)[] = []
   const conditions: { index: 'user'; keys: string[] }[] = []
-  const user = v['filter[user]']
-  if (user !== undefined) {
-    pairs.push(`filter[user]=${user}`)
-    const miss = checkUser(ctx, site, user)
-    if (miss) return miss
-    conditions.push({ index: 'user', keys: [user] })
-  }
+  const miss = userFilter(ctx, site, v['filter[user]'], pairs, conditions)
+  if (miss) return miss
   const status = v['filter[status]']
   if (status !== undefined) {
     pairs.push(`filter[status]=${status}`)
@@ -86,7 +76,7 @@ export function listUserSessions(ctx: Ctx): Reply {
     ...createdBounds(ctx, v['filter[created-before]'], v['filter[created-after]']),
     ...(tests.length ? { where: (s: BrowserSession) => tests.every((x) => x(s)) } : {}),
   }
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: ctx.world.mas.userSessions, query, toResource: userSessionResource })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: ctx.world.mas.userSessions, query, toResource: userSessionResource })
 }
 
 export function getUserSession(ctx: Ctx): Reply {

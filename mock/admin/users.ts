@@ -13,12 +13,14 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { nowMicros, rustDebug, type User } from '../store/mas.ts'
 import { endUserSessions } from '../store/user-lifecycle.ts'
+import type { UserState } from '../store/mas-writes.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from './framework/body.ts'
-import { checkClient, parseFilters } from './framework/filters.ts'
-import { listResponse, parsePagination, pathId } from './framework/pagination.ts'
-import { rejectionTitles, type FieldKind } from './framework/query.ts'
-import { API, resource, routeError, single, titleWithId, userAttributes } from './framework/resource.ts'
+import { checkClient, listRequest, repeatedScalar } from './framework/filters.ts'
+import { byId, found, pathTarget, USER } from './framework/by-id.ts'
+import { listResponse } from './framework/pagination.ts'
+import type { FieldKind } from './framework/query.ts'
+import { API, resource, routeError, single, userAttributes } from './framework/resource.ts'
 
 const SITE = 'mas_handlers::admin::v1::users'
 const PATH = `${API}/users`
@@ -83,17 +85,13 @@ function statusTest(ctx: Ctx, status: (typeof USER_STATUSES)[number]): (u: User)
 }
 
 export function listUsers(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const p = parsePagination(ctx)
-  if (!p.ok) return p.reply
   const site = `${SITE}::list:130`
-  const f = parseFilters(ctx, site, FIELDS)
+  const f = listRequest(ctx, site, FIELDS)
   if (!f.ok) return f.reply
   const v = f.values as UserFilterValues
   const search = v['filter[search]'] ?? []
   // a scalar in the service: repeated, it is serde_html_form's "unsupported value"; empty is absent
-  if (search.length > 1) return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', 'filter[search]: unsupported value'))
+  if (search.length > 1) return repeatedScalar(ctx, site, 'filter[search]')
   const mas = ctx.world.mas
   const pairs: string[] = []
   const tests: ((u: User) => boolean)[] = []
@@ -141,7 +139,7 @@ export function listUsers(ctx: Ctx): Reply {
     tests.push((u) => (mas.compat.count({ in: [{ index: 'user', keys: [u.id] }, { index: 'status', keys: ['active'] }] }).count > 0) === hasCompat)
   }
   const where = tests.length === 0 ? undefined : (u: User) => tests.every((test) => test(u))
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: p.page, collection: mas.users, query: where ? { where } : {}, toResource: userResource })
+  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: mas.users, query: where ? { where } : {}, toResource: userResource })
 }
 
 const ADD = {
@@ -171,21 +169,9 @@ export function addUser(ctx: Ctx): Reply {
   return single(201, userResource(user))
 }
 
-/** auth, the path id, then the user (404 `User ID … not found`) */
-function userOf(ctx: Ctx, site: string): { ok: true; user: User } | { ok: false; reply: Reply } {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id
-  ctx.log.queries += 1
-  const user = ctx.world.mas.getUser(id.id)
-  if (!user) return { ok: false, reply: routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id.id} not found`, 'User not found')) }
-  return { ok: true, user }
-}
-
 export function getUser(ctx: Ctx): Reply {
-  const u = userOf(ctx, `${SITE}::get:38`)
-  return u.ok ? single(200, userResource(u.user)) : u.reply
+  const u = byId(ctx, `${SITE}::get:38`, USER)
+  return u.ok ? single(200, userResource(u.item)) : u.reply
 }
 
 export function getUserByUsername(ctx: Ctx): Reply {
@@ -207,17 +193,15 @@ const SET_PASSWORD = {
 } as const
 
 export function setUserPassword(ctx: Ctx): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
+  const id = pathTarget(ctx)
   if (!id.ok) return id.reply
   const body = readJsonBody(ctx, SET_PASSWORD)
   if (!body.ok) return body.reply
   const site = `${SITE}::set_password:47`
   const store = ctx.world.mas
-  ctx.log.queries += 1
-  const user = store.getUser(id.id)
-  if (!user) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id.id} not found`, 'User not found'))
+  const target = found(ctx, site, USER, id.id)
+  if (!target.ok) return target.reply
+  const user = target.item
   const { password, skip_password_check: skip } = body.value as { password: string; skip_password_check: boolean | null }
   if (skip !== true && !isPasswordStrongEnough(password)) return routeError(ctx, site, 400, 'Password is too weak')
   store.setPassword(user, password)
@@ -225,21 +209,23 @@ export function setUserPassword(ctx: Ctx): Reply {
   return { status: 204 }
 }
 
-/** One of the five actions: the user (or its 404), the change through the collection (so cached listing JSON is refreshed). */
-function action(ctx: Ctx, name: string, line: number, change: (u: User, now: number) => void, readBody?: (ctx: Ctx) => Reply | undefined): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
+/**
+ * One of the five actions: the user (or its 404), then its new state as one recorded write
+ * (`change` returns it from the current one), then what follows (`after`, the deactivation job).
+ */
+function action(ctx: Ctx, name: string, line: number, change: (u: UserState, now: number) => UserState, readBody?: (ctx: Ctx) => Reply | undefined, after?: (u: User, now: number) => void): Reply {
+  const id = pathTarget(ctx)
   if (!id.ok) return id.reply
   if (readBody) {
     const bad = readBody(ctx)
     if (bad) return bad
   }
-  const site = `${SITE}::${name.replace('-', '_')}:${line}`
-  ctx.log.queries += 1
-  const user = ctx.world.mas.getUser(id.id)
-  if (!user) return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id.id} not found`, 'User not found'))
-  ctx.world.mas.users.update(user, (u) => change(u, nowMicros(ctx.now())))
+  const u = found(ctx, `${SITE}::${name.replace('-', '_')}:${line}`, USER, id.id)
+  if (!u.ok) return u.reply
+  const user = u.item
+  const now = nowMicros(ctx.now())
+  ctx.world.mas.setUserState(user, change({ lockedAt: user.lockedAt, deactivatedAt: user.deactivatedAt, admin: user.admin }, now))
+  after?.(user, now)
   ctx.log.queries += 2
   return single(200, userResource(user), `${PATH}/${user.id}/${name}`)
 }
@@ -249,7 +235,7 @@ const SET_ADMIN_BOOL = { name: 'Request', fields: [['admin', 'bool?']] } as cons
 
 export function setUserAdmin(ctx: Ctx): Reply {
   let admin = false
-  return action(ctx, 'set-admin', 60, (u) => (u.admin = ctx.faults.has('users-set-admin-ignored') ? u.admin : admin), (c) => {
+  return action(ctx, 'set-admin', 60, (u) => ({ ...u, admin: ctx.faults.has('users-set-admin-ignored') ? u.admin : admin }), (c) => {
     // `admin` is a required bool: missing and wrong types are the body parser's 422s
     const present = readJsonBody(c, SET_ADMIN_ANY)
     if (!present.ok) return present.reply
@@ -270,34 +256,30 @@ export function deactivateUser(ctx: Ctx): Reply {
     ctx,
     'deactivate',
     71,
-    (u, now) => {
-      if (u.deactivatedAt === null || ctx.faults.has('users-deactivate-resets-time')) u.deactivatedAt = now
-      if (ctx.faults.has('users-deactivate-locks')) u.lockedAt ??= now
-      if (!ctx.faults.has('users-deactivate-keeps-sessions')) endUserSessions(ctx.world.mas, u.id, now)
-    },
+    (u, now) => ({
+      admin: u.admin,
+      deactivatedAt: u.deactivatedAt === null || ctx.faults.has('users-deactivate-resets-time') ? now : u.deactivatedAt,
+      lockedAt: ctx.faults.has('users-deactivate-locks') ? (u.lockedAt ?? now) : u.lockedAt,
+    }),
     // the body is optional: without a Content-Type header none is read
     (c) => (c.headers['content-type'] === undefined ? undefined : (() => {
       const b = readJsonBody(c, DEACTIVATE)
       return b.ok ? undefined : b.reply
     })()),
+    (u, now) => {
+      if (!ctx.faults.has('users-deactivate-keeps-sessions')) endUserSessions(ctx.world.mas, u.id, now)
+    },
   )
 }
 
 export function reactivateUser(ctx: Ctx): Reply {
-  return action(ctx, 'reactivate', 74, (u) => {
-    u.deactivatedAt = null
-    if (ctx.faults.has('users-reactivate-unlocks')) u.lockedAt = null
-  })
+  return action(ctx, 'reactivate', 74, (u) => ({ ...u, deactivatedAt: null, lockedAt: ctx.faults.has('users-reactivate-unlocks') ? null : u.lockedAt }))
 }
 
 export function lockUser(ctx: Ctx): Reply {
-  return action(ctx, 'lock', 63, (u, now) => {
-    if (u.lockedAt === null || ctx.faults.has('users-lock-resets-time')) u.lockedAt = now
-  })
+  return action(ctx, 'lock', 63, (u, now) => ({ ...u, lockedAt: u.lockedAt === null || ctx.faults.has('users-lock-resets-time') ? now : u.lockedAt }))
 }
 
 export function unlockUser(ctx: Ctx): Reply {
-  return action(ctx, 'unlock', 63, (u) => {
-    if (!ctx.faults.has('users-unlock-noop')) u.lockedAt = null
-  })
+  return action(ctx, 'unlock', 63, (u) => ({ ...u, lockedAt: ctx.faults.has('users-unlock-noop') ? u.lockedAt : null }))
 }

@@ -7,7 +7,7 @@
 import { monotonicFactory } from 'ulidx'
 import type { MockOptions } from '../core/options.ts'
 import type { MasStore, Micros } from '../store/mas.ts'
-import { extraOf, type UserEmail } from '../store/mas-extra.ts'
+import { type UserEmail } from '../store/mas-extra.ts'
 
 const MINUTE = 60_000_000
 const DAY = 24 * 60 * MINUTE
@@ -53,7 +53,7 @@ function seedEmails(store: MasStore, options: MockOptions): void {
   }
   const ids = idsFor(planned.map((p) => p.createdAt), random)
   const emails = planned.map((p, i) => ({ ...p, id: ids[i]! })).sort((a, b) => (a.id < b.id ? -1 : 1))
-  extraOf(store).emails.load(emails)
+  store.extra.emails.load(emails)
 }
 
 const PROVIDERS = [
@@ -67,7 +67,7 @@ const PROVIDERS = [
 function seedUpstream(store: MasStore, options: MockOptions): void {
   const random = extraRandom(options.seed, 0x0a7b5)
   const E: Micros = options.epoch.getTime() * 1000
-  const x = extraOf(store)
+  const x = store.extra
   const pTimes = PROVIDERS.map((_, i) => E - 400 * DAY + i * DAY + Math.floor(random() * DAY))
   const pIds = idsFor(pTimes, random)
   x.providers.load(PROVIDERS.map((p, i) => ({
@@ -109,7 +109,7 @@ function seedTokens(store: MasStore, options: MockOptions): void {
   ]
   const times = kinds.map((_, i) => E - (60 - i * 6) * DAY + Math.floor(random() * DAY))
   const ids = idsFor(times, random)
-  extraOf(store).tokens.load(kinds.map((k, i) => ({
+  store.extra.tokens.load(kinds.map((k, i) => ({
     id: ids[i]!,
     token: text(),
     usageLimit: k.limit,

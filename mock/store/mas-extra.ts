@@ -1,57 +1,14 @@
-// The auth service's records beyond the interface document's sessions: user emails (and, as they
-// come, upstream providers and links and registration tokens). They hang off the MasStore they
-// belong to (a WeakMap: a reset builds a new MasStore, so a new world starts with new records),
-// which keeps store/mas.ts and the World type untouched while their owners refactor them.
-import type { MasStore, Micros } from './mas.ts'
+// The auth service's records beyond the interface document's sessions: user emails, upstream
+// providers and links, registration tokens, and the browser's session cookies (their types are in
+// ./mas-records.ts). MasStore owns one MasExtra (`store.extra`), built with it, so a reset (a new
+// MasStore) starts with new records.
+// Like every write of the store, each change here is described as one MasWrite entry
+// (./mas-writes.ts), recorded through the store (the state journal) and only then applied.
+import type { Micros, RegistrationToken, TokenChanges, UpstreamLink, UpstreamProvider, UserEmail } from './mas-records.ts'
+import type { MasWrite } from './mas-writes.ts'
 import { OrderedCollection } from './ordered.ts'
 
-export interface UserEmail {
-  readonly id: string
-  readonly userId: string
-  readonly email: string
-  readonly createdAt: Micros
-  /** deleted records leave every bucket (the ordered collection has no removal) */
-  deleted: boolean
-}
-
-/** the bucket every live record is in: listings query it, so deleted records never show */
-export const LIVE = { index: 'live', keys: ['yes'] } as const
-
-export interface UpstreamProvider {
-  readonly id: string
-  readonly issuer: string | null
-  readonly humanName: string | null
-  readonly brandName: string | null
-  readonly createdAt: Micros
-  readonly disabledAt: Micros | null
-  readonly registrationTokenRequired: boolean
-}
-
-export interface UpstreamLink {
-  readonly id: string
-  readonly providerId: string
-  readonly subject: string
-  userId: string | null
-  readonly humanAccountName: string | null
-  readonly createdAt: Micros
-  deleted: boolean
-}
-
-export interface RegistrationToken {
-  readonly id: string
-  readonly token: string
-  usageLimit: number | null
-  timesUsed: number
-  readonly createdAt: Micros
-  lastUsedAt: Micros | null
-  expiresAt: Micros | null
-  revokedAt: Micros | null
-}
-
-/** the service's validity: under its usage limit, not revoked, not expired (expires_at >= now) */
-export function tokenValid(t: RegistrationToken, now: Micros): boolean {
-  return (t.usageLimit === null || t.timesUsed < t.usageLimit) && t.revokedAt === null && (t.expiresAt === null || t.expiresAt >= now)
-}
+export { LIVE, MAX_COOKIES, tokenValid, type RegistrationToken, type TokenChanges, type UpstreamLink, type UpstreamProvider, type UserEmail } from './mas-records.ts'
 
 export class MasExtra {
   /** buckets: by user, and by the lower-cased address (the service compares LOWER(email)) */
@@ -78,13 +35,33 @@ export class MasExtra {
   /** registration tokens; bucketed by token text (unique) */
   readonly tokens = new OrderedCollection<RegistrationToken, 'token'>({ indexes: { token: { keys: (t) => t.token } } })
 
-  constructor(readonly mas: MasStore) {}
+  /** browser cookie value → browser session id (insertion order: the oldest is evicted first) */
+  readonly cookies = new Map<string, string>()
+
+  /** `<provider>\n<subject>` of an upstream login through the account UI → the user it registered */
+  readonly upstreamLogins = new Map<string, string>()
+
+  constructor(
+    /** the store's id generator (a ULID at a time) */
+    private readonly newId: (at: Micros) => string,
+    /** the store's one way to change records: recorded, then applied */
+    private readonly write: (w: MasWrite) => void,
+  ) {}
+
+  // ----- registration tokens ----------------------------------------------------------------
 
   addToken(token: string, usageLimit: number | null, expiresAt: Micros | null, at: Micros): RegistrationToken {
-    const t: RegistrationToken = { id: this.mas.newId(at), token, usageLimit, timesUsed: 0, createdAt: at, lastUsedAt: null, expiresAt, revokedAt: null }
-    this.tokens.insert(t)
+    const t: RegistrationToken = { id: this.newId(at), token, usageLimit, timesUsed: 0, createdAt: at, lastUsedAt: null, expiresAt, revokedAt: null }
+    this.write({ t: 'mas.regtoken', token: t })
     return t
   }
+
+  /** Sets the given fields of a token (an absent field keeps its value). */
+  changeToken(t: RegistrationToken, changes: TokenChanges): void {
+    this.write({ t: 'mas.regtoken.set', id: t.id, changes })
+  }
+
+  // ----- upstream links ---------------------------------------------------------------------
 
   getLink(id: string): UpstreamLink | undefined {
     const l = this.links.get(id)
@@ -96,22 +73,24 @@ export class MasExtra {
   }
 
   addLink(providerId: string, subject: string, userId: string, humanAccountName: string | null, at: Micros): UpstreamLink {
-    const l: UpstreamLink = { id: this.mas.newId(at), providerId, subject, userId, humanAccountName, createdAt: at, deleted: false }
-    this.links.insert(l)
+    const l: UpstreamLink = { id: this.newId(at), providerId, subject, userId, humanAccountName, createdAt: at, deleted: false }
+    this.write({ t: 'mas.link', link: l })
     return l
   }
 
   linkToUser(l: UpstreamLink, userId: string): void {
-    this.links.update(l, (x) => (x.userId = userId))
+    this.write({ t: 'mas.link.user', id: l.id, userId })
   }
 
   removeLink(l: UpstreamLink): void {
-    this.links.update(l, (x) => (x.deleted = true))
+    this.write({ t: 'mas.link.delete', id: l.id })
   }
 
+  // ----- user emails ------------------------------------------------------------------------
+
   addEmail(userId: string, email: string, at: Micros): UserEmail {
-    const e: UserEmail = { id: this.mas.newId(at), userId, email, createdAt: at, deleted: false }
-    this.emails.insert(e)
+    const e: UserEmail = { id: this.newId(at), userId, email, createdAt: at, deleted: false }
+    this.write({ t: 'mas.email', email: e })
     return e
   }
 
@@ -121,19 +100,34 @@ export class MasExtra {
   }
 
   removeEmail(e: UserEmail): void {
-    this.emails.update(e, (x) => (x.deleted = true))
+    this.write({ t: 'mas.email.delete', id: e.id })
   }
 
   emailInUse(email: string): boolean {
     return this.emails.bucketSize('email', email.toLowerCase()) > 0
   }
-}
 
-const extras = new WeakMap<MasStore, MasExtra>()
+  // ----- browser cookies --------------------------------------------------------------------
 
-/** the extra records of a world's auth service (created empty on first use) */
-export function extraOf(mas: MasStore): MasExtra {
-  let x = extras.get(mas)
-  if (!x) extras.set(mas, (x = new MasExtra(mas)))
-  return x
+  /** the browser session a cookie stands for */
+  cookieSession(cookie: string): string | undefined {
+    return this.cookies.get(cookie)
+  }
+
+  bindCookie(cookie: string, sessionId: string): void {
+    this.write({ t: 'mas.cookie', cookie, sessionId })
+  }
+
+  unbindCookie(cookie: string): void {
+    this.write({ t: 'mas.cookie.delete', cookie })
+  }
+
+  /** the user an upstream account registered through the account UI, if any */
+  upstreamLoginUser(provider: string, subject: string): string | undefined {
+    return this.upstreamLogins.get(`${provider}\n${subject}`)
+  }
+
+  recordUpstreamLogin(provider: string, subject: string, userId: string): void {
+    this.write({ t: 'mas.upstream.login', key: `${provider}\n${subject}`, userId })
+  }
 }

@@ -136,3 +136,59 @@ export type TokenInfo =
       scope: string
       deviceId: string | null
     }
+
+// ----- the records beyond the sessions (kept by ./mas-extra.ts) ----------------------------------
+
+export interface UserEmail {
+  readonly id: string
+  readonly userId: string
+  readonly email: string
+  readonly createdAt: Micros
+  /** deleted records leave every bucket (the ordered collection has no removal) */
+  deleted: boolean
+}
+
+/** the bucket every live record is in: listings query it, so deleted records never show */
+export const LIVE = { index: 'live', keys: ['yes'] } as const
+
+export interface UpstreamProvider {
+  readonly id: string
+  readonly issuer: string | null
+  readonly humanName: string | null
+  readonly brandName: string | null
+  readonly createdAt: Micros
+  readonly disabledAt: Micros | null
+  readonly registrationTokenRequired: boolean
+}
+
+export interface UpstreamLink {
+  readonly id: string
+  readonly providerId: string
+  readonly subject: string
+  userId: string | null
+  readonly humanAccountName: string | null
+  readonly createdAt: Micros
+  deleted: boolean
+}
+
+export interface RegistrationToken {
+  readonly id: string
+  readonly token: string
+  usageLimit: number | null
+  timesUsed: number
+  readonly createdAt: Micros
+  lastUsedAt: Micros | null
+  expiresAt: Micros | null
+  revokedAt: Micros | null
+}
+
+/** what an update, revoke or unrevoke of a registration token may change */
+export type TokenChanges = Partial<Pick<RegistrationToken, 'expiresAt' | 'usageLimit' | 'revokedAt'>>
+
+/** the service's validity: under its usage limit, not revoked, not expired (expires_at >= now) */
+export function tokenValid(t: RegistrationToken, now: Micros): boolean {
+  return (t.usageLimit === null || t.timesUsed < t.usageLimit) && t.revokedAt === null && (t.expiresAt === null || t.expiresAt >= now)
+}
+
+/** entries kept at most in each browser map (cookies, upstream logins): the oldest is forgotten first, on replay too */
+export const MAX_COOKIES = 100_000

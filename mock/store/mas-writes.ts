@@ -3,7 +3,8 @@
 // hands it to the world's recorder (the state journal, when --state is on) and only then applies it
 // with applyMasWrite. Replaying a journal calls applyMasWrite with the recorded entries, so the
 // replayed store is the same to the byte: nothing is generated twice.
-import type { AccessToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from './mas-records.ts'
+import { MAX_COOKIES } from './mas-records.ts'
+import type { AccessToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, RegistrationToken, TokenChanges, UpstreamLink, User, UserEmail } from './mas-records.ts'
 
 /** A collection as a write sees it (structural, so that this file need not import the store back). */
 interface WriteCollection<T> {
@@ -21,6 +22,13 @@ export interface MasWriteTarget {
   readonly oauth2: WriteCollection<OAuth2Session>
   readonly personal: WriteCollection<PersonalSession>
   readonly policyData: WriteCollection<PolicyData>
+  readonly extra: {
+    readonly emails: WriteCollection<UserEmail>
+    readonly links: WriteCollection<UpstreamLink>
+    readonly tokens: WriteCollection<RegistrationToken>
+    readonly cookies: Map<string, string>
+    readonly upstreamLogins: Map<string, string>
+  }
   addToken(t: AccessToken): AccessToken
   addRefreshToken(t: Refresh): void
   lookupRefreshToken(value: string): Refresh | undefined
@@ -45,6 +53,20 @@ export type MasWrite =
   | { t: 'mas.personal.revoke'; id: string; at: Micros }
   | { t: 'mas.personal.regenerate'; id: string; at: Micros; token: AccessToken; keepOld: boolean }
   | { t: 'mas.policy'; record: PolicyData }
+  | { t: 'mas.user.state'; id: string; state: UserState }
+  | { t: 'mas.email'; email: UserEmail }
+  | { t: 'mas.email.delete'; id: string }
+  | { t: 'mas.link'; link: UpstreamLink }
+  | { t: 'mas.link.user'; id: string; userId: string }
+  | { t: 'mas.link.delete'; id: string }
+  | { t: 'mas.regtoken'; token: RegistrationToken }
+  | { t: 'mas.regtoken.set'; id: string; changes: TokenChanges }
+  | { t: 'mas.cookie'; cookie: string; sessionId: string }
+  | { t: 'mas.cookie.delete'; cookie: string }
+  | { t: 'mas.upstream.login'; key: string; userId: string }
+
+/** what the admin API's lock / unlock / deactivate / reactivate / set-admin change of a user */
+export type UserState = Pick<User, 'lockedAt' | 'deactivatedAt' | 'admin'>
 
 /** the refresh token record (named here, not in the import above, to keep that line as it is) */
 type Refresh = import('./mas-records.ts').RefreshToken
@@ -129,5 +151,57 @@ export function applyMasWrite(store: MasWriteTarget, w: MasWrite): void {
     }
     case 'mas.policy':
       return store.policyData.insert(w.record)
+    default:
+      return applyExtraWrite(store, w)
+  }
+}
+
+/** sets a key of a map kept to MAX_COOKIES entries (the oldest is forgotten first) */
+function bounded(map: Map<string, string>, key: string, value: string): void {
+  map.set(key, value)
+  if (map.size > MAX_COOKIES) map.delete(map.keys().next().value as string)
+}
+
+/** The writes of the records beyond the sessions (users' states, emails, links, registration tokens, cookies). */
+function applyExtraWrite(store: MasWriteTarget, w: MasWrite): void {
+  const x = store.extra
+  switch (w.t) {
+    case 'mas.user.state': {
+      const u = need(store.users.get(w.id), `user ${w.id}`)
+      return store.users.update(u, (y) => {
+        y.lockedAt = w.state.lockedAt
+        y.deactivatedAt = w.state.deactivatedAt
+        y.admin = w.state.admin
+      })
+    }
+    case 'mas.email':
+      return x.emails.insert(w.email)
+    case 'mas.email.delete':
+      return x.emails.update(need(x.emails.get(w.id), `user email ${w.id}`), (e) => (e.deleted = true))
+    case 'mas.link':
+      return x.links.insert(w.link)
+    case 'mas.link.user':
+      return x.links.update(need(x.links.get(w.id), `upstream link ${w.id}`), (l) => (l.userId = w.userId))
+    case 'mas.link.delete':
+      return x.links.update(need(x.links.get(w.id), `upstream link ${w.id}`), (l) => (l.deleted = true))
+    case 'mas.regtoken':
+      return x.tokens.insert(w.token)
+    case 'mas.regtoken.set': {
+      const changes = w.changes
+      return x.tokens.update(need(x.tokens.get(w.id), `registration token ${w.id}`), (t) => {
+        if (changes.expiresAt !== undefined) t.expiresAt = changes.expiresAt
+        if (changes.usageLimit !== undefined) t.usageLimit = changes.usageLimit
+        if (changes.revokedAt !== undefined) t.revokedAt = changes.revokedAt
+      })
+    }
+    case 'mas.cookie':
+      return bounded(x.cookies, w.cookie, w.sessionId)
+    case 'mas.cookie.delete':
+      x.cookies.delete(w.cookie)
+      return
+    case 'mas.upstream.login':
+      return bounded(x.upstreamLogins, w.key, w.userId)
+    default:
+      throw new ReplayError(`unknown write ${JSON.stringify((w as { t: unknown }).t)}`)
   }
 }

@@ -13,7 +13,8 @@ import { generateToken } from './domain/token.ts'
 import { deviceOfScope, normalizeScope } from './domain/scope.ts'
 import { mergePolicyData } from './domain/policy-data.ts'
 import { COMPAT_STATUS, OAUTH2_STATUS, PERSONAL_STATUS } from './domain/status.ts'
-import { applyMasWrite, type MasWrite } from './mas-writes.ts'
+import { applyMasWrite, type MasWrite, type UserState } from './mas-writes.ts'
+import { MasExtra } from './mas-extra.ts'
 import type { Recorder } from './recorder.ts'
 import type {
   AccessToken,
@@ -50,6 +51,8 @@ export class MasStore {
   readonly oauth2: OrderedCollection<OAuth2Session, OAuth2Index, 'lastActive'>
   readonly personal: OrderedCollection<PersonalSession, PersonalIndex, 'expiresAt'>
   readonly policyData = new OrderedCollection<PolicyData>()
+  /** emails, upstream providers and links, registration tokens, browser cookies (./mas-extra.ts) */
+  readonly extra: MasExtra = new MasExtra((at) => this.newId(at), (w) => this.write(w))
   private readonly tokens = new Map<string, AccessToken>()
   private readonly refreshTokens = new Map<string, RefreshToken>()
   /** the active token of a personal session, when the mock knows its value */
@@ -137,6 +140,11 @@ export class MasStore {
     }
     this.write({ t: 'mas.user', user })
     return user
+  }
+
+  /** the admin API's user actions: lock, unlock, deactivate, reactivate, set-admin */
+  setUserState(user: User, state: UserState): void {
+    this.write({ t: 'mas.user.state', id: user.id, state: { lockedAt: state.lockedAt, deactivatedAt: state.deactivatedAt, admin: state.admin } })
   }
 
   setPassword(user: User, password: string): void {

@@ -5,78 +5,10 @@
 // said, the writes in flight at the kill are either wholly there or wholly absent, nothing else
 // changed, and the listings still agree with their counts.
 import t from 'tap'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { generateToken } from '../../mock/store/domain/token.ts'
-
-const BIN = fileURLToPath(new URL('../../bin/admin-conformance.mjs', import.meta.url))
-const API = '/api/admin/v1'
-const ADMIN = generateToken('mat')
-const HS_ADMIN = `syt_${'a'.repeat(20)}_crashtest`
-const SECRET = 'crash-test-client-secret'
-const CLIENT = '01J00000000000000000ADM1N0'
-
-interface Mock {
-  child: ChildProcess
-  url: string
-  stderr: () => string
-}
-
-async function start(dir: string): Promise<Mock> {
-  const args = [BIN, 'mock', '--port', '0', '--quiet', '--state', dir, '--no-deviations', '--sessions', '300', '--reports', '60', '--log-file', 'none']
-  const env = { ...process.env, MOCK_ADMIN_TOKEN: ADMIN, MOCK_HS_ADMIN_TOKEN: HS_ADMIN, MOCK_ADMIN_CLIENT_SECRET: SECRET }
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let err = ''
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /^(http:\/\/\S+)\n/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    child.once('exit', (code) => reject(new Error(`mock exited with ${code}: ${err}`)))
-  })
-  return { child, url, stderr: () => err }
-}
-
-function kill9(m: Mock): Promise<void> {
-  return new Promise((resolve) => {
-    if (m.child.exitCode !== null) return resolve()
-    m.child.once('exit', () => resolve())
-    m.child.kill('SIGKILL')
-  })
-}
-
-async function call(url: string, method: string, p: string, body?: unknown, token = ADMIN): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` }
-  if (body !== undefined) headers['content-type'] = 'application/json'
-  const r = await fetch(url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await r.text()
-  return { status: r.status, body: text ? JSON.parse(text) : undefined }
-}
-
-async function introspect(url: string, token: string): Promise<boolean> {
-  const r = await fetch(`${url}/oauth2/introspect`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${CLIENT}:${SECRET}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: `token=${token}`,
-  })
-  return ((await r.json()) as { active: boolean }).active
-}
-
-async function listAll(url: string, p: string): Promise<any[]> {
-  const out: any[] = []
-  for (let next: string | undefined = `${p}${p.includes('?') ? '&' : '?'}page[first]=100`; next; ) {
-    const r = await call(url, 'GET', next)
-    out.push(...r.body.data)
-    next = r.body.links.next
-  }
-  return out
-}
+import { API, CLIENT, HS_ADMIN, call, introspect, kill9, listAll, start, streamUntilKill } from './state-helpers.ts'
 
 type Op = { kind: string; target?: string; run: (url: string) => Promise<{ status: number; body: any }> }
 
@@ -141,31 +73,9 @@ t.test('every acknowledged write survives kill -9, in-flight ones are whole or a
 
   const ops = buildOps({ compat, toRevoke, owned, users, reports })
 
-  const acked: { op: Op; body: any }[] = []
-  const inFlight = new Set<Op>()
-  let next = 0
-  let killed = false
-  const killAfter = Math.floor(ops.length * 0.6)
-  const worker = async () => {
-    while (!killed && next < ops.length) {
-      const op = ops[next++]!
-      inFlight.add(op)
-      try {
-        const r = await op.run(url)
-        if (killed) continue // an answer racing the kill: treated as unacknowledged
-        if (r.status >= 200 && r.status < 300) acked.push({ op, body: r.body })
-        else throw new Error(`${op.kind} ${op.target}: ${r.status} ${JSON.stringify(r.body)}`)
-        inFlight.delete(op)
-      } catch (e) {
-        if (!killed) throw e
-      }
-      if (!killed && acked.length >= killAfter) {
-        killed = true
-        await kill9(mock)
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: 8 }, worker))
+  const stream = await streamUntilKill(ops, (op) => op.run(url), Math.floor(ops.length * 0.6), () => kill9(mock))
+  const { inFlight, killed } = stream
+  const acked = stream.acked.map(({ op, answer }) => ({ op, body: answer.body }))
   t.ok(killed, `killed after ${acked.length} acknowledged writes of ${ops.length}, ${inFlight.size} in flight`)
 
   mock = await start(dir)

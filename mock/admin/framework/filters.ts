@@ -10,7 +10,10 @@ import type { Ctx, Reply } from '../../core/context.ts'
 import type { Bound } from '../../store/ordered.ts'
 import { isScopeToken, rustDebug } from '../../store/mas.ts'
 import { formatDateFilter, groupPairs, maxUlidAt, minUlidAt, parseStruct, rejectionTitles, type DateValue, type FieldKind } from './query.ts'
-import { routeError, titleWithId } from './resource.ts'
+import { routeError } from './resource.ts'
+import { authenticate } from './auth.ts'
+import { parsePagination, type PageParams } from './pagination.ts'
+import { notFound, USER } from './by-id.ts'
 
 export const ULID_FIELD = { kind: 'ulid' } as const
 export const DATE_FIELD = { kind: 'datetime' } as const
@@ -25,23 +28,55 @@ export function parseFilters<K extends string>(
   return { ok: true, values: parsed.values }
 }
 
+/** What a listing checks first, in the service's order: the caller, the pagination, then the filters. */
+export function listRequest<K extends string>(
+  ctx: Ctx,
+  site: string,
+  fields: Record<K, FieldKind>,
+): { ok: true; page: PageParams; values: Partial<Record<K, unknown>> } | { ok: false; reply: Reply } {
+  const auth = authenticate(ctx)
+  if (!auth.ok) return auth
+  const p = parsePagination(ctx)
+  if (!p.ok) return p
+  const f = parseFilters(ctx, site, fields)
+  return f.ok ? { ok: true, page: p.page, values: f.values } : f
+}
+
 /** 404 `User ID … not found` unless the user exists (the `filter-unknown-user-empty` fault lets it through). */
 export function checkUser(ctx: Ctx, site: string, id: string): Reply | undefined {
   ctx.log.queries += 1
   if (ctx.world.mas.getUser(id) || ctx.faults.has('filter-unknown-user-empty')) return undefined
-  return routeError(ctx, site, 404, titleWithId(ctx, `User ID ${id} not found`, 'User not found'))
+  return notFound(ctx, site, USER, id)
+}
+
+/**
+ * filter[user] of a listing (emails, links, browser sessions): printed in the links, the user must
+ * exist (checkUser), then the family's `user` bucket is a condition.
+ */
+export function userFilter(ctx: Ctx, site: string, user: string | undefined, pairs: string[], conditions: { index: string; keys: string[] }[]): Reply | undefined {
+  if (user === undefined) return undefined
+  pairs.push(`filter[user]=${user}`)
+  const miss = checkUser(ctx, site, user)
+  if (miss) return miss
+  conditions.push({ index: 'user', keys: [user] })
+  return undefined
+}
+
+/** A scalar filter of the service given more than once: serde_html_form's "unsupported value". */
+export function repeatedScalar(ctx: Ctx, site: string, key: string): Reply {
+  return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', `${key}: unsupported value`))
 }
 
 export function checkClient(ctx: Ctx, site: string, id: string): Reply | undefined {
   ctx.log.queries += 1
   if (ctx.world.mas.getClient(id)) return undefined
-  return routeError(ctx, site, 404, titleWithId(ctx, `Client ID ${id} not found`, 'Client not found'))
+  return notFound(ctx, site, { noun: 'Client' }, id)
 }
 
 export function checkUserSession(ctx: Ctx, site: string, id: string): Reply | undefined {
   ctx.log.queries += 1
   if (ctx.world.mas.userSessions.get(id)) return undefined
-  return routeError(ctx, site, 404, titleWithId(ctx, `User session ID ${id} not found`, 'User session not found'))
+  return notFound(ctx, site, { noun: 'User session' }, id)
 }
 
 /** Each value must be a scope token; the first bad one is named in the 400. */

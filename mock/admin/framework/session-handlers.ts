@@ -4,9 +4,8 @@
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { Micros } from '../../store/mas.ts'
 import type { Keyed } from '../../store/ordered.ts'
-import { authenticate } from './auth.ts'
-import { pathId } from './pagination.ts'
-import { routeError, single, titleWithId, type ResourceObject } from './resource.ts'
+import { byId } from './by-id.ts'
+import { routeError, single, type ResourceObject } from './resource.ts'
 
 export interface GetSpec<T extends Keyed> {
   /** the `record_error!` call site, `target:line` */
@@ -23,18 +22,10 @@ export interface GetSpec<T extends Keyed> {
 
 /** GET by id: 200 with the resource, 404 with the family's title. */
 export function getById<T extends Keyed>(ctx: Ctx, spec: GetSpec<T>): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id.reply
-  ctx.log.queries += spec.queries
-  const s = spec.collection.get(id.id)
-  if (!s) {
-    const title = spec.idInTitle === false ? `${spec.noun} not found` : titleWithId(ctx, `${spec.noun} ID ${id.id} not found`, `${spec.noun} not found`)
-    return routeError(ctx, spec.site, 404, title)
-  }
+  const x = byId(ctx, spec.site, { noun: spec.noun, idInTitle: spec.idInTitle, get: (_ctx, id) => spec.collection.get(id) }, spec.queries)
+  if (!x.ok) return x.reply
   ctx.log.fetched += 1
-  return single(200, spec.toResource(s))
+  return single(200, spec.toResource(x.item))
 }
 
 export interface FinishSpec<T extends Keyed> {
@@ -53,18 +44,14 @@ export interface FinishSpec<T extends Keyed> {
  * what the family does to an active session (the store write, the device sync, their queries).
  */
 export function finishById<T extends Keyed & { finishedAt: Micros | null }>(ctx: Ctx, spec: FinishSpec<T>, finish: (item: T) => void): Reply {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth.reply
-  const id = pathId(ctx, ctx.params.id)
-  if (!id.ok) return id.reply
   const { site, noun } = spec
-  ctx.log.queries += 1
-  const s = spec.collection.get(id.id)
-  if (!s) return routeError(ctx, site, 404, titleWithId(ctx, `${noun} with ID ${id.id} not found`, `${noun} not found`))
-  const self = `${spec.path}/${id.id}/finish`
+  const x = byId(ctx, site, { noun, idWord: 'with ID', get: (_ctx, id) => spec.collection.get(id) })
+  if (!x.ok) return x.reply
+  const { item: s, id } = x
+  const self = `${spec.path}/${id}/finish`
   if (s.finishedAt !== null) {
     if (ctx.faults.has('finish-twice-200')) return single(200, spec.toResource(s), self)
-    return routeError(ctx, site, 400, `${noun} with ID ${id.id} is already finished`)
+    return routeError(ctx, site, 400, `${noun} with ID ${id} is already finished`)
   }
   finish(s)
   ctx.log.fetched += 1

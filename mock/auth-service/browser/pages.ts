@@ -38,7 +38,7 @@ export function logout(b: BrowserState, ctx: Ctx): Reply {
   const s = b.session(ctx)
   if (!s) return redirect('/login', { 'set-cookie': CLEAR_COOKIE })
   ctx.world.mas.finishBrowserSession(s.session, nowMicros(ctx.now()))
-  b.cookies.delete(s.cookie)
+  ctx.world.mas.extra.unbindCookie(s.cookie)
   ctx.log.queries += 1
   ctx.log.requester = requesterOf(s.user)
   return redirect('/login', { 'set-cookie': CLEAR_COOKIE })
@@ -100,15 +100,14 @@ export function upstreamLink(b: BrowserState, ctx: Ctx): Reply {
   const form = formOf(ctx)
   if (!(form instanceof URLSearchParams)) return form
   const store = ctx.world.mas
-  const key = `${link.provider}\n${link.subject}`
-  const linked = b.linkedUsers.get(key)
+  const linked = store.extra.upstreamLoginUser(link.provider, link.subject)
   let user = linked !== undefined ? store.getUser(linked) : undefined
   if (!user) {
     const username = (form.get('username') ?? '').trim()
     if (!isValidUsername(username)) return html(200, 'Choose your username', linkForm(id, { username, error: 'This username is not valid.' }))
     if (store.findUserByUsername(username)) return html(200, 'Choose your username', linkForm(id, { username, error: 'This username is already taken.' }))
     user = store.createUser(username, nowMicros(ctx.now()))
-    boundedSet(b.linkedUsers, key, user.id)
+    store.extra.recordUpstreamLogin(link.provider, link.subject, user.id)
     ctx.log.queries += 3
   } else if (!MasStore.isUserActive(user)) {
     return errorPage(403, 'This account is locked.')

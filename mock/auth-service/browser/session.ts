@@ -1,10 +1,11 @@
 // The browser sessions of the account UI: the cookie holds an opaque random id mapped to a browser
-// session of the store; a reset of the world drops them all (the session ids are no longer found).
+// session by the store (MasStore.extra, recorded like every write: --state keeps them across
+// restarts); a reset of the world drops them all.
 // Pending registrations and upstream links live here too, each map bounded.
 import type { Ctx, Reply } from '../../core/context.ts'
 import { MasStore, nowMicros, type BrowserSession, type User } from '../../store/mas.ts'
 import { redirect } from './html.ts'
-import { boundedSet, cookieValue, opaqueId, requesterOf } from './request.ts'
+import { cookieValue, opaqueId, requesterOf } from './request.ts'
 
 export const SESSION_COOKIE = 'mas-session'
 export const CLEAR_COOKIE = `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`
@@ -23,18 +24,14 @@ export interface UpstreamLink {
 }
 
 export class BrowserState {
-  /** cookie value → browser session id */
-  readonly cookies = new Map<string, string>()
   readonly registrations = new Map<string, PendingRegistration>()
   readonly links = new Map<string, UpstreamLink>()
-  /** `<provider>\n<subject>` → user id */
-  readonly linkedUsers = new Map<string, string>()
 
   /** The active browser session of the request's cookie, and its user (who must still be active). */
   session(ctx: Ctx): { cookie: string; session: BrowserSession; user: User } | undefined {
     const cookie = cookieValue(ctx, SESSION_COOKIE)
     if (cookie === undefined) return undefined
-    const id = this.cookies.get(cookie)
+    const id = ctx.world.mas.extra.cookieSession(cookie)
     if (id === undefined) return undefined
     ctx.log.queries += 2
     const store = ctx.world.mas
@@ -51,7 +48,7 @@ export class BrowserState {
     const ua = ctx.headers['user-agent']
     const s = ctx.world.mas.createBrowserSession(user.id, nowMicros(ctx.now()), { userAgent: typeof ua === 'string' ? ua : null, ip: ctx.clientAddress ?? null })
     const cookie = opaqueId()
-    boundedSet(this.cookies, cookie, s.id)
+    ctx.world.mas.extra.bindCookie(cookie, s.id)
     ctx.log.queries += 2
     ctx.log.requester = requesterOf(user)
     return redirect(location, { 'set-cookie': cookieHeader(cookie) })

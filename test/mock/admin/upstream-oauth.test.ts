@@ -3,10 +3,9 @@
 // 201), get, delete, and the upstream-* faults.
 import t from 'tap'
 import { API, schemaErrors, startTestMock, titles } from './helpers.ts'
-import { extraOf } from '../../../mock/store/mas-extra.ts'
 
 const tm = await startTestMock(t, { seed: 13, sessions: 150 })
-const x = extraOf(tm.world().mas)
+const x = tm.world().mas.extra
 const mas = tm.world().mas
 const NIL = '01040G2081040G2081040G2081'
 const ids = (xs: readonly { id: string }[]) => xs.map((i) => i.id)

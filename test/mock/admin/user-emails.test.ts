@@ -2,12 +2,11 @@
 // (every error in the service's order), get, delete, and each user-emails-* fault.
 import t from 'tap'
 import { API, schemaErrors, startTestMock, titles } from './helpers.ts'
-import { extraOf } from '../../../mock/store/mas-extra.ts'
 import { emailProblem } from '../../../mock/admin/user-emails.ts'
 
 const tm = await startTestMock(t, { seed: 7, sessions: 150 })
 const mas = tm.world().mas
-const emails = () => extraOf(tm.world().mas).emails.all().filter((e) => !e.deleted)
+const emails = () => tm.world().mas.extra.emails.all().filter((e) => !e.deleted)
 const NIL = '01040G2081040G2081040G2081'
 
 t.test('seeded addresses: most users have one or two, some in mixed case', async (t) => {
@@ -16,7 +15,7 @@ t.test('seeded addresses: most users have one or two, some in mixed case', async
   t.ok(all.some((e) => e.email !== e.email.toLowerCase()), 'a mixed-case address')
   t.equal(new Set(all.map((e) => e.email.toLowerCase())).size, all.length, 'unique case-insensitively')
   const other = await startTestMock(t, { seed: 7, sessions: 150 })
-  t.same(extraOf(other.world().mas).emails.all().map((e) => [e.id, e.email]), all.map((e) => [e.id, e.email]), 'the same seed, the same addresses')
+  t.same(other.world().mas.extra.emails.all().map((e) => [e.id, e.email]), all.map((e) => [e.id, e.email]), 'the same seed, the same addresses')
 })
 
 t.test('listing and filters', async (t) => {

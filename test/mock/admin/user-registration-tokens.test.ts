@@ -2,10 +2,10 @@
 // filters against the store, add / get / update / revoke / unrevoke with their errors, and the faults.
 import t from 'tap'
 import { API, schemaErrors, startTestMock, titles } from './helpers.ts'
-import { extraOf, tokenValid } from '../../../mock/store/mas-extra.ts'
+import { tokenValid } from '../../../mock/store/mas-extra.ts'
 
 const tm = await startTestMock(t, { seed: 15, sessions: 90 })
-const x = extraOf(tm.world().mas)
+const x = tm.world().mas.extra
 const NIL = '01040G2081040G2081040G2081'
 const P = `${API}/user-registration-tokens`
 const ids = (xs: readonly { id: string }[]) => xs.map((i) => i.id)

@@ -12,7 +12,8 @@ import t from 'tap'
 import fc from 'fast-check'
 import { API, startTestMock, type TestMock } from '../admin/helpers.ts'
 import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
-import { FAMILIES, bruteForce, type Filter } from './model.ts'
+import { FAMILIES } from './model.ts'
+import { runSequences } from './model-check.ts'
 
 const RUNS = Number(process.env.STORE_PROPERTY_RUNS ?? 20)
 const MIN_STEPS = 5
@@ -34,8 +35,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant({ k: 'client-credentials' as const }),
   fc.record({ k: fc.constant('policy' as const), n: fc.nat(1000) }),
 )
-/** a step: one write, then the draws that choose the checks' filters, combination and page size */
-const stepArb = fc.record({ op: opArb, draws: fc.array(fc.nat(), { minLength: 64, maxLength: 64 }) })
 
 const SCOPES = ['openid', 'urn:mas:admin', 'openid urn:mas:admin', 'urn:matrix:client:api:* urn:matrix:client:device:MODELDEV01']
 
@@ -84,88 +83,12 @@ async function apply(tm: TestMock, op: Op): Promise<number> {
   }
 }
 
-/** walks one filtered listing both ways; returns a description of the first disagreement, or '' */
-async function walk(tm: TestMock, path: string, filters: readonly Filter[], size: number, expected: readonly string[]): Promise<string> {
-  const q = filters.map((f) => f.pair).join('&')
-  const base = `${API}/${path}?${q}${q ? '&' : ''}`
-  const forward: string[] = []
-  for (let cursor: string | undefined, n = 0; n <= expected.length + 1; n++) {
-    const r = await tm.get(`${base}page[first]=${size}${cursor ? `&page[after]=${cursor}` : ''}`)
-    if (r.status !== 200) return `${r.status} on ${base}: ${r.text}`
-    const ids: string[] = r.body.data.map((d: { id: string }) => d.id)
-    if (r.body.meta.count !== expected.length) return `forward page ${n}: meta.count ${r.body.meta.count}, brute force ${expected.length}`
-    if (ids.length > size) return `forward page ${n} holds ${ids.length} > ${size}`
-    forward.push(...ids)
-    if (ids.length < size || forward.length >= expected.length) break
-    cursor = ids[ids.length - 1]
-  }
-  if (forward.join() !== expected.join()) return `forward walk ${JSON.stringify(forward)} != brute force ${JSON.stringify(expected)}`
-  const backward: string[] = []
-  for (let cursor: string | undefined, n = 0; n <= expected.length + 1; n++) {
-    const r = await tm.get(`${base}page[last]=${size}${cursor ? `&page[before]=${cursor}` : ''}`)
-    if (r.status !== 200) return `${r.status} on ${base}: ${r.text}`
-    const ids: string[] = r.body.data.map((d: { id: string }) => d.id)
-    if (r.body.meta.count !== expected.length) return `backward page ${n}: meta.count ${r.body.meta.count}, brute force ${expected.length}`
-    if (ids.length > size) return `backward page ${n} holds ${ids.length} > ${size}`
-    backward.unshift(...ids)
-    if (ids.length < size || backward.length >= expected.length) break
-    cursor = ids[0]
-  }
-  if (backward.join() !== expected.join()) return `backward walk ${JSON.stringify(backward)} != brute force ${JSON.stringify(expected)}`
-  return ''
-}
-
-async function check(tm: TestMock, draws: readonly number[]): Promise<string> {
-  let d = 0
-  const pick = (n: number) => (n <= 0 ? 0 : draws[d++ % draws.length]! % n)
-  const mas = tm.world().mas
-  for (const family of FAMILIES) {
-    const all = family.filters(mas, pick)
-    const items = family.items(mas)
-    for (const f of all) {
-      const r = await tm.get(`${API}/${family.name}?${f.pair}&count=only`)
-      const want = bruteForce(items, [f]).length
-      if (r.status !== 200 || r.body.meta.count !== want) return `${family.name} ${f.pair}: count ${r.status} ${r.body?.meta?.count}, brute force ${want}`
-    }
-    const combo: Filter[] = []
-    for (let n = pick(4); n > 0; n--) {
-      const f = all[pick(all.length)]!
-      // a filter key may appear once (the service refuses a repeated one)
-      if (!combo.some((c) => c.pair.split('=')[0] === f.pair.split('=')[0])) combo.push(f)
-    }
-    const size = 1 + pick(6)
-    const problem = await walk(tm, family.name, combo, size, bruteForce(items, combo))
-    if (problem) return `${family.name} [${combo.map((f) => f.pair).join(' & ')}] size ${size}: ${problem}`
-  }
-  return ''
-}
-
 t.test('every listing, count and page boundary agrees with a brute-force filter after every write', async (t) => {
   const tm = await startTestMock(t, { seed: 1, sessions: 60, reports: 0 })
-  const stats = { runs: 0, steps: 0, requests: 0, statuses: new Map<number, number>() }
-  const started = Date.now()
-  await fc.assert(
-    fc.asyncProperty(fc.array(stepArb, { minLength: MIN_STEPS, maxLength: MAX_STEPS }), async (steps) => {
-      stats.runs++
-      const reset = await tm.req('POST', '/_mock/reset')
-      if (reset.status !== 200) throw new Error(`reset: ${reset.status}`)
-      const first = await check(tm, steps[0]!.draws)
-      if (first) throw new Error(`seeded world: ${first}`)
-      for (const [n, { op, draws }] of steps.entries()) {
-        const status = await apply(tm, op)
-        stats.steps++
-        stats.statuses.set(status, (stats.statuses.get(status) ?? 0) + 1)
-        const problem = await check(tm, draws)
-        if (problem) throw new Error(`after step ${n} (${JSON.stringify(op)} → ${status}): ${problem}`)
-      }
-    }),
-    // no shrinking by default: each shrink step replays a sequence over HTTP (STORE_PROPERTY_SHRINK=1 to shrink)
-    { numRuns: RUNS, seed: SEED, endOnFailure: process.env.STORE_PROPERTY_SHRINK !== '1' },
-  )
+  const stats = await runSequences(tm, { families: FAMILIES, apply, op: opArb, runs: RUNS, minSteps: MIN_STEPS, maxSteps: MAX_STEPS, seed: SEED })
   const { responses } = await tm.log()
-  stats.requests = responses.length
   t.comment(
-    `${stats.runs} runs, ${stats.steps} writes (sequences of ${MIN_STEPS}–${MAX_STEPS}), ${stats.requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; write statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}`,
+    `${stats.runs} runs, ${stats.steps} writes (sequences of ${MIN_STEPS}–${MAX_STEPS}), ${responses.length} requests in ${stats.seconds.toFixed(1)} s; write statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}`,
   )
   t.ok(stats.statuses.get(200)! > 0 && stats.statuses.get(201)! > 0, 'writes succeeded (200 and 201 seen), so the checks ran on a changing world')
 })

@@ -13,7 +13,7 @@ export interface Filter {
 }
 
 export interface Family {
-  name: 'compat-sessions' | 'oauth2-sessions' | 'personal-sessions'
+  name: string
   items: (mas: MasStore) => readonly Item[]
   /** every filter the family takes, as generators: pick(n) chooses a value from the data */
   filters: (mas: MasStore, pick: (n: number) => number) => Filter[]
@@ -132,6 +132,116 @@ export const FAMILIES: Family[] = [
         { pair: `filter[expires]=${expires}`, test: (i) => (i.tokenExpiresAt !== null) === expires },
         ...rangeFilters('expires', 'tokenExpiresAt', values(items, 'tokenExpiresAt'), pick),
       ]
+    },
+  },
+]
+
+const bool = (pick: (n: number) => number) => pick(2) === 0
+
+/** a user for filter[user]: one the family's records name, or any existing user (maybe one with none) */
+function userOf(m: MasStore, items: readonly Item[], pick: (n: number) => number): string {
+  return items.length && bool(pick) ? idOf(items, 'userId', pick) : idOf(m.users.all() as unknown as Item[], 'id', pick)
+}
+const live = (items: readonly Item[]) => items.filter((i) => i.deleted !== true)
+
+/** a piece of a value (the text of a contains-search), without the ILIKE wildcards `%` and `_` */
+function pieceOf(values: readonly string[], pick: (n: number) => number): string {
+  const plain = values.map((v) => v.replace(/[%_]/g, '')).filter((v) => v.length >= 2)
+  if (!plain.length) return 'a'
+  const v = plain[pick(plain.length)]!
+  const from = pick(v.length - 1)
+  return v.slice(from, from + 1 + pick(4)).toUpperCase()
+}
+
+/** the families added with the whole admin API: users, e-mails, registration tokens, upstream links, browser sessions */
+export const MORE_FAMILIES: Family[] = [
+  {
+    name: 'users',
+    items: (m) => m.users.all() as unknown as Item[],
+    filters: (m, pick) => {
+      const items = m.users.all()
+      const activeOf = (all: readonly { userId: string | null; finishedAt: number | null; clientId?: string }[], client?: string) =>
+        new Set(all.filter((s) => s.finishedAt === null && (client === undefined || s.clientId === client)).map((s) => s.userId))
+      const oauth2 = activeOf(m.oauth2.all())
+      const compat = activeOf(m.compat.all())
+      const client = idOf(m.oauth2.all() as unknown as Item[], 'clientId', pick)
+      const withClient = activeOf(m.oauth2.all(), client)
+      const [admin, guest, hasO, hasC] = [bool(pick), bool(pick), bool(pick), bool(pick)]
+      const st = (['active', 'locked', 'deactivated'] as const)[pick(3)]!
+      const search = pieceOf(items.map((u) => u.username), pick)
+      return [
+        { pair: `filter[admin]=${admin}`, test: (i) => i.admin === admin },
+        { pair: `filter[legacy-guest]=${guest}`, test: (i) => i.legacyGuest === guest },
+        { pair: `filter[search]=${encodeURIComponent(search)}`, test: (i) => String(i.username).toLowerCase().includes(search.toLowerCase()) },
+        {
+          pair: `filter[status]=${st}`,
+          test: (i) => (st === 'active' ? i.lockedAt === null && i.deactivatedAt === null : st === 'locked' ? i.lockedAt !== null : i.deactivatedAt !== null),
+        },
+        { pair: `filter[active-oauth2-client]=${client}`, test: (i) => withClient.has(i.id) },
+        { pair: `filter[has-active-oauth2-session]=${hasO}`, test: (i) => oauth2.has(i.id) === hasO },
+        { pair: `filter[has-active-compat-session]=${hasC}`, test: (i) => compat.has(i.id) === hasC },
+      ]
+    },
+  },
+  {
+    name: 'user-emails',
+    items: (m) => live(m.extra.emails.all() as unknown as Item[]),
+    filters: (m, pick) => {
+      const items = live(m.extra.emails.all() as unknown as Item[])
+      const user = userOf(m, items, pick)
+      const all = items.map((i) => String(i.email))
+      const email = all.length ? all[pick(all.length)]! : 'nobody@example.org'
+      // the service compares LOWER(email): a differently cased address finds the same one
+      const asked = bool(pick) ? email.toUpperCase() : email
+      return [
+        { pair: `filter[user]=${user}`, test: (i) => i.userId === user },
+        { pair: `filter[email]=${encodeURIComponent(asked)}`, test: (i) => String(i.email).toLowerCase() === email.toLowerCase() },
+      ]
+    },
+  },
+  {
+    name: 'user-registration-tokens',
+    items: (m) => m.extra.tokens.all() as unknown as Item[],
+    filters: (_m, pick) => {
+      const now = Date.now() * 1000
+      const facts: Record<string, (i: Item) => boolean> = {
+        used: (i) => (i.timesUsed as number) > 0,
+        revoked: (i) => i.revokedAt !== null,
+        expired: (i) => i.expiresAt !== null && (i.expiresAt as number) < now,
+        valid: (i) => (i.usageLimit === null || (i.timesUsed as number) < (i.usageLimit as number)) && i.revokedAt === null && (i.expiresAt === null || (i.expiresAt as number) >= now),
+      }
+      return Object.entries(facts).map(([k, f]) => {
+        const want = bool(pick)
+        return { pair: `filter[${k}]=${want}`, test: (i: Item) => f(i) === want }
+      })
+    },
+  },
+  {
+    name: 'upstream-oauth-links',
+    items: (m) => live(m.extra.links.all() as unknown as Item[]),
+    filters: (m, pick) => {
+      const items = live(m.extra.links.all() as unknown as Item[])
+      const user = userOf(m, items, pick)
+      const provider = idOf(m.extra.providers.all() as unknown as Item[], 'id', pick)
+      const subjects = items.map((i) => String(i.subject))
+      const subject = subjects.length ? subjects[pick(subjects.length)]! : 'none'
+      const names = items.map((i) => i.humanAccountName).filter((v): v is string => typeof v === 'string')
+      const han = names.length ? names[pick(names.length)]! : 'none'
+      return [
+        { pair: `filter[user]=${user}`, test: (i) => i.userId === user },
+        { pair: `filter[provider]=${provider}`, test: (i) => i.providerId === provider },
+        { pair: `filter[subject]=${encodeURIComponent(subject)}`, test: (i) => i.subject === subject },
+        { pair: `filter[human-account-name]=${encodeURIComponent(han)}`, test: (i) => i.humanAccountName === han },
+      ]
+    },
+  },
+  {
+    name: 'user-sessions',
+    items: (m) => m.userSessions.all() as unknown as Item[],
+    filters: (m, pick) => {
+      const items = m.userSessions.all() as unknown as Item[]
+      const user = userOf(m, items, pick)
+      return [{ pair: `filter[user]=${user}`, test: (i) => i.userId === user }, status('finishedAt', 'finished', pick), ...createdFilters(items, pick), ...lastActive(items, pick)]
     },
   },
 ]
