@@ -71,7 +71,7 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
     const faults = fault ? [fault.name] : opts.mockFaults
     // A fault's mock keeps a request log only when the log area can look at it (formatting costs).
     const keepLog = !fault || (opts.areas ?? []).includes('log')
-    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: keepLog ? logFile : null, faults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens, ...(opts.faultMatrix ? { deviations: false } : {}) }, {}))
+    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: keepLog ? logFile : null, faults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens, ...mockVersions(opts), ...(opts.faultMatrix ? { deviations: false } : {}) }, {}))
     keep(() => m.close())
     mocks.push({ label, ...(fault ? { fault } : {}), url: m.url, logFile, close: () => m.close() })
     if (!fault) {
@@ -83,6 +83,11 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
     }
   }
   return mocks
+}
+
+/** The releases the mock claims (--mock-hs-version, --mock-mas-version); unset: the mock's defaults. */
+function mockVersions(opts: Options): { hsVersion?: string; masVersion?: string } {
+  return { ...(opts.mockHsVersion ? { hsVersion: opts.mockHsVersion } : {}), ...(opts.mockMasVersion ? { masVersion: opts.mockMasVersion } : {}) }
 }
 
 export type { MockHandle } from './mock-handle.ts'

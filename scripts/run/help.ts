@@ -26,6 +26,11 @@ target (flags win over the environment):
                           fault of the selected areas (default admin,reports); passes when the clean
                           mock passes every check and every fault makes at least one named check fail
 
+bundled mock versions (the mock claims the release and behaves as it: routes, filters, error texts,
+fields, headers, log format, known deviations):
+  --mock-hs-version V     the homeserver release, e.g. 1.67.0 (default: the newest the data knows)
+  --mock-mas-version V    the auth service release, e.g. v1.20.0 (default: the newest the data knows)
+
 selection and verdict:
   --area A[,B]            areas: ${AREA_NAMES.join(', ')} (default: every area the target has)
   --grep PATTERN          run only the checks whose name matches (a regular expression; /re/i allowed)
