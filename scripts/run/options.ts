@@ -143,7 +143,7 @@ function mockVersionOptions(o: Options, values: Values): void {
   o.mockMasVersion = mockVersion('--mock-mas-version', values['mock-mas-version'])
   const given = [o.mockHsVersion !== undefined && '--mock-hs-version', o.mockMasVersion !== undefined && '--mock-mas-version'].filter(Boolean)
   if (given.length && (o.masUrl !== undefined || o.hsUrl !== undefined)) {
-    throw new UsageError(`${given.join(' and ')} apply to the bundled mock only; leave out --mas-url/--hs-url (a real target reports its own version)`)
+    throw new UsageError(`${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to the bundled mock only; leave out --mas-url/--hs-url (a real target reports its own version)`)
   }
 }
 // --- end of the versions block ---
