@@ -25,6 +25,7 @@ target (flags win over the environment):
   --fault-matrix          bundled mock only: run the suites against a clean mock and one mock per
                           fault of the selected areas (default admin,reports); passes when the clean
                           mock passes every check and every fault makes at least one named check fail
+                          (only the faults that apply at the mock's releases; with --mock-fault, only those)
 
 bundled mock versions (the mock claims the release and behaves as it: routes, filters, error texts,
 fields, headers, log format, known deviations):

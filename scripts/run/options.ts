@@ -122,7 +122,6 @@ function targetOptions(o: Options, values: Values): void {
   }
   if (hasTarget && o.mockFaults.length > 0) throw new UsageError('--mock-fault applies to the bundled mock only; leave out --mas-url/--hs-url')
   if (hasTarget && o.faultMatrix) throw new UsageError('--fault-matrix applies to the bundled mock only; leave out --mas-url/--hs-url')
-  if (o.faultMatrix && o.mockFaults.length > 0) throw new UsageError('--fault-matrix already runs every fault; leave out --mock-fault')
 }
 
 // --- versions of the bundled mock (the versions engineer's block) ---

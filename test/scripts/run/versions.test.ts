@@ -7,18 +7,8 @@
 import t from 'tap'
 import { MAS_FEATURES, SYNAPSE_FEATURES, formatVersion, parseVersion } from '../../../lib/versions.ts'
 import type { CheckResult, RunReport } from '../../../scripts/run/main.ts'
-import { mockOptions } from '../../../mock/core/options.ts'
 import { runCaptured } from './helpers.ts'
-
-const NEWEST = mockOptions({}, {})
-
-/** The releases the project tests the mock and the fault matrix at (newest: the mock's defaults). */
-export const TESTED = [
-  { hs: '1.67.0', mas: 'v1.4.0' },
-  { hs: '1.79.0', mas: 'v1.22.0' },
-  { hs: '1.106.0', mas: 'v1.4.0' },
-  { hs: NEWEST.hsVersion, mas: NEWEST.masVersion },
-]
+import { TESTED } from './tested-versions.ts'
 
 const since = (f: { since: { major: number; minor: number; patch: number } | null }) => (f.since ? formatVersion(f.since) : 'v0.0.0')
 const older = (a: string, b: string) => {
