@@ -49,7 +49,7 @@ const ENTRIES: RouteEntry[] = [
       responses: { '200': { description: 'The session.', ref: 'admin/compat-session#Single' }, '404': adminErr("The session does not exist: 'Compatibility session ID <id> not found'.") } },
   },
   {
-    method: 'POST', pattern: '/compat-sessions/:id/finish', handler: finishCompatSession,
+    method: 'POST', pattern: '/compat-sessions/:id/finish', handler: finishCompatSession, ...masGate('session-finish'),
     doc: { operationId: 'finishCompatSession', tag: 'compat-session', summary: 'Finish a compatibility session', security: 'mas-admin',
       description: "Sets finished_at and schedules a job that syncs the user's devices with the homeserver. No request body.",
       responses: {
@@ -74,7 +74,7 @@ const ENTRIES: RouteEntry[] = [
       responses: { '200': { description: 'The session.', ref: 'admin/oauth2-session#Single' }, '404': adminErr("The session does not exist: 'OAuth 2.0 session ID <id> not found'.") } },
   },
   {
-    method: 'POST', pattern: '/oauth2-sessions/:id/finish', handler: finishOAuth2Session,
+    method: 'POST', pattern: '/oauth2-sessions/:id/finish', handler: finishOAuth2Session, ...masGate('session-finish'),
     doc: { operationId: 'finishOAuth2Session', tag: 'oauth2-session', summary: 'Finish an OAuth 2.0 session', security: 'mas-admin',
       description: "Sets finished_at; when the session has a user, schedules a job that syncs that user's devices. No request body.",
       responses: {

@@ -1,6 +1,7 @@
 // GET /api/admin/v1/site-config: the plain SiteConfig object (no `data` wrapper), admin token required.
 import type { Ctx, Reply } from '../core/context.ts'
 import { authenticate } from './framework/auth.ts'
+import { masHas } from '../../lib/versions.ts'
 
 export function getSiteConfig(ctx: Ctx): Reply {
   const auth = authenticate(ctx)
@@ -13,7 +14,8 @@ export function getSiteConfig(ctx: Ctx): Reply {
       password_login_enabled: true,
       password_registration_enabled: true,
       password_registration_email_required: true,
-      password_registration_token_required: registrationToken,
+      // since v1.19.0 (lib/data/mas-features.json); an unparsable claimed version counts as the newest
+      ...(masHas(ctx.options.masVersion, 'site-config-registration-token-required') !== false ? { password_registration_token_required: registrationToken } : {}),
       // deprecated mirror of password_registration_token_required
       registration_token_required: registrationToken,
       email_change_allowed: true,

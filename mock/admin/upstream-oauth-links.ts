@@ -7,6 +7,7 @@
 //   already linked to a user` (sic); a link without a user is attached to this one (200); else a new
 //   link (201).
 // - get / delete: 404 `Upstream OAuth 2.0 Link ID … not found`; delete answers 204.
+import { masHas } from '../../lib/versions.ts'
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, bodyRejection, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros } from '../store/mas.ts'
@@ -37,10 +38,12 @@ const FIELDS: Record<string, FieldKind> = {
   'filter[subject]': { kind: 'string[]' },
   'filter[human-account-name]': { kind: 'string[]' },
 }
+const { 'filter[human-account-name]': _han, ...FIELDS_BEFORE_V1_22 } = FIELDS
 
 export function listLinks(ctx: Ctx): Reply {
   const site = `${SITE}::list:130`
-  const f = listRequest(ctx, site, FIELDS)
+  // filter[human-account-name] since v1.22.0: an older release ignores the key as unknown
+  const f = listRequest(ctx, site, masHas(ctx.options.masVersion, 'upstream-oauth-links-filter-human-account-name') === false ? FIELDS_BEFORE_V1_22 : FIELDS)
   if (!f.ok) return f.reply
   const v = f.values as Partial<Record<'filter[user]' | 'filter[provider]', string>> & Partial<Record<'filter[subject]' | 'filter[human-account-name]', string[]>>
   for (const key of ['filter[subject]', 'filter[human-account-name]'] as const) {

@@ -3,6 +3,7 @@
 // 404 `User session with ID … not found`; get's 404 is `User session ID … not found`).
 // The browser-session collection has only a user index: status and last activity are checked item by
 // item; the creation filters are id bounds, as in the other listings.
+import { masHas } from '../../lib/versions.ts'
 import { USER_SESSION_STATUSES } from '../../lib/schemas.ts'
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
@@ -41,12 +42,14 @@ const FIELDS: Record<string, FieldKind> = {
   'filter[last-active-before]': DATE,
   'filter[last-active-after]': DATE,
 }
+const FIELDS_BEFORE_V1_20: Record<string, FieldKind> = { 'filter[user]': FIELDS['filter[user]']!, 'filter[status]': FIELDS['filter[status]']! }
 
 type Values = { 'filter[user]'?: string; 'filter[status]'?: string } & Partial<Record<`filter[${'created' | 'last-active'}-${'before' | 'after'}]`, DateValue>>
 
 export function listUserSessions(ctx: Ctx): Reply {
   const site = `${SITE}::list:150`
-  const f = listRequest(ctx, site, FIELDS)
+  // the date filters since v1.20.0 (lib/data/mas-features.json): an older release ignores the keys as unknown
+  const f = listRequest(ctx, site, masHas(ctx.options.masVersion, 'filter-created-before') === false ? FIELDS_BEFORE_V1_20 : FIELDS)
   if (!f.ok) return f.reply
   const v = f.values as Values
   const pairs: string[] = []

@@ -5,8 +5,9 @@
 // handler fails the type check.
 import * as catalogs from './catalogs.ts'
 import type { FaultDef } from './def.ts'
+import { MAS_FEATURES, SYNAPSE_FEATURES, formatVersion, masHas, synapseHas, type Version } from '../../lib/versions.ts'
 
-export type { FaultArea, FaultDef } from './def.ts'
+export type { FaultArea, FaultDef, FaultVersions } from './def.ts'
 
 type Catalogs = typeof catalogs
 /** Every fault name of every catalog. */
@@ -51,4 +52,31 @@ export class Faults {
   list(): string[] {
     return [...this.active].sort()
   }
+}
+
+/** Does the fault apply at the claimed releases (see FaultVersions)? An unparsable release counts as the newest. */
+export function faultAppliesAt(def: Pick<FaultDef, 'versions'>, claimed: { hs: string; mas: string }): boolean {
+  const v = def.versions
+  if (!v) return true
+  const hold = (x: boolean | 'unknown', newest: boolean) => (x === 'unknown' ? newest : x)
+  if (v.hs && !hold(synapseHas(claimed.hs, v.hs), SYNAPSE_FEATURES[v.hs].until === null)) return false
+  if (v.hsNot && hold(synapseHas(claimed.hs, v.hsNot), SYNAPSE_FEATURES[v.hsNot].until === null)) return false
+  if (v.mas && !hold(masHas(claimed.mas, v.mas), MAS_FEATURES[v.mas].until === null)) return false
+  return true
+}
+
+/** The releases a fault applies to, in words ("every release", "Synapse since v1.79.0"). */
+export function faultVersionsText(def: Pick<FaultDef, 'versions'>): string {
+  const v = def.versions
+  if (!v) return 'every release'
+  const range = (f: { since: Version | null; until: Version | null }) =>
+    [f.since ? `since ${formatVersion(f.since)}` : '', f.until ? `before ${formatVersion(f.until)}` : ''].filter(Boolean).join(', ')
+  const parts: string[] = []
+  if (v.hs) parts.push(`Synapse ${range(SYNAPSE_FEATURES[v.hs])}`)
+  if (v.hsNot) {
+    const f = SYNAPSE_FEATURES[v.hsNot]
+    parts.push(`Synapse ${f.until ? `since ${formatVersion(f.until)}` : `before ${formatVersion(f.since!)}`}`)
+  }
+  if (v.mas) parts.push(`MAS ${range(MAS_FEATURES[v.mas])}`)
+  return parts.join('; ')
 }

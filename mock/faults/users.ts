@@ -2,7 +2,7 @@
 // real server would get it wrong, and each caught by a named check of suites/admin/users.suite.ts.
 import { fault } from './def.ts'
 
-const a = <N extends string>(name: N, description: string) => fault(name, 'admin', description)
+const a = <N extends string>(name: N, description: string, more?: Parameters<typeof fault>[3]) => fault(name, 'admin', description, more)
 
 export const userFaults = [
   a('users-search-case-sensitive', 'filter[search] matches the username case-sensitively and takes % and _ literally'),

@@ -63,15 +63,21 @@ export async function resolveTarget(opts: Options, project: string, runId: strin
 async function startMocks(opts: Options, project: string, target: Target, keep: (close: () => Promise<void>) => void): Promise<MockHandle[]> {
   const [{ startMock }, { mockOptions, randomToken }] = await Promise.all([import('../../mock/core/server.ts'), import('../../mock/core/options.ts')])
   const tokens = { adminToken: randomToken('mat_'), userToken: randomToken('mat_'), hsAdminToken: randomToken('syt_'), hsUserToken: randomToken('syt_') }
-  const wanted: (MatrixFaultDef | undefined)[] = [undefined, ...(opts.faultMatrix ? await wantedFaults(opts.areas) : [])]
+  const claimed = mockOptions({ ...mockVersions(opts) }, {})
+  const matrix = opts.faultMatrix ? await wantedFaults(opts.areas, { hs: claimed.hsVersion, mas: claimed.masVersion }, opts.mockFaults) : []
+  if (opts.faultMatrix && opts.mockFaults.length > 0) {
+    const unknown = opts.mockFaults.filter((n) => !matrix.some((f) => f.name === n))
+    if (unknown.length) throw new UsageError(`--mock-fault ${unknown.join(', ')}: not a fault of the selected areas that applies at homeserver ${claimed.hsVersion}, auth service ${claimed.masVersion} (see --list-faults of the mock)`)
+  }
+  const wanted: (MatrixFaultDef | undefined)[] = [undefined, ...matrix]
   const mocks: MockHandle[] = []
   for (const fault of wanted) {
     const label = fault ? fault.name : 'clean'
     const logFile = path.join(project, 'tmp', `mock-${label}.log`)
-    const faults = fault ? [fault.name] : opts.mockFaults
+    const faults = fault ? [fault.name] : opts.faultMatrix ? [] : opts.mockFaults
     // A fault's mock keeps a request log only when the log area can look at it (formatting costs).
     const keepLog = !fault || (opts.areas ?? []).includes('log')
-    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: keepLog ? logFile : null, faults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens, ...(opts.faultMatrix ? { deviations: false } : {}) }, {}))
+    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: keepLog ? logFile : null, faults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens, ...mockVersions(opts), ...(opts.faultMatrix ? { deviations: false } : {}) }, {}))
     keep(() => m.close())
     mocks.push({ label, ...(fault ? { fault } : {}), url: m.url, logFile, close: () => m.close() })
     if (!fault) {
@@ -83,6 +89,11 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
     }
   }
   return mocks
+}
+
+/** The releases the mock claims (--mock-hs-version, --mock-mas-version); unset: the mock's defaults. */
+function mockVersions(opts: Options): { hsVersion?: string; masVersion?: string } {
+  return { ...(opts.mockHsVersion ? { hsVersion: opts.mockHsVersion } : {}), ...(opts.mockMasVersion ? { masVersion: opts.mockMasVersion } : {}) }
 }
 
 export type { MockHandle } from './mock-handle.ts'

@@ -44,16 +44,25 @@ export async function faultAreas(): Promise<Map<string, Area[]>> {
   return new Map(FAULTS.map((f) => [f.name, f.area === 'auth' ? [hs.has(f.name) ? 'reports' : 'admin'] : (byArea[f.area] ?? [])]))
 }
 
-/** The faults whose catching areas are among the selected ones. */
-export async function wantedFaults(selected: Area[] | undefined): Promise<MatrixFaultDef[]> {
+/**
+ * The faults whose catching areas are among the selected ones and that apply at the releases the mock
+ * claims (a fault of a route or filter a release lacks has nothing to break there); `only` narrows it to
+ * the named faults (`--fault-matrix --mock-fault NAME`).
+ */
+export async function wantedFaults(selected: Area[] | undefined, claimed?: { hs: string; mas: string }, only: string[] = []): Promise<MatrixFaultDef[]> {
   const areas = selected ?? MATRIX_AREAS
-  const [{ FAULTS }, map] = await Promise.all([import('../../mock/faults/registry.ts'), faultAreas()])
-  return FAULTS.filter((f) => (map.get(f.name) ?? []).some((a) => areas.includes(a))).map((f) => ({
-    name: f.name,
-    area: f.area,
-    description: f.description,
-    areas: (map.get(f.name) ?? []).filter((a) => areas.includes(a)),
-  }))
+  const [{ FAULTS, faultAppliesAt, faultVersionsText }, map] = await Promise.all([import('../../mock/faults/registry.ts'), faultAreas()])
+  return FAULTS.filter((f) => (map.get(f.name) ?? []).some((a) => areas.includes(a)))
+    .filter((f) => !claimed || faultAppliesAt(f, claimed))
+    .filter((f) => only.length === 0 || only.includes(f.name))
+    .map((f) => ({
+      name: f.name,
+      area: f.area,
+      description: f.description,
+      areas: (map.get(f.name) ?? []).filter((a) => areas.includes(a)),
+      versions: faultVersionsText(f),
+      ...(f.differsBy ? { differsBy: f.differsBy } : {}),
+    }))
 }
 
 /** AC_TARGETS: every mock a target; a fault's mock serves only the suite folders of its catching areas. */

@@ -13,11 +13,20 @@ function describeVersion(raw: string | undefined): string {
   return p.ok ? `${JSON.stringify(raw)} → ${formatVersion(p.version)}` : `${JSON.stringify(raw)} (not a release: ${p.reason}; version-dependent checks run and say so)`
 }
 
+/** What the bundled mock claims to be, and whether the user chose it (--mock-hs-version, --mock-mas-version). */
+function mockClaims(st: RunState, pf: Preflight): string {
+  const { mockHsVersion: hs, mockMasVersion: mas } = st.opts
+  const part = (name: string, reported: string | undefined, flag: string, given: string | undefined) =>
+    `${name} ${reported ?? given ?? '?'} (${given !== undefined ? flag : 'default'})`
+  return `${part('homeserver', pf.hsVersion, '--mock-hs-version', hs)}, ${part('auth service', pf.masVersion, '--mock-mas-version', mas)}`
+}
+
 export function header(st: RunState, target: Target, areas: string[], mocks: MockHandle[], pf: Preflight): string {
   const { opts } = st
   const rows: [string, string][] = []
   if (target.mas) rows.push(['auth service', `${target.mas.url}  version ${describeVersion(pf.masVersion)}`])
   if (target.hs) rows.push(['homeserver', `${target.hs.url}  server_version ${describeVersion(pf.hsVersion)}  (admin prefix ${target.hs.prefix}, client prefix ${target.hs.clientPrefix})`])
+  if (target.isMock) rows.push(['mock claims', mockClaims(st, pf)])
   rows.push(['writes', `${target.allowWrites ? 'on' : 'off (read-only; --allow-writes to enable)'}${target.isMock ? ' (bundled mock)' : ''}`])
   rows.push(['areas', `${areas.join(', ')}${opts.grep ? `  (checks matching ${opts.grep})` : ''}${opts.strict ? '  (strict: deviations fail)' : ''}`])
   if (opts.faultMatrix) rows.push(['fault matrix', `a clean mock and ${mocks.length - 1} mocks with one fault each`])

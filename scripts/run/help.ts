@@ -25,6 +25,12 @@ target (flags win over the environment):
   --fault-matrix          bundled mock only: run the suites against a clean mock and one mock per
                           fault of the selected areas (default admin,reports); passes when the clean
                           mock passes every check and every fault makes at least one named check fail
+                          (the faults that apply at the mock's releases; with --mock-fault, only those)
+
+bundled mock versions (the mock claims the release and behaves as it: routes, filters, error texts,
+fields, headers, log format, known deviations):
+  --mock-hs-version V     the homeserver release, e.g. 1.67.0 (default: the mock's, its newest)
+  --mock-mas-version V    the auth service release, e.g. v1.4.0 (default: the mock's, its newest)
 
 selection and verdict:
   --area A[,B]            areas: ${AREA_NAMES.join(', ')} (default: every area the target has)

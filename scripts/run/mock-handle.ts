@@ -9,6 +9,10 @@ export interface MatrixFaultDef {
   description: string
   /** the run areas whose checks catch it */
   areas: Area[]
+  /** the releases it applies to, in words (mock/faults/def.ts FaultVersions) */
+  versions?: string
+  /** the product whose release changes the behaviour around it */
+  differsBy?: 'hs' | 'mas'
 }
 
 export interface MockHandle {

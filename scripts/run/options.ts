@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { AREA_NAMES, type Area } from '../../lib/areas.ts'
 import { DEFAULT_CLIENT_PREFIX, DEFAULT_HS_PREFIX, DEFAULT_TIMEOUTS, TargetError, normaliseBaseUrl, normalisePrefix } from '../../lib/target.ts'
+import { VersionError, parseVersion } from '../../lib/versions.ts'
 import { UsageError, checkChoice, durationSeconds, parseCommandLine, positiveNumber, type OptionSpecs, type ParsedValues } from '../common/index.ts'
 
 export const REPORTERS = ['tap', 'junit', 'json', 'jsonstream', 'markdown', 'html'] as const
@@ -33,6 +34,9 @@ export interface Options {
   jobs: number
   timeoutS: number
   requestTimeoutMs: number
+  /** --mock-hs-version / --mock-mas-version: the releases the bundled mock claims and behaves as */
+  mockHsVersion?: string
+  mockMasVersion?: string
 }
 
 const FLAGS = {
@@ -58,6 +62,9 @@ const FLAGS = {
   timeout: { type: 'string' },
   'request-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  // versions of the bundled mock (the versions engineer's block)
+  'mock-hs-version': { type: 'string' },
+  'mock-mas-version': { type: 'string' },
 } as const satisfies OptionSpecs
 
 type Values = ParsedValues<typeof FLAGS>
@@ -87,6 +94,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
     requestTimeoutMs: (durationSeconds('--request-timeout', values['request-timeout'], { min: 0.1, max: 600 }) ?? DEFAULT_TIMEOUTS.requestMs / 1000) * 1000,
   }
   targetOptions(o, values)
+  mockVersionOptions(o, values)
   if (o.faultMatrix && values.timeout === undefined) o.timeoutS = 900
   if (values.area) o.areas = areaOption(values.area)
   if (values.grep) o.grep = grepOption(values.grep)
@@ -114,8 +122,30 @@ function targetOptions(o: Options, values: Values): void {
   }
   if (hasTarget && o.mockFaults.length > 0) throw new UsageError('--mock-fault applies to the bundled mock only; leave out --mas-url/--hs-url')
   if (hasTarget && o.faultMatrix) throw new UsageError('--fault-matrix applies to the bundled mock only; leave out --mas-url/--hs-url')
-  if (o.faultMatrix && o.mockFaults.length > 0) throw new UsageError('--fault-matrix already runs every fault; leave out --mock-fault')
 }
+
+// --- versions of the bundled mock (the versions engineer's block) ---
+/** A release version as the mock will claim it: strict (`1.67.0` or `v1.67.0`), anything else is a usage error. */
+function mockVersion(flag: string, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  try {
+    parseVersion(raw)
+  } catch (e) {
+    if (e instanceof VersionError) throw new UsageError(`${flag}: ${e.message}`)
+    throw e
+  }
+  return raw.trim()
+}
+
+function mockVersionOptions(o: Options, values: Values): void {
+  o.mockHsVersion = mockVersion('--mock-hs-version', values['mock-hs-version'])
+  o.mockMasVersion = mockVersion('--mock-mas-version', values['mock-mas-version'])
+  const given = [o.mockHsVersion !== undefined && '--mock-hs-version', o.mockMasVersion !== undefined && '--mock-mas-version'].filter(Boolean)
+  if (given.length && (o.masUrl !== undefined || o.hsUrl !== undefined)) {
+    throw new UsageError(`${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to the bundled mock only; leave out --mas-url/--hs-url (a real target reports its own version)`)
+  }
+}
+// --- end of the versions block ---
 
 function areaOption(raw: string[]): Area[] {
   const areas = raw.flatMap((a) => a.split(',')).map((a) => a.trim()).filter(Boolean)

@@ -1,25 +1,36 @@
 // Authentication of the admin API (area A): a missing, malformed, unknown or non-admin token gets the
 // documented status and the error envelope on every endpoint, and authentication comes first.
-import { setDefaultRule, check, mas, expectMasError, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+import { setDefaultRule, check, mas, masFeature, expectMasError, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+import type { MasFeature } from '../../lib/versions.ts'
 
 setDefaultRule('spec/interface.md, Authentication; reference/mas-admin-api.md §1.1 and §2.1')
 
-/** Every GET endpoint of area A (lookups with an id that does not exist: authentication comes first). */
-const ENDPOINTS = [
-  '/site-config',
-  '/version',
-  '/compat-sessions',
-  `/compat-sessions/${UNKNOWN_ULID}`,
-  '/oauth2-sessions',
-  `/oauth2-sessions/${UNKNOWN_ULID}`,
-  '/personal-sessions',
-  `/personal-sessions/${UNKNOWN_ULID}`,
-  '/policy-data/latest',
-  `/policy-data/${UNKNOWN_ULID}`,
+/**
+ * Every GET endpoint of area A (lookups with an id that does not exist: authentication comes first),
+ * with the feature row of lib/data that says since when a release has it.
+ */
+const ALL_ENDPOINTS: [string, MasFeature?][] = [
+  ['/site-config', 'site-config'],
+  ['/version', 'version-endpoint'],
+  ['/compat-sessions'],
+  [`/compat-sessions/${UNKNOWN_ULID}`],
+  ['/oauth2-sessions'],
+  [`/oauth2-sessions/${UNKNOWN_ULID}`],
+  ['/personal-sessions', 'personal-sessions'],
+  [`/personal-sessions/${UNKNOWN_ULID}`, 'personal-sessions'],
+  ['/policy-data/latest', 'policy-data'],
+  [`/policy-data/${UNKNOWN_ULID}`, 'policy-data'],
 ]
 
+/** The endpoints the target's release has (an older release lacks some: they would answer 404 unrouted). */
+async function endpoints(): Promise<string[]> {
+  const out: string[] = []
+  for (const [p, feature] of ALL_ENDPOINTS) if (!feature || (await masFeature(feature))) out.push(p)
+  return out
+}
+
 check('auth: no Authorization header → 400 on every endpoint', ['mas-url'], async (t) => {
-  for (const p of ENDPOINTS) {
+  for (const p of await endpoints()) {
     expectMasError(t, await mas('GET', p, { as: 'none' }), 400, `GET ${MAS_API}${p} without a token`, [/authorization header/i])
   }
 })
@@ -34,13 +45,13 @@ check('auth: a malformed Authorization header → 400', ['mas-url'], async (t) =
 check('auth: an unknown token → 401 on every endpoint', ['mas-url'], async (t) => {
   // Well-formed but never issued.
   const token = 'mat_' + 'A'.repeat(30) + '_0aBcDe'
-  for (const p of ENDPOINTS) {
+  for (const p of await endpoints()) {
     expectMasError(t, await mas('GET', p, { as: { token } }), 401, `GET ${MAS_API}${p} with an unknown token`)
   }
 })
 
 check('auth: a token without urn:mas:admin → 401 naming the scope on every endpoint', ['mas-user'], async (t) => {
-  for (const p of ENDPOINTS) {
+  for (const p of await endpoints()) {
     expectMasError(t, await mas('GET', p, { as: 'user' }), 401, `GET ${MAS_API}${p} with a non-admin token`, ['urn:mas:admin'])
   }
 })
@@ -54,11 +65,13 @@ check('auth: authentication is checked before parameters', ['mas-url'], async (t
 })
 
 check('auth: the non-admin token is refused before parameters', ['mas-user'], async (t) => {
-  expectMasError(t, await mas('GET', '/personal-sessions', { as: 'user', query: { 'page[first]': 0 } }), 401, 'non-admin token and page[first]=0', ['urn:mas:admin'])
+  const listing = (await masFeature('personal-sessions')) ? '/personal-sessions' : '/compat-sessions'
+  expectMasError(t, await mas('GET', listing, { as: 'user', query: { 'page[first]': 0 } }), 401, `non-admin token and page[first]=0 on ${listing}`, ['urn:mas:admin'])
 })
 
 check('auth: mutating endpoints refuse a missing token', ['mas-url', 'writes'], async (t) => {
-  const paths = [`/compat-sessions/${UNKNOWN_ULID}/finish`, `/oauth2-sessions/${UNKNOWN_ULID}/finish`, `/personal-sessions/${UNKNOWN_ULID}/revoke`]
+  const paths = [`/compat-sessions/${UNKNOWN_ULID}/finish`, `/oauth2-sessions/${UNKNOWN_ULID}/finish`]
+  if (await masFeature('personal-sessions')) paths.push(`/personal-sessions/${UNKNOWN_ULID}/revoke`)
   for (const p of paths) {
     expectMasError(t, await mas('POST', p, { as: 'none' }), 400, `POST ${MAS_API}${p} without a token`, [/authorization header/i])
   }

@@ -24,13 +24,14 @@ listingChecks(spec)
 
 idFilterCheck(spec, 'filter[user]', 'user_id', 'no link with a user on the target')
 idFilterCheck(spec, 'filter[provider]', 'provider_id', 'no link on the target')
-for (const [key, attr] of [['filter[subject]', 'subject'], ['filter[human-account-name]', 'human_account_name']] as const) {
+// filter[human-account-name] exists since v1.22.0 (lib/data/mas-features.json); an older release ignores it.
+for (const [key, attr, feature] of [['filter[subject]', 'subject', undefined], ['filter[human-account-name]', 'human_account_name', 'upstream-oauth-links-filter-human-account-name']] as const) {
   filterCheck(spec, `${key} matches exactly`, (items) => {
     const pick = items.find((i) => typeof i.attributes[attr] === 'string')
     if (!pick) return `no link has a ${attr}`
     const value = String(pick.attributes[attr])
     return { filters: { [key]: value }, expect: (i) => i.attributes[attr] === value }
-  })
+  }, feature ? { feature } : {})
 }
 
 unknownFilterCheck(spec, 'filter[user]', 'user')

@@ -31,7 +31,7 @@ activeFilterLinksCheck(spec, 'filter[user]', 'user_id', 'no browser session on t
 
 unknownFilterCheck(spec, 'filter[user]', 'user')
 badFilterCheck(spec, 'an invalid filter[status] value', { 'filter[status]': 'revoked' }, ['Invalid filter parameters'])
-badFilterCheck(spec, 'a malformed filter[created-before]', { 'filter[created-before]': 'yesterday' }, ['Invalid filter parameters'])
+badFilterCheck(spec, 'a malformed filter[created-before]', { 'filter[created-before]': 'yesterday' }, ['Invalid filter parameters'], 'filter-created-before')
 
 // --- finish (writes)
 

@@ -5,14 +5,18 @@ import {
   check,
   client,
   diag,
+  expectHsError,
   expectOk,
   expectSchema,
+  hsFeature,
+  hsFeatureRule,
   hs,
   hsVersion,
   mas,
   masVersion,
   note,
   requireMasFeature,
+  setRule,
   shown,
   skip,
   target,
@@ -71,7 +75,7 @@ check(`upgrade: the admin API is served under ${PREFIX}/admin/v1`, ['hs-url'], a
   t.type(body.server_version, 'string', `${SERVER_VERSION} answers a server_version`)
 })
 
-check(`upgrade: the legacy admin prefixes removed in ${formatVersion(LEGACY_ADMIN_REMOVED_IN)} answer 404`, ['hs-url'], async (t) => {
+check(`upgrade: the legacy admin prefixes removed in ${formatVersion(LEGACY_ADMIN_REMOVED_IN)} answer as unrouted requests`, ['hs-url'], async (t) => {
   const v = await hsVersion()
   if (synapseHas(v, 'legacy-admin-prefixes') === true) {
     skip(`the homeserver is ${v}; the legacy prefixes were served until ${formatVersion(LEGACY_ADMIN_REMOVED_IN)}`)
@@ -84,9 +88,13 @@ check(`upgrade: the legacy admin prefixes removed in ${formatVersion(LEGACY_ADMI
   const token = h.adminToken
   const paths = [...legacyAdminProbePaths('server_version'), ...legacyAdminProbePaths('event_reports')].map(clientPrefix)
   t.equal(paths.length, LEGACY_ADMIN_PREFIXES.length * 2, `${LEGACY_ADMIN_PREFIXES.length} legacy prefixes probed`)
+  // Unrouted, as the version answers it: 404 since v1.78.0, before that 400 M_UNRECOGNIZED (asserted with its errcode).
+  const since = await hsFeature('unrouted-404-405')
+  if (!since) setRule(await hsFeatureRule('unrouted-404-405'))
   for (const path of paths) {
     const res = await client.request(h.url, path, { method: 'GET', token })
-    t.equal(res.status, 404, `GET ${path} → 404`, diag(res))
+    if (since) t.equal(res.status, 404, `GET ${path} → 404`, diag(res))
+    else expectHsError(t, res, 400, 'M_UNRECOGNIZED', `GET ${path} (unrouted before v1.78.0)`, 'Unrecognized request')
   }
 })
 

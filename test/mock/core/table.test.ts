@@ -39,7 +39,7 @@ t.test('every route is described or says why not', async (t) => {
 })
 
 t.test('version gates: lib/data rows, bounds, unparsable versions', async (t) => {
-  t.same(masGate('personal-sessions'), { since: 'v1.6.0' })
+  t.same(masGate('personal-sessions'), { since: 'v1.5.0' })
   t.same(synapseGate('event-report-delete'), { since: 'v1.79.0' })
   t.same(synapseGate('legacy-admin-prefixes'), { until: 'v1.24.0' })
   const gate = { since: 'v1.6.0', until: 'v1.9.0' }
@@ -54,33 +54,33 @@ t.test('version gates: lib/data rows, bounds, unparsable versions', async (t) =>
 })
 
 t.test('the router and the document follow the claimed versions', async (t) => {
-  const old = mockOptions({ masVersion: 'v1.5.0', hsVersion: '1.67.0' }, {})
+  const old = mockOptions({ masVersion: 'v1.4.1', hsVersion: '1.67.0' }, {})
   const at = (table: RouteTable) => routesAt(table, old).map((r) => `${r.method} ${r.pattern}`)
   const admin = at(adminTable())
-  t.notOk(admin.some((r) => r.includes('/personal-sessions')), 'no personal sessions before v1.6.0')
+  t.notOk(admin.some((r) => r.includes('/personal-sessions')), 'no personal sessions before v1.5.0')
   t.ok(admin.includes(`GET ${API}/site-config`), 'site-config since v1.4.0')
   const hs = at(homeserverTable(old))
   t.notOk(hs.includes('DELETE /_synapse/admin/v1/event_reports/:report_id?'), 'no DELETE of a report before v1.79.0')
   t.ok(hs.includes('GET /_synapse/admin/v1/event_reports/:report_id?'))
 
-  const doc = buildOpenApi({ masVersion: 'v1.5.0', hsVersion: '1.67.0' }) as { paths: Record<string, Record<string, { 'x-since'?: string }>> }
+  const doc = buildOpenApi({ masVersion: 'v1.4.1', hsVersion: '1.67.0' }) as { paths: Record<string, Record<string, { 'x-since'?: string }>> }
   t.notOk(doc.paths['/api/admin/v1/personal-sessions'], 'the document leaves out what the version lacks')
   t.same(Object.keys(doc.paths['/_synapse/admin/v1/event_reports/{report_id}'] ?? {}).filter((k) => k !== 'description'), ['get'])
   const newest = buildOpenApi() as typeof doc
   t.equal(newest.paths['/_synapse/admin/v1/event_reports/{report_id}']?.delete?.['x-since'], 'v1.79.0', 'x-since is the gate')
-  t.equal(newest.paths['/api/admin/v1/personal-sessions']?.get?.['x-since'], 'v1.6.0', 'from lib/data/mas-features.json')
+  t.equal(newest.paths['/api/admin/v1/personal-sessions']?.get?.['x-since'], 'v1.5.0', 'from lib/data/mas-features.json')
   t.equal(endpointsOf(tables(), {}, '/_matrix').length, 23 + 31)
 })
 
 t.test('a mock claiming old versions routes accordingly and serves its own document', async (t) => {
-  const tm = await startTestMock(t, { masVersion: 'v1.5.0', hsVersion: '1.67.0', sessions: 9, reports: 2 })
+  const tm = await startTestMock(t, { masVersion: 'v1.4.1', hsVersion: '1.67.0', sessions: 9, reports: 2 })
   const personal = await tm.get(`${API}/personal-sessions`)
   t.equal(personal.status, 404, 'an unrouted admin path: the HTML 404')
   t.match(personal.headers.get('content-type'), /text\/html/)
   t.equal((await tm.get(`${API}/compat-sessions`)).status, 200)
   const spec = await tm.get('/api/spec.json')
   t.equal(spec.status, 200)
-  t.same(spec.body, buildOpenApi({ serverUrl: tm.url, masVersion: 'v1.5.0', hsVersion: '1.67.0' }), 'the served document is the tables at the claimed versions')
+  t.same(spec.body, buildOpenApi({ serverUrl: tm.url, masVersion: 'v1.4.1', hsVersion: '1.67.0' }), 'the served document is the tables at the claimed versions')
   const del = await tm.req('DELETE', '/_synapse/admin/v1/event_reports/1')
   t.not(del.status, 200, 'DELETE of a report is not routed at 1.67.0')
   t.ok(del.status === 400 || del.status === 405, `answered by the homeserver's unrouted hook (${del.status})`)

@@ -4,14 +4,21 @@
 // own (`--area admin`, `--area reports`): each fault is served to the area whose checks catch it. Its
 // JUnit report has one testcase per fault. The result is also written to docs/faults.md, so the list of
 // faults and the checks that catch them cannot drift.
+//
+// At the other tested releases (tested-versions.ts) the matrix runs again, one mock per fault as at the
+// default, over the faults that apply there and whose behaviour differs by that product's release
+// (`differsBy` in the catalog: a versioned route, error text, filter or field sits on their path). The
+// other faults break code that is the same at every release (pagination, data shapes), so the default
+// releases prove their catch for all; running them again would cost minutes and prove nothing new.
 import t from 'tap'
 import { mkdtempSync, rmSync, readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FAULTS } from '../../../mock/faults/registry.ts'
+import { FAULTS, faultAppliesAt, faultVersionsText } from '../../../mock/faults/registry.ts'
 import type { MatrixReport } from '../../../scripts/run/main.ts'
 import { runCaptured } from './helpers.ts'
+import { NEWEST_HS, NEWEST_MAS, TESTED } from './tested-versions.ts'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const SUITE_AREAS = new Set(['admin', 'homeserver', 'auth'])
@@ -26,6 +33,21 @@ const junitFile = path.join(dir, 'reports.xml')
 const admin = await runCaptured(['--fault-matrix', '--area', 'admin', '--reporter', 'json', '--output', out])
 const reports = await runCaptured(['--fault-matrix', '--area', 'reports', '--reporter', 'junit', '--output', junitFile])
 const adminMatrix = JSON.parse(readFileSync(out, 'utf8')) as MatrixReport
+
+// The matrix at the other tested releases: the homeserver's in --area reports, the auth service's in --area admin.
+interface VersionRun { label: string; area: 'admin' | 'reports'; exitCode: number; matrix: MatrixReport | undefined; out: string }
+const versionRuns: VersionRun[] = []
+const otherHs = [...new Set(TESTED.map((v) => v.hs))].filter((v) => v !== NEWEST_HS)
+const otherMas = [...new Set(TESTED.map((v) => v.mas))].filter((v) => v !== NEWEST_MAS)
+const claimsOf = (x: { hs?: string; mas?: string }) => ({ hs: x.hs ?? NEWEST_HS, mas: x.mas ?? NEWEST_MAS })
+for (const [product, versions, area, flag] of [['hs', otherHs, 'reports', '--mock-hs-version'], ['mas', otherMas, 'admin', '--mock-mas-version']] as const) {
+  for (const v of versions) {
+    const claimed = claimsOf({ [product]: v })
+    const names = FAULTS.filter((f) => f.differsBy === product && (area === 'admin' ? f.area === 'admin' || (f.area === 'auth' && f.name.startsWith('auth-')) : f.area === 'homeserver' || f.name.startsWith('hs-auth-')) && faultAppliesAt(f, claimed)).map((f) => f.name)
+    const r = await runCaptured(['--fault-matrix', '--area', area, flag, v, ...names.flatMap((n) => ['--mock-fault', n])])
+    versionRuns.push({ label: `${product === 'hs' ? 'Synapse' : 'MAS'} ${v}`, area, exitCode: r.exitCode, matrix: r.result.matrix, out: r.stdout.slice(-2000) + r.stderr.slice(-1000) })
+  }
+}
 const reportsMatrix = reports.result.matrix!
 // Both areas together, as one matrix, for the assertions and the document below.
 const matrix: MatrixReport = {
@@ -66,6 +88,21 @@ t.test('each area passes the matrix on its own', async (t) => {
   t.equal(new Set(names).size, names.length, 'no fault runs in both areas')
 })
 
+t.test('the matrix passes at every tested release, over the faults whose behaviour differs by release', async (t) => {
+  t.ok(versionRuns.length >= 4, `${versionRuns.length} other releases`)
+  for (const r of versionRuns) {
+    t.equal(r.exitCode, 0, `${r.label} (--area ${r.area}): exit code 0`, { out: r.out })
+    const m = r.matrix
+    if (!t.ok(m, `${r.label}: a matrix report`)) continue
+    t.equal(m!.clean.counts.fail, 0, `${r.label}: the clean mock passes`, { failed: m!.clean.failedChecks.map((f) => f.check) })
+    t.ok(m!.faults.length > 0, `${r.label}: ${m!.faults.length} faults served`)
+    t.same(m!.faults.filter((f) => !f.caught).map((f) => f.name), [], `${r.label}: every fault caught`)
+  }
+  // A fault outside its releases is not served there (nothing to break): DELETE before v1.79.0.
+  const at167 = versionRuns.find((r) => r.label === 'Synapse 1.67.0')?.matrix
+  t.notOk(at167?.faults.some((f) => f.name === 'reports-delete-keeps-report'), 'Synapse 1.67.0: the DELETE fault is not served (no DELETE before v1.79.0)')
+})
+
 t.test('the JUnit report of the matrix has one testcase per fault', async (t) => {
   const xml = readFileSync(junitFile, 'utf8')
   const cases = [...xml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"/g)].map((m) => m[2])
@@ -80,7 +117,9 @@ const MAX = 6
 const rows = matrix.faults.map((f) => {
   const checks = f.failedChecks.map((c) => `\`${c.check}\``)
   const shown = checks.slice(0, MAX).join('<br>') + (checks.length > MAX ? `<br>… and ${checks.length - MAX} more` : '')
-  return `| \`${f.name}\` | ${f.area} | ${f.description.replace(/\|/g, '\\|')} | ${f.caught ? shown : '**not caught**'} |`
+  const def = FAULTS.find((x) => x.name === f.name)!
+  const caughtAt = [`default (Synapse ${NEWEST_HS}, MAS ${NEWEST_MAS})`, ...versionRuns.filter((r) => r.matrix?.faults.some((x) => x.name === f.name && x.caught)).map((r) => r.label)]
+  return `| \`${f.name}\` | ${f.area} | ${f.description.replace(/\|/g, '\\|')} | ${faultVersionsText(def)} | ${caughtAt.join('<br>')} | ${f.caught ? shown : '**not caught**'} |`
 })
 const other = FAULTS.filter((f) => !SUITE_AREAS.has(f.area))
 const doc = `# Faults of the bundled mock and the checks that catch them
@@ -92,10 +131,13 @@ the control API \`PUT /_mock/faults\`, or \`admin-conformance run --mock-fault N
 suites of areas A and B against a clean mock, where all ${matrix.clean.counts.checks} checks pass, and against one mock per fault,
 where the checks below fail. \`admin-conformance run --fault-matrix\` repeats it on any machine.
 
-${matrix.faults.length} faults, ${matrix.faults.filter((f) => f.caught).length} caught.
+${matrix.faults.length} faults, ${matrix.faults.filter((f) => f.caught).length} caught. "Applies to" is the releases a fault has something to break in
+(\`versions\` in its catalog); "Caught at" the releases where the matrix served it and a check caught it: every fault at the
+default releases, and the faults whose behaviour differs by release (\`differsBy\`) again at the other tested releases
+(${versionRuns.map((r) => r.label).join(', ')}).
 
-| Fault | Area | What goes wrong | Checks that catch it |
-|---|---|---|---|
+| Fault | Area | What goes wrong | Applies to | Caught at | Checks that catch it (default releases) |
+|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 Faults of the other areas are caught by those areas' suites (\`--area log\`, \`--area upgrade\`): ${other.map((f) => `\`${f.name}\``).join(', ')}.

@@ -12,7 +12,7 @@ const NAMES = {
   hsVersion: 'upgrade: the homeserver server_version parses as a release version',
   masVersion: 'upgrade: the auth service version parses as a release version',
   prefix: 'upgrade: the admin API is served under /_synapse/admin/v1',
-  legacy: 'upgrade: the legacy admin prefixes removed in v1.24.0 answer 404',
+  legacy: 'upgrade: the legacy admin prefixes removed in v1.24.0 answer as unrouted requests',
   background: 'upgrade: no background update is running',
   floor: 'upgrade: the rollback floor of the running homeserver version is known',
 }
