@@ -14,6 +14,12 @@ export interface MasTarget {
   adminToken?: string
   /** valid token without the admin scope (for the auth checks) */
   userToken?: string
+  /**
+   * The confidential client the runner registered once for the run, with which the suites introspect
+   * the harness's own tokens (which sessions write checks must not end). Registered before any suite
+   * starts, so that no suite sees a client appear while it walks the clients listing.
+   */
+  introspection?: { clientId: string; clientSecret: string }
 }
 
 export interface HsTarget {
@@ -74,6 +80,7 @@ export const TOKEN_ENV = {
   masUser: 'AC_MAS_USER_TOKEN',
   hsAdmin: 'AC_HS_ADMIN_TOKEN',
   hsUser: 'AC_HS_USER_TOKEN',
+  masIntrospectionSecret: 'AC_MAS_INTROSPECTION_SECRET',
 } as const
 
 export const DEFAULT_HS_PREFIX = '/_synapse'
@@ -114,12 +121,13 @@ export function targetEnv(target: Target): Record<string, string> {
   const { mas, hs, ...rest } = target
   const plain = {
     ...rest,
-    mas: mas ? { url: mas.url } : undefined,
+    mas: mas ? { url: mas.url, introspectionClientId: mas.introspection?.clientId } : undefined,
     hs: hs ? { url: hs.url, prefix: hs.prefix, clientPrefix: hs.clientPrefix } : undefined,
   }
   const env: Record<string, string> = { [TARGET_ENV]: JSON.stringify(plain) }
   if (mas?.adminToken) env[TOKEN_ENV.masAdmin] = mas.adminToken
   if (mas?.userToken) env[TOKEN_ENV.masUser] = mas.userToken
+  if (mas?.introspection) env[TOKEN_ENV.masIntrospectionSecret] = mas.introspection.clientSecret
   if (hs?.adminToken) env[TOKEN_ENV.hsAdmin] = hs.adminToken
   if (hs?.userToken) env[TOKEN_ENV.hsUser] = hs.userToken
   return env
@@ -127,7 +135,7 @@ export function targetEnv(target: Target): Record<string, string> {
 
 /** Every token of the target, for redaction. */
 export function knownTokens(target: Target): string[] {
-  return [target.mas?.adminToken, target.mas?.userToken, target.hs?.adminToken, target.hs?.userToken].filter(
+  return [target.mas?.adminToken, target.mas?.userToken, target.mas?.introspection?.clientSecret, target.hs?.adminToken, target.hs?.userToken].filter(
     (t): t is string => typeof t === 'string' && t.length > 0,
   )
 }
@@ -177,7 +185,12 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     if (logFile) t.logFile = logFile
     if (parsed.logStdin === true) t.logStdin = true
     const masUrl = str(mas.url)
-    if (masUrl) t.mas = { url: masUrl, adminToken: tok(TOKEN_ENV.masAdmin), userToken: tok(TOKEN_ENV.masUser) }
+    if (masUrl) {
+      t.mas = { url: masUrl, adminToken: tok(TOKEN_ENV.masAdmin), userToken: tok(TOKEN_ENV.masUser) }
+      const clientId = str(mas.introspectionClientId)
+      const clientSecret = tok(TOKEN_ENV.masIntrospectionSecret)
+      if (clientId && clientSecret) t.mas.introspection = { clientId, clientSecret }
+    }
     const hsUrl = str(hs.url)
     if (hsUrl) {
       t.hs = {

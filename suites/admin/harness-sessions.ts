@@ -1,10 +1,11 @@
 // Which sessions are behind the tokens the harness holds (--mas-token, --mas-user-token), so that write
 // checks never finish one of them (that would log the harness, or the operator's user, out). Proven by
 // RFC 7662 introspection of each token: the auth service names the token's user (sub) and client. The
-// introspection needs a confidential client: one is registered for the run (POST /oauth2/registration,
-// client_credentials only); the admin API cannot delete a client, so it is reported as left behind.
+// introspection needs a confidential client: the runner registers one for the run before the suites
+// start (lib/introspection.ts); the admin API cannot delete a client, so it is reported as left behind.
 import { masRaw, memo, target, leftover, client } from '../lib/suite.ts'
 import type { MasItem } from './listing/walk.ts'
+import { introspectionClientMetadata, INTROSPECTION_LEFTOVER_REASON, readRegistration } from '../../lib/introspection.ts'
 
 export interface HeldSession {
   /** which token: admin or user */
@@ -15,31 +16,19 @@ export interface HeldSession {
   clientId: string | null
 }
 
-interface Registered {
-  id: string
-  secret: string
-}
-
 function form(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString()
 }
 
-async function registerClient(): Promise<Registered | string> {
-  const res = await masRaw('POST', '/oauth2/registration', {
-    body: {
-      client_name: `admin-conformance ${target.runId} (introspection of the harness's own tokens)`,
-      client_uri: 'https://admin-conformance.invalid/',
-      grant_types: ['client_credentials'],
-      token_endpoint_auth_method: 'client_secret_post',
-    },
-  })
-  const b = res.json as { client_id?: unknown; client_secret?: unknown } | undefined
-  if (res.status !== 201 || typeof b?.client_id !== 'string' || typeof b.client_secret !== 'string') {
-    return `registering a client to introspect the harness's tokens answered ${res.status}`
-  }
-  client.addSecret(b.client_secret)
-  leftover({ target: 'mas', kind: 'oauth2-client', id: b.client_id, reason: 'registered to introspect the harness\'s own tokens; the admin API cannot delete a client' })
-  return { id: b.client_id, secret: b.client_secret }
+/** the runner's client for this run, or (a suite file run by hand) one registered now */
+async function introspectionClient(): Promise<{ clientId: string; clientSecret: string } | string> {
+  if (target.mas?.introspection) return target.mas.introspection
+  const res = await masRaw('POST', '/oauth2/registration', { body: introspectionClientMetadata(target.runId) })
+  const reg = readRegistration(res.status, res.json)
+  if (typeof reg === 'string') return reg
+  client.addSecret(reg.clientSecret)
+  leftover({ target: 'mas', kind: 'oauth2-client', id: reg.clientId, reason: INTROSPECTION_LEFTOVER_REASON })
+  return reg
 }
 
 /**
@@ -48,14 +37,14 @@ async function registerClient(): Promise<Registered | string> {
  */
 export function heldSessions(): Promise<HeldSession[] | string> {
   return memo('mas:held-sessions', async () => {
-    const reg = await registerClient()
+    const reg = await introspectionClient()
     if (typeof reg === 'string') return reg
     const held: HeldSession[] = []
     for (const which of ['admin', 'user'] as const) {
       const token = which === 'admin' ? target.mas?.adminToken : target.mas?.userToken
       if (!token) continue
       const res = await masRaw('POST', '/oauth2/introspect', {
-        rawBody: form({ token, client_id: reg.id, client_secret: reg.secret }),
+        rawBody: form({ token, client_id: reg.clientId, client_secret: reg.clientSecret }),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       })
       const b = res.json as { active?: unknown; sub?: unknown; client_id?: unknown } | undefined

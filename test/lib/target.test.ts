@@ -21,6 +21,18 @@ t.test('round trip through the environment', async (t) => {
   t.same(knownTokens(back).sort(), ['mat_admin_token_value', 'mat_user_token_value', 'syt_admin_token_value'])
 })
 
+t.test('the introspection client of a run travels like a token: its secret in its own variable', async (t) => {
+  const withClient: Target = { ...target, mas: { ...target.mas!, introspection: { clientId: '01JCLIENT', clientSecret: 'client_secret_value' } } }
+  const env = targetEnv(withClient)
+  t.notMatch(env[TARGET_ENV]!, /client_secret_value/, 'AC_TARGET holds no secret')
+  t.match(env[TARGET_ENV]!, /01JCLIENT/, 'the client id is plain')
+  t.same(loadTarget(env).mas?.introspection, { clientId: '01JCLIENT', clientSecret: 'client_secret_value' })
+  t.ok(knownTokens(loadTarget(env)).includes('client_secret_value'), 'the secret is redacted like a token')
+  const noSecret = { ...env }
+  delete noSecret.AC_MAS_INTROSPECTION_SECRET
+  t.equal(loadTarget(noSecret).mas?.introspection, undefined, 'an id without its secret is no client')
+})
+
 t.test('without AC_TARGET the run command variables are read, read-only', async (t) => {
   const back = loadTarget({ MAS_URL: 'http://127.0.0.1:9/', MAS_ADMIN_TOKEN: 'mat_x_y_z_123' })
   t.equal(back.mas?.url, 'http://127.0.0.1:9')
