@@ -7,7 +7,6 @@
 // target, a token or a check, unless --allow-partial); 2 usage error; 3 a target does not answer or
 // rejects its token; 130 interrupted (the results of the files that finished are still reported).
 import { rmSync } from 'node:fs'
-import type { ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { redact } from '../../lib/http.ts'
@@ -30,7 +29,7 @@ import { finishMatrix, finishRun } from './finish.ts'
 import type { RunIO, RunResult, RunState } from './run-types.ts'
 import type { RunReport } from './results.ts'
 import { suiteFiles } from './suite-files.ts'
-import { ROOT, prepareSuites, runTap, suiteEnv, tapProject } from './tap-runner.ts'
+import { ROOT, prepareSuites, runTap, suiteEnv, tapProject, type Killable } from './tap-runner.ts'
 import { header } from './header.ts'
 import { suiteLine } from './terminal.ts'
 import { select } from './verdict.ts'
@@ -74,7 +73,7 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
     interrupted: false,
   }
   const cleanups: (() => Promise<void> | void)[] = [() => rmSync(st.project, { recursive: true, force: true })]
-  let child: ChildProcess | undefined
+  let child: Killable | undefined
   const signals = io.signals ?? process
   const onSignal = () => {
     if (!st.interrupted) human.write(`\n${PREFIX} interrupted; stopping the suites and reporting what finished\n`)
@@ -101,7 +100,7 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
   }
 }
 
-async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, onChild: (c: ChildProcess) => void): Promise<RunResult> {
+async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, onChild: (c: Killable) => void): Promise<RunResult> {
   const { opts, io } = st
   let resolved
   try {
@@ -155,7 +154,7 @@ function notAPass(st: RunState, missing: string[], secrets: string[]): RunResult
   return { exitCode: EXIT.failed }
 }
 
-async function runSuites(st: RunState, target: Target, mocks: MockHandle[], files: string[], secrets: string[], onChild: (c: ChildProcess) => void) {
+async function runSuites(st: RunState, target: Target, mocks: MockHandle[], files: string[], secrets: string[], onChild: (c: Killable) => void) {
   const { opts } = st
   st.human.write(`\nrunning ${files.length} suite file(s), ${opts.jobs} at a time\n`)
   const contract = { ...targetEnv(target), ...(opts.faultMatrix ? matrixEnv(mocks, target) : {}) }
@@ -163,7 +162,7 @@ async function runSuites(st: RunState, target: Target, mocks: MockHandle[], file
   const collector = new Collector(opts.faultMatrix, opts.strict)
   const width = Math.max(...files.map((f) => f.length))
   const prepared = await prepareSuites(st.project, files, st.io.env, st.io.stderr)
-  const tap = await runTap({
+  const tap = await runTap(prepared, {
     project: st.project,
     files: prepared.files,
     env,
