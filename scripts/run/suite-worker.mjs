@@ -11,7 +11,7 @@
 // AC_CLAIMS), so the files spread over the workers as they free up, and a worker started after a crash
 // goes on with the files nobody claimed. AC_FILE_TIMEOUT_MS is each file's time limit.
 import tap from 'tap'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
@@ -23,6 +23,8 @@ function claim(i) {
   if (!claims) return true
   try {
     mkdirSync(path.join(claims, String(i)))
+    // whose claim it is: if this process dies before the file's result is out, the runner still knows
+    writeFileSync(path.join(claims, String(i), 'pid'), String(process.pid))
     return true
   } catch {
     return false

@@ -7,6 +7,10 @@
 
 export type Death = { signal: string } | { exitCode: number } | { expired: string }
 
+function yaml(death: Death): string[] {
+  return ['  ---', ...Object.entries(death).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`), '  ...']
+}
+
 /** One worker's side of the merge: give it the worker's output as it comes, then end it. */
 export class WorkerStream {
   private buf = ''
@@ -58,12 +62,20 @@ export class WorkerStream {
       this.block.push(`${point[1] ?? ''}ok ${this.merge.next()} - ${point[3]}`)
       this.open = undefined
       this.after = 'maybe-yaml'
-      this.merge.ended(this)
+      this.merge.ended(this, point[3]!.replace(/ # time=[\d.]+ms$/, ''))
       return
     }
     // the worker's own version line, plan and closing comments: the merged stream has its own
     if (/^(TAP version \d+|1\.\.\d+|#.*|)$/.test(l) && this.open === undefined) return
     this.block.push(l)
+  }
+
+  /** A file the worker took but never began to report (it died first): failed with `death`. */
+  lost(name: string, death: Death): void {
+    this.flush()
+    this.block.push(`not ok ${this.merge.next()} - ${name}`, ...yaml(death))
+    this.merge.ended(this, name)
+    this.flush()
   }
 
   /** The worker ended; a file it had not finished fails with `death`. */
@@ -72,9 +84,9 @@ export class WorkerStream {
     this.buf = ''
     if (this.open !== undefined) {
       const name = this.open
-      this.block.push(`not ok ${this.merge.next()} - ${name}`, '  ---', ...Object.entries(death).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`), '  ...')
+      this.block.push(`not ok ${this.merge.next()} - ${name}`, ...yaml(death))
       this.open = undefined
-      this.merge.ended(this)
+      this.merge.ended(this, name)
     }
     this.flush()
   }
@@ -88,8 +100,8 @@ export class TapMerge {
     private readonly out: (text: string) => void,
     /** a worker began a file (for its watchdog) */
     readonly started: (w: WorkerStream, file: string) => void = () => {},
-    /** a worker's open file ended */
-    readonly ended: (w: WorkerStream) => void = () => {},
+    /** a worker's file ended (its name as its test point gives it) */
+    readonly ended: (w: WorkerStream, file: string) => void = () => {},
   ) {}
 
   next(): number {

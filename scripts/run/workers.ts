@@ -6,7 +6,7 @@
 // of the suites' framework; a worker that crashes or hangs past the limit (watchdog: limit + grace) is
 // reported as the file it was running, and a new worker goes on with the files nobody claimed.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, readdirSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Parser } from 'tap-parser'
@@ -34,8 +34,12 @@ export function runWorkers(opts: TapOptions & { probeUrl: string }): Promise<Tap
       parser.write(lines)
     },
     (w, file) => watch(w, file),
-    (w) => unwatch(w),
+    (w, file) => {
+      unwatch(w)
+      done.add(file)
+    },
   )
+  const done = new Set<string>()
   const live = new Map<ChildProcess, WorkerStream>()
   const timers = new Map<WorkerStream, { timer: NodeJS.Timeout; child: ChildProcess }>()
   const deaths = new Map<ChildProcess, Death>()
@@ -73,12 +77,13 @@ export function runWorkers(opts: TapOptions & { probeUrl: string }): Promise<Tap
         live.delete(child)
         unwatch(stream)
         const death: Death = deaths.get(child) ?? (stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
-        const crashed = stream.open !== undefined
         stream.end(death)
+        const took = claimedBy(claims, child.pid)
+        for (const i of took) if (!done.has(opts.files[i]!)) stream.lost(opts.files[i]!, death)
         if (signal) lastSignal = signal
         if (code !== 0 && code !== null) exitCode = code
-        // A worker that died inside a file leaves the unclaimed files to a new one.
-        if (crashed && !stopped && readdirSync(claims).length < opts.files.length) start()
+        // A worker that died after taking files leaves the files nobody took to a new one.
+        if ((code !== 0 || signal) && took.length && !stopped && readdirSync(claims).length < opts.files.length) start()
         if (live.size === 0) {
           merge.end()
           parser.end()
@@ -96,6 +101,19 @@ export function runWorkers(opts: TapOptions & { probeUrl: string }): Promise<Tap
       },
     })
   })
+}
+
+/** The indexes of the files a worker claimed (suite-worker.mjs leaves its pid in each claim). */
+function claimedBy(claims: string, pid: number | undefined): number[] {
+  const out: number[] = []
+  for (const name of readdirSync(claims)) {
+    try {
+      if (readFileSync(path.join(claims, name, 'pid'), 'utf8') === String(pid)) out.push(Number(name))
+    } catch {
+      // a claim whose pid is not written yet: its worker is alive (it writes right after claiming)
+    }
+  }
+  return out.sort((a, b) => a - b)
 }
 
 export const WORKER_URL = pathToFileURL(WORKER).href
