@@ -13,7 +13,7 @@ import { redact } from '../../lib/http.ts'
 import { knownTokens, targetEnv, type Target } from '../../lib/target.ts'
 import type { Area } from '../../lib/areas.ts'
 import pkg from '../../package.json' with { type: 'json' }
-import { resolveTarget, type MockHandle } from './bundled-mock.ts'
+import { resolveTarget, type Resolved } from './bundled-mock.ts'
 import { CheckNames } from './check-names.ts'
 import { Collector } from './collect.ts'
 import { style, useColour, type Style } from './colour.ts'
@@ -103,16 +103,17 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
 
 async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, onChild: (c: Killable) => void, jobsGiven: boolean): Promise<RunResult> {
   const { opts, io } = st
+  const jobs = suiteJobs(opts, jobsGiven)
   let resolved
   try {
-    resolved = await resolveTarget(opts, st.project, st.runId, pkg.version, keep)
+    resolved = await resolveTarget(opts, st.project, st.runId, pkg.version, keep, jobs)
   } catch (e) {
     if (e instanceof UsageError) throw e
     const msg = (e as Error).message
     io.stderr.write(`${PREFIX} the bundled mock did not start: ${msg}\n`)
     return { exitCode: /unknown fault/.test(msg) ? EXIT.usage : EXIT.failed }
   }
-  const { target, mocks } = resolved
+  const { target, mocks, workerTargets } = resolved
   const secrets = knownTokens(target)
   const sel = select(opts.areas ?? (opts.faultMatrix ? MATRIX_AREAS : undefined), target, opts.allowPartial)
   const files = sel.areas.flatMap((a) => suiteFiles(ROOT, a))
@@ -133,7 +134,7 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
     return { exitCode: EXIT.unreachable }
   }
   target.versions = { mas: pf.masVersion, hs: pf.hsVersion }
-  const { collector, tap } = await runSuites(st, target, mocks, files, secrets, onChild, jobsGiven ? st.opts.jobs : defaultJobs(target, st.opts.jobs))
+  const { collector, tap } = await runSuites(st, { target, mocks, workerTargets }, files, secrets, onChild, jobs)
   collector.finish(files, st.interrupted, String(tap.signal ?? tap.exitCode))
   for (const [f, n] of collector.names) if (!collector.suites.find((s) => s.file === f)?.error) names.remember(f, n)
   if (!st.interrupted) names.save()
@@ -156,20 +157,22 @@ function notAPass(st: RunState, missing: string[], secrets: string[]): RunResult
 }
 
 /**
- * Suite files side by side, unless --jobs says otherwise: one at a time against the bundled mock. The
- * mock is one shared state in this process: files running together see each other's writes (a listing
- * of OAuth 2.0 clients meets the client another file registers to introspect its tokens), and a second
- * worker only competes with the mock for the same cores (issue 16: one worker was as fast).
+ * How many suite workers: --jobs (default: the CPU count). Against the bundled mock each worker has its
+ * own mock (bundled-mock.ts), so files running side by side never see each other's writes (a listing of
+ * OAuth 2.0 clients would meet the client another file registers to introspect its tokens). The fault
+ * matrix shares its fault mocks, so it runs one worker unless --jobs is given.
  */
-function defaultJobs(target: Target, jobs: number): number {
-  return target.isMock ? 1 : jobs
+function suiteJobs(opts: Options, jobsGiven: boolean): number {
+  return opts.faultMatrix && !jobsGiven ? 1 : opts.jobs
 }
 
-async function runSuites(st: RunState, target: Target, mocks: MockHandle[], files: string[], secrets: string[], onChild: (c: Killable) => void, jobs: number) {
+async function runSuites(st: RunState, r: Resolved, files: string[], secrets: string[], onChild: (c: Killable) => void, jobs: number) {
   const { opts } = st
+  const { target, mocks } = r
   st.human.write(`\nrunning ${files.length} suite file(s), ${jobs} at a time\n`)
-  const contract = { ...targetEnv(target), ...(opts.faultMatrix ? matrixEnv(mocks, target) : {}) }
-  const env = suiteEnv(st.io.env, st.project, contract, opts.strict)
+  const envOf = (t: Target) => suiteEnv(st.io.env, st.project, { ...targetEnv(t), ...(opts.faultMatrix ? matrixEnv(mocks, target) : {}) }, opts.strict)
+  const env = envOf(target)
+  const envs = r.workerTargets.map(envOf)
   const collector = new Collector(opts.faultMatrix, opts.strict)
   const width = Math.max(...files.map((f) => f.length))
   const prepared = await prepareSuites(st.project, files, st.io.env, st.io.stderr)
@@ -177,6 +180,7 @@ async function runSuites(st: RunState, target: Target, mocks: MockHandle[], file
     project: st.project,
     files: prepared.files,
     env,
+    envs,
     jobs,
     timeoutS: opts.timeoutS,
     grep: opts.grep,

@@ -40,7 +40,7 @@ const sourceUrls: Plugin = {
       if (!args.path.startsWith(ROOT) || args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined
       const text = await readFile(args.path, 'utf8')
       if (!text.includes('import.meta.url')) return undefined
-      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js' }
+      return { contents: text.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, JSON.stringify(pathToFileURL(args.path).href)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js' }
     })
   },
 }
@@ -169,6 +169,8 @@ export interface TapOptions {
   project: string
   files: string[]
   env: NodeJS.ProcessEnv
+  /** suite workers: each worker's own environment (its own target), by worker; `env` for the rest */
+  envs?: NodeJS.ProcessEnv[]
   jobs: number
   timeoutS: number
   grep?: string

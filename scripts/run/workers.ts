@@ -62,13 +62,14 @@ export function runWorkers(opts: TapOptions & { probeUrl: string }): Promise<Tap
     timers.delete(w)
   }
 
-  const env: NodeJS.ProcessEnv = { ...opts.env, AC_CLAIMS: claims, AC_FILE_TIMEOUT_MS: String(limitMs), TAP_TIMEOUT: '0' }
-  if (opts.grep !== undefined) env.TAP_GREP = ['.', ...(opts.matrix ? ['.'] : []), opts.grep].join('\n')
+  const own = { AC_CLAIMS: claims, AC_FILE_TIMEOUT_MS: String(limitMs), TAP_TIMEOUT: '0', ...(opts.grep !== undefined ? { TAP_GREP: ['.', ...(opts.matrix ? ['.'] : []), opts.grep].join('\n') } : {}) }
+  const envOf = (slot: number): NodeJS.ProcessEnv => ({ ...(opts.envs?.length ? opts.envs[slot % opts.envs.length] : opts.env), ...own })
   const args = ['--import', opts.probeUrl, WORKER, ...opts.files]
 
   return new Promise((resolve) => {
-    const start = () => {
-      const child = spawn(process.execPath, args, { cwd: opts.project, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    // A worker's slot keeps its environment (its target) for the worker that replaces it after a crash.
+    const start = (slot: number) => {
+      const child = spawn(process.execPath, args, { cwd: opts.project, env: envOf(slot), stdio: ['ignore', 'pipe', 'pipe'] })
       const stream = merge.worker()
       live.set(child, stream)
       child.stdout!.setEncoding('utf8').on('data', (chunk: string) => stream.write(chunk))
@@ -83,7 +84,7 @@ export function runWorkers(opts: TapOptions & { probeUrl: string }): Promise<Tap
         if (signal) lastSignal = signal
         if (code !== 0 && code !== null) exitCode = code
         // A worker that died after taking files leaves the files nobody took to a new one.
-        if ((code !== 0 || signal) && took.length && !stopped && readdirSync(claims).length < opts.files.length) start()
+        if ((code !== 0 || signal) && took.length && !stopped && readdirSync(claims).length < opts.files.length) start(slot)
         if (live.size === 0) {
           merge.end()
           parser.end()
@@ -91,7 +92,7 @@ export function runWorkers(opts: TapOptions & { probeUrl: string }): Promise<Tap
         }
       })
     }
-    for (let i = 0; i < Math.max(1, Math.min(opts.jobs, opts.files.length)); i++) start()
+    for (let i = 0; i < Math.max(1, Math.min(opts.jobs, opts.files.length)); i++) start(i)
     opts.onChild({
       kill(signal: NodeJS.Signals = 'SIGTERM') {
         // Stopped at once: a file cut short is "not run"; its clean-ups cannot run in a killed process.
