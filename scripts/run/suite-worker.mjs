@@ -34,6 +34,9 @@ function claim(i) {
 for (let i = 0; i < files.length; i++) {
   if (!claim(i)) continue
   const file = path.resolve(files[i])
+  // A file that waits on nothing (a promise never settled) must meet its time limit, not end the
+  // process early with the files after it unrun: the worker stays alive while a file runs.
+  const alive = setInterval(() => {}, 1 << 30)
   await tap.test(files[i], { timeout }, async (t) => {
     globalThis.__acSuiteTap = t
     // The suites' framework picks its area from the main file's folder.
@@ -42,4 +45,5 @@ for (let i = 0; i < files.length; i++) {
     // The fault matrix registers its per-target groups on the next turn of the event loop.
     await new Promise((resolve) => setImmediate(resolve))
   })
+  clearInterval(alive)
 }

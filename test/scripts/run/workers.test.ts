@@ -60,12 +60,14 @@ t.test('every file is one top-level subtest with its checks, whichever worker ra
 })
 
 t.test('a file that throws, exits or hangs is reported as itself; the others still run', async (t) => {
-  const files = ['suites/a/throws.suite.mjs', 'suites/a/exits.suite.mjs', 'suites/a/hangs.suite.mjs', 'suites/a/after.suite.mjs']
+  const files = ['suites/a/throws.suite.mjs', 'suites/a/exits.suite.mjs', 'suites/a/hangs.suite.mjs', 'suites/a/waits.suite.mjs', 'suites/a/after.suite.mjs']
   const dir = project({
     'suites/a/throws.suite.mjs': "throw new Error('broken at load')",
     'suites/a/exits.suite.mjs': "t.test('exits: first', async (t) => { t.pass('x'); process.exit(7) })\nt.test('exits: never', async (t) => t.pass('x'))",
     // a busy loop: tap's own timer cannot fire, the watchdog has to kill the worker
     'suites/a/hangs.suite.mjs': "t.test('hangs: forever', async () => { const end = Date.now() + 60_000; while (Date.now() < end); })",
+    // waiting forever: tap's own time limit ends the file, and the same worker goes on
+    'suites/a/waits.suite.mjs': "t.test('waits: forever', () => new Promise(() => {}))",
     'suites/a/after.suite.mjs': passing('after'),
   })
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -82,6 +84,9 @@ t.test('a file that throws, exits or hangs is reported as itself; the others sti
   const hangs = byName.get('suites/a/hangs.suite.mjs')!
   t.equal(hangs.result?.ok, false, 'the file that hangs fails')
   t.match(hangs.result?.diag, { expired: 'suites/a/hangs.suite.mjs' }, 'as timed out')
+  const waits = byName.get('suites/a/waits.suite.mjs')!
+  t.equal(waits.result?.ok, false, 'the file that waits forever fails')
+  t.match(JSON.stringify(waits), /timeout|expired/, 'as timed out')
   t.equal(byName.get('suites/a/after.suite.mjs')?.result?.ok, true, 'the file after them passes in a new worker')
 })
 
