@@ -13,8 +13,11 @@ import { readFile } from 'node:fs/promises'
 import { redact } from '../../lib/http.ts'
 import { STRICT_ENV, TARGETS_ENV, TARGET_ENV, TOKEN_ENV } from '../../lib/target.ts'
 import { PROBE_ENV } from './probe-data.ts'
-import { attach, newNode, type TapNode } from './tap-tree.ts'
+import { attach, newNode } from './tap-tree.ts'
+import type { TapOptions, TapRun } from './tap-types.ts'
 import { runWorkers } from './workers.ts'
+
+export type { Killable, TapOptions, TapRun } from './tap-types.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -151,36 +154,6 @@ export function suiteEnv(base: NodeJS.ProcessEnv, project: string, contract: Rec
   delete env.NO_COLOR
   if (strict) env[STRICT_ENV] = '1'
   return env
-}
-
-export interface TapRun {
-  raw: string
-  files: TapNode[]
-  exitCode: number | null
-  signal: NodeJS.Signals | null
-}
-
-/** What the interruption stops: tap's runner, or the suite workers. */
-export interface Killable {
-  kill(signal?: NodeJS.Signals): boolean
-}
-
-export interface TapOptions {
-  project: string
-  files: string[]
-  env: NodeJS.ProcessEnv
-  /** suite workers: each worker's own environment (its own target), by worker; `env` for the rest */
-  envs?: NodeJS.ProcessEnv[]
-  jobs: number
-  timeoutS: number
-  grep?: string
-  /** the fault matrix: checks sit one level down, under their `target: X` group */
-  matrix: boolean
-  secrets: string[]
-  /** each suite file as it finishes: its TAP tree */
-  onFile: (n: TapNode) => void
-  onChild: (c: Killable) => void
-  stderr: { write(s: string): unknown }
 }
 
 /**

@@ -13,7 +13,7 @@ import { Parser } from 'tap-parser'
 import { redact } from '../../lib/http.ts'
 import { TapMerge, type Death, type WorkerStream } from './tap-merge.ts'
 import { attach, newNode } from './tap-tree.ts'
-import type { TapOptions, TapRun } from './tap-runner.ts'
+import type { TapOptions, TapRun } from './tap-types.ts'
 
 const WORKER = fileURLToPath(new URL('./suite-worker.mjs', import.meta.url))
 /** what a hung file gets beyond its limit before its worker is killed (tap's own timeout comes first) */
