@@ -29,7 +29,7 @@ import { finishMatrix, finishRun } from './finish.ts'
 import type { RunIO, RunResult, RunState } from './run-types.ts'
 import type { RunReport } from './results.ts'
 import { suiteFiles } from './suite-files.ts'
-import { ROOT, prepareSuites, runTap, suiteEnv, tapProject, type Killable } from './tap-runner.ts'
+import { ROOT, prepareSuites, runTap, suiteEnv, tapProject, type Killable, type PreparedSuites } from './tap-runner.ts'
 import { header } from './header.ts'
 import { suiteLine } from './terminal.ts'
 import { select } from './verdict.ts'
@@ -127,14 +127,19 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
     io.stderr.write(`${PREFIX} no check matched --grep ${opts.grep} (none of the ${names.of(files)!.length} checks of ${sel.areas.join(', ')})\n`)
     return { exitCode: EXIT.usage }
   }
+  // The suites are built while the preflight waits on the target (the build never rejects: it falls back to tsx).
+  const preparing = prepareSuites(st.project, files, st.io.env, st.io.stderr)
+  preparing.catch(() => undefined)
   const pf = await preflight(target)
   st.human.write(redact(header(st, target, sel.areas, mocks, pf), secrets) + '\n')
   if (!pf.ok) {
     io.stderr.write(redact(`preflight failed:\n${pf.problems.map((p) => `  ${p}`).join('\n')}\n`, secrets))
+    // the build writes into the scratch folder: let it finish before the clean-up removes that
+    await preparing.catch(() => undefined)
     return { exitCode: EXIT.unreachable }
   }
   target.versions = { mas: pf.masVersion, hs: pf.hsVersion }
-  const { collector, tap } = await runSuites(st, { target, mocks, workerTargets }, files, secrets, onChild, jobs)
+  const { collector, tap } = await runSuites(st, { target, mocks, workerTargets }, files, secrets, onChild, jobs, await preparing)
   collector.finish(files, st.interrupted, String(tap.signal ?? tap.exitCode))
   for (const [f, n] of collector.names) if (!collector.suites.find((s) => s.file === f)?.error) names.remember(f, n)
   if (!st.interrupted) names.save()
@@ -166,7 +171,7 @@ function suiteJobs(opts: Options, jobsGiven: boolean): number {
   return opts.faultMatrix && !jobsGiven ? 1 : opts.jobs
 }
 
-async function runSuites(st: RunState, r: Resolved, files: string[], secrets: string[], onChild: (c: Killable) => void, jobs: number) {
+async function runSuites(st: RunState, r: Resolved, files: string[], secrets: string[], onChild: (c: Killable) => void, jobs: number, prepared: PreparedSuites) {
   const { opts } = st
   const { target, mocks } = r
   st.human.write(`\nrunning ${files.length} suite file(s), ${jobs} at a time\n`)
@@ -175,7 +180,6 @@ async function runSuites(st: RunState, r: Resolved, files: string[], secrets: st
   const envs = r.workerTargets.map(envOf)
   const collector = new Collector(opts.faultMatrix, opts.strict)
   const width = Math.max(...files.map((f) => f.length))
-  const prepared = await prepareSuites(st.project, files, st.io.env, st.io.stderr)
   const tap = await runTap(prepared, {
     project: st.project,
     files: prepared.files,
