@@ -67,7 +67,10 @@ export class WorkerStream {
     }
     // the worker's own version line, plan and closing comments: the merged stream has its own
     if (/^(TAP version \d+|1\.\.\d+|#.*|)$/.test(l) && this.open === undefined) return
-    this.block.push(l)
+    // What tap prints at the worker's top level while a file runs (`t.comment()` of the file, such as
+    // `# ac-leftover`, lands there) belongs to that file: indented into its subtest, where tap's runner
+    // put a file process's own top-level lines.
+    this.block.push(this.open !== undefined && l !== '' && !l.startsWith(' ') ? `    ${l}` : l)
   }
 
   /** A file the worker took but never began to report (it died first): failed with `death`. */

@@ -90,6 +90,15 @@ t.test('a file that throws, exits or hangs is reported as itself; the others sti
   t.equal(byName.get('suites/a/after.suite.mjs')?.result?.ok, true, 'the file after them passes in a new worker')
 })
 
+t.test("a file's leftovers (its top-level comments) stay with the file", async (t) => {
+  const files = ['suites/a/leaves.suite.mjs']
+  const leftover = JSON.stringify({ target: 'mas', kind: 'oauth2-client', id: 'X1', reason: 'cannot delete' })
+  const dir = project({ 'suites/a/leaves.suite.mjs': `t.test('leaves: one', async (tt) => { t.comment('ac-leftover ${leftover}'); tt.pass('ok') })` })
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const { byName } = await runIn(dir, files)
+  t.match(byName.get('suites/a/leaves.suite.mjs')?.leftovers, [{ kind: 'oauth2-client', id: 'X1' }], 'the leftover is the file\'s')
+})
+
 t.test('--grep reaches the checks, one level under the files', async (t) => {
   const files = ['suites/a/one.suite.mjs']
   const dir = project({ 'suites/a/one.suite.mjs': passing('one') })
@@ -104,7 +113,7 @@ t.test('the merge: blocks kept whole and renumbered, a worker that died mid-file
   const m = new TapMerge((s) => (out += s))
   const a = m.worker()
   const b = m.worker()
-  a.write('TAP version 14\n# Subtest: x\n    ok 1 - c\n    1..1\nok 1 - x # time=1ms\n')
+  a.write('TAP version 14\n# Subtest: x\n    ok 1 - c\n# ac-leftover {}\n    1..1\nok 1 - x # time=1ms\n')
   b.write('TAP version 14\n# Subtest: y\n    ok 1 - d\n')
   a.write('# Subtest: z\n    not ok 1 - e\n    1..1\nnot ok 2 - z\n  ---\n  at: here\n  ...\n1..2\n# time=3ms\n')
   a.end({ exitCode: 1 })
@@ -114,7 +123,7 @@ t.test('the merge: blocks kept whole and renumbered, a worker that died mid-file
     out,
     [
       'TAP version 14',
-      '# Subtest: x', '    ok 1 - c', '    1..1', 'ok 1 - x # time=1ms',
+      '# Subtest: x', '    ok 1 - c', '    # ac-leftover {}', '    1..1', 'ok 1 - x # time=1ms',
       '# Subtest: z', '    not ok 1 - e', '    1..1', 'not ok 2 - z', '  ---', '  at: here', '  ...',
       '# Subtest: y', '    ok 1 - d', 'not ok 3 - y', '  ---', '  signal: "SIGKILL"', '  ...',
       '1..3', '',
