@@ -8,7 +8,7 @@ const BENCHES: Record<string, string> = {
   'mock-homeserver': 'area B mock: filtered listing p99 with 100,000 reports, total without a scan',
   'mock-state': 'mock --state: write throughput and latency with and without the fsync-ed journal, as a ratio',
   'audit-log': 'audit-log lines/s vs grep -c on 1,000,000 lines',
-  run: 'full run of areas A and B against the bundled mock, time per suite',
+  run: 'full run against the bundled mock vs a bare replay of its own requests (wall, CPU, ratio)',
 }
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))

@@ -1,6 +1,23 @@
 #!/usr/bin/env node
-// The package runs its TypeScript sources through tsx: no build step between a checkout and a run.
-import { register } from 'tsx/esm/api'
-register()
-const { main } = await import('../scripts/cli.ts')
-process.exitCode = await main(process.argv.slice(2))
+// The package runs its TypeScript sources through tsx: no build step between a checkout and a run. The
+// `run` command (npm start) is the exception, for speed: built once and kept until a source changes
+// (built-cli.mjs); if that build fails, or AC_CLI_LOADER=tsx, it runs through tsx like the rest.
+const argv = process.argv.slice(2)
+let runMain
+if (argv[0] === 'run' && process.env.AC_CLI_LOADER !== 'tsx') {
+  try {
+    const { builtRunFile } = await import('./built-cli.mjs')
+    const { pathToFileURL } = await import('node:url')
+    runMain = (await import(pathToFileURL(await builtRunFile()).href)).main
+  } catch (e) {
+    process.stderr.write(`note: the run command could not be built once (${String(e?.message ?? e).split('\n')[0]}); running it through tsx\n`)
+  }
+}
+if (runMain) {
+  process.exitCode = await runMain(argv.slice(1))
+} else {
+  const { register } = await import('tsx/esm/api')
+  register()
+  const { main } = await import('../scripts/cli.ts')
+  process.exitCode = await main(argv)
+}

@@ -14,6 +14,11 @@ export interface Resolved {
   target: Target
   /** the bundled mocks started for this run: the clean one first, then one per fault */
   mocks: MockHandle[]
+  /**
+   * The target of each suite worker: `target` first, then one more clean mock each (same seed, options
+   * and tokens), so that files running side by side never see each other's writes.
+   */
+  workerTargets: Target[]
 }
 
 /** The request log for the log area: a file, or standard input kept in a file for the suites. */
@@ -34,7 +39,7 @@ async function logFileOf(opts: Options, project: string, target: Target): Promis
  * Builds the run's target; starts the bundled mock(s) when no target is given. `keep` registers each
  * mock's stop with the caller's clean-ups (also when a later mock fails to start).
  */
-export async function resolveTarget(opts: Options, project: string, runId: string, version: string, keep: (close: () => Promise<void>) => void): Promise<Resolved> {
+export async function resolveTarget(opts: Options, project: string, runId: string, version: string, keep: (close: () => Promise<void>) => void, workers = 1): Promise<Resolved> {
   const target: Target = {
     allowWrites: opts.allowWrites,
     isMock: false,
@@ -46,21 +51,27 @@ export async function resolveTarget(opts: Options, project: string, runId: strin
   const logOnly = !!target.logFile && opts.areas !== undefined && opts.areas.every((a) => a === 'log')
   if (logOnly && !opts.masUrl && !opts.hsUrl) {
     // A log file alone: check that log as it is; starting the bundled mock would check the wrong log.
-    return { target, mocks: [] }
+    return { target, mocks: [], workerTargets: [target] }
   }
   if (opts.masUrl || opts.hsUrl) {
     if (opts.masUrl) target.mas = { url: opts.masUrl, adminToken: opts.masToken, userToken: opts.masUserToken }
     if (opts.hsUrl) target.hs = { url: opts.hsUrl, adminToken: opts.hsToken, userToken: opts.hsUserToken, prefix: opts.hsPrefix, clientPrefix: opts.clientPrefix }
-    return { target, mocks: [] }
+    return { target, mocks: [], workerTargets: [target] }
   }
-  const mocks = await startMocks(opts, project, target, keep)
+  // (at most 8 mocks: more workers than that share them)
+  const { mocks, extra } = await startMocks(opts, project, target, keep, opts.faultMatrix ? 0 : Math.min(workers, 8) - 1)
   target.allowWrites = true
   target.isMock = true
-  return { target, mocks }
+  // The log area reads its own target's log: each worker's is its mock's (a --log-file stays everyone's).
+  const own = (m: MockHandle): Target => ({ ...target, mas: { ...target.mas!, url: m.url }, hs: { ...target.hs!, url: m.url }, mockControlUrl: m.url, logFile: opts.logFile ? target.logFile : m.logFile })
+  return { target, mocks, workerTargets: [target, ...extra.map(own)] }
 }
 
-/** The bundled mock on a free loopback port; in the fault matrix one more per fault, all with the same tokens. */
-async function startMocks(opts: Options, project: string, target: Target, keep: (close: () => Promise<void>) => void): Promise<MockHandle[]> {
+/**
+ * The bundled mock on a free loopback port; in the fault matrix one more per fault, all with the same
+ * tokens; `extra` more clean ones for the suite workers beyond the first.
+ */
+async function startMocks(opts: Options, project: string, target: Target, keep: (close: () => Promise<void>) => void, extra: number): Promise<{ mocks: MockHandle[]; extra: MockHandle[] }> {
   const [{ startMock }, { mockOptions, randomToken }] = await Promise.all([import('../../mock/core/server.ts'), import('../../mock/core/options.ts')])
   const tokens = { adminToken: randomToken('mat_'), userToken: randomToken('mat_'), hsAdminToken: randomToken('syt_'), hsUserToken: randomToken('syt_') }
   const claimed = mockOptions({ ...mockVersions(opts) }, {})
@@ -71,6 +82,13 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
   }
   const wanted: (MatrixFaultDef | undefined)[] = [undefined, ...matrix]
   const mocks: MockHandle[] = []
+  const more: MockHandle[] = []
+  for (let i = 0; i < extra; i++) {
+    const logFile = path.join(project, 'tmp', `mock-clean-${i + 2}.log`)
+    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile, faults: opts.mockFaults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens }, {}))
+    keep(() => m.close())
+    more.push({ label: `clean-${i + 2}`, url: m.url, logFile, close: () => m.close() })
+  }
   for (const fault of wanted) {
     const label = fault ? fault.name : 'clean'
     const logFile = path.join(project, 'tmp', `mock-${label}.log`)
@@ -88,7 +106,7 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
       if (!target.logFile) target.logFile = logFile
     }
   }
-  return mocks
+  return { mocks, extra: more }
 }
 
 /** The releases the mock claims (--mock-hs-version, --mock-mas-version); unset: the mock's defaults. */

@@ -1,7 +1,7 @@
 // Running the suite files with tap in one child process: a throwaway tap project, the suites' environment
 // (the target through the lib/target.ts codec only), and the TAP stream redacted, kept and parsed as it
 // arrives so that each file's results are shown when it ends.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -13,7 +13,11 @@ import { readFile } from 'node:fs/promises'
 import { redact } from '../../lib/http.ts'
 import { STRICT_ENV, TARGETS_ENV, TARGET_ENV, TOKEN_ENV } from '../../lib/target.ts'
 import { PROBE_ENV } from './probe-data.ts'
-import { attach, newNode, type TapNode } from './tap-tree.ts'
+import { attach, newNode } from './tap-tree.ts'
+import type { TapOptions, TapRun } from './tap-types.ts'
+import { runWorkers } from './workers.ts'
+
+export type { Killable, TapOptions, TapRun } from './tap-types.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -39,9 +43,44 @@ const sourceUrls: Plugin = {
       if (!args.path.startsWith(ROOT) || args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined
       const text = await readFile(args.path, 'utf8')
       if (!text.includes('import.meta.url')) return undefined
-      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js' }
+      return { contents: text.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, JSON.stringify(pathToFileURL(args.path).href)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js' }
     })
   },
+}
+
+/**
+ * esbuild plugin: a suite bundle's `tap` is the subtest its worker runs it in (suite-worker.mjs sets
+ * globalThis.__acSuiteTap before importing the bundle), or tap's root when the bundle is its own process.
+ */
+const suiteTap: Plugin = {
+  name: 'suite-tap',
+  setup(b) {
+    b.onResolve({ filter: /^tap$/ }, (args) => (args.namespace === 'ac-suite-tap' ? undefined : { path: 'tap', namespace: 'ac-suite-tap' }))
+    b.onLoad({ filter: /.*/, namespace: 'ac-suite-tap' }, () => ({
+      contents: "import tap from 'tap'\nexport default globalThis.__acSuiteTap ?? tap\n",
+      loader: 'js',
+      resolveDir: ROOT,
+    }))
+  },
+}
+
+/** The schema modules, built once into one module that every suite bundle of a worker shares. */
+const SCHEMA_MODULES = ['schemas.ts', 'schema-registry.ts', 'schema-enums.ts', 'schema-bundle.ts']
+const SHARED_SCHEMAS = SCHEMA_MODULES.map((m) => `export * from './${m}'`).join('\n')
+
+/**
+ * esbuild plugin: the suites' imports of the schema modules go to the shared build, so that a worker
+ * compiles each validator once for all its files, not once per file (ajv's compile was the largest
+ * cost of a worker). The schema modules hold no state but that cache.
+ */
+function sharedSchemas(url: string): Plugin {
+  const targets = new Set(SCHEMA_MODULES.map((m) => path.join(ROOT, 'lib', m)))
+  return {
+    name: 'shared-schemas',
+    setup(b) {
+      b.onResolve({ filter: /schema[\w-]*\.ts$/ }, (args) => (targets.has(path.resolve(args.resolveDir, args.path)) ? { path: url, external: true } : undefined))
+    },
+  }
 }
 
 export interface PreparedSuites {
@@ -50,6 +89,8 @@ export interface PreparedSuites {
   /** a file name of the TAP stream → the suite file it came from ('suites/admin/x.suite.ts') */
   sourceOf(name: string): string
   mode: 'bundle' | 'tsx'
+  /** bundle mode: the probe's build, preloaded into each suite worker */
+  probeUrl?: string
 }
 
 /**
@@ -65,24 +106,24 @@ export async function prepareSuites(project: string, files: string[], env: NodeJ
   if (env.AC_RUN_LOADER !== 'tsx') {
     try {
       const { build } = await import('esbuild')
-      await build({
-        entryPoints: [...files.map((f) => path.join(ROOT, f)), probe],
-        outbase: ROOT,
-        outdir: project,
-        outExtension: { '.js': '.mjs' },
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        packages: 'external',
-        logLevel: 'silent',
-        plugins: [sourceUrls],
-      })
+      const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'silent' } as const
+      const shared = path.join(project, 'lib', 'schemas.mjs')
+      await Promise.all([
+        build({ ...common, stdin: { contents: SHARED_SCHEMAS, resolveDir: path.join(ROOT, 'lib'), loader: 'ts' }, outfile: shared, plugins: [sourceUrls] }),
+        build({
+          ...common,
+          entryPoints: [...files.map((f) => path.join(ROOT, f)), probe],
+          outbase: ROOT,
+          outdir: project,
+          outExtension: { '.js': '.mjs' },
+          plugins: [sourceUrls, suiteTap, sharedSchemas(pathToFileURL(shared).href)],
+        }),
+      ])
       const probeUrl = pathToFileURL(path.join(project, 'scripts', 'run', 'probe.mjs')).href
       writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${probeUrl}"\n`)
       const bundled = files.map((f) => f.replace(/\.suite\.(ts|mts|js|mjs)$/, '.suite.mjs'))
       const back = new Map(bundled.map((b, i) => [b, files[i]!]))
-      return { files: bundled, sourceOf: (n) => back.get(n) ?? n, mode: 'bundle' }
+      return { files: bundled, sourceOf: (n) => back.get(n) ?? n, mode: 'bundle', probeUrl }
     } catch (e) {
       stderr.write(`note: the suites could not be built once (${(e as Error).message.split('\n')[0]}); running them through tsx\n`)
       rmSync(path.join(project, 'suites'), { recursive: true, force: true })
@@ -115,30 +156,16 @@ export function suiteEnv(base: NodeJS.ProcessEnv, project: string, contract: Rec
   return env
 }
 
-export interface TapRun {
-  raw: string
-  files: TapNode[]
-  exitCode: number | null
-  signal: NodeJS.Signals | null
+/**
+ * The suite files run: built ones in a few suite workers (workers.ts), sources through tap's runner
+ * and tsx, one process per file (the fallback, and AC_RUN_LOADER=tsx).
+ */
+export function runTap(prepared: PreparedSuites, opts: TapOptions): Promise<TapRun> {
+  if (prepared.mode === 'bundle' && prepared.probeUrl && opts.env.AC_RUN_WORKERS !== 'tap') return runWorkers({ ...opts, probeUrl: prepared.probeUrl })
+  return runTapRunner(opts)
 }
 
-export interface TapOptions {
-  project: string
-  files: string[]
-  env: NodeJS.ProcessEnv
-  jobs: number
-  timeoutS: number
-  grep?: string
-  /** the fault matrix: checks sit one level down, under their `target: X` group */
-  matrix: boolean
-  secrets: string[]
-  /** each suite file as it finishes: its TAP tree */
-  onFile: (n: TapNode) => void
-  onChild: (c: ChildProcess) => void
-  stderr: { write(s: string): unknown }
-}
-
-export function runTap(opts: TapOptions): Promise<TapRun> {
+function runTapRunner(opts: TapOptions): Promise<TapRun> {
   const args = [tapBin(), '-R', 'tap', '--disable-coverage', '--no-color', '--jobs', String(opts.jobs), '--timeout', String(opts.timeoutS)]
   if (opts.grep !== undefined) args.push(...(opts.matrix ? ['--grep', '.'] : []), '--grep', opts.grep)
   args.push(...opts.files)

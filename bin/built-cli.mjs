@@ -1,0 +1,89 @@
+// The `run` command built once with esbuild and kept (dist/cli/, ignored by git), so that `npm start` does
+// not load the TypeScript loader and transpile a hundred modules through it on every run (issue 16: that
+// was about a second of each run). The build is keyed by the size and modification time of every source
+// it could contain (scripts/, lib/, mock/, package.json), the package's path, node's and esbuild's
+// versions: any edit makes the next run build again (a few hundred milliseconds). Each module's
+// `import.meta.url` (the expression, not the words in a string) stays the URL of its source file, as in
+// the suites' bundles, so files are found beside the sources. Plain JavaScript: it runs before any
+// loader. On any failure the caller falls back to the sources through tsx.
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const SOURCES = ['scripts', 'lib', 'mock']
+
+/** The cache key of the build: every source's path, size and modification time, and the tools'. */
+export function cacheKey(root = ROOT) {
+  const h = createHash('sha256')
+  h.update(`${root}\0${process.version}\0`)
+  try {
+    h.update(JSON.parse(readFileSync(path.join(root, 'node_modules', 'esbuild', 'package.json'), 'utf8')).version)
+  } catch {
+    // esbuild's version unknown: the build itself fails then
+  }
+  const walk = (dir) => {
+    let names
+    try {
+      names = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const e of names.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = path.join(dir, e.name)
+      if (e.isDirectory()) walk(full)
+      else if (/\.(ts|mts|mjs|js|json)$/.test(e.name)) {
+        const s = statSync(full)
+        h.update(`${path.relative(root, full)}\0${s.size}\0${s.mtimeMs}\0`)
+      }
+    }
+  }
+  for (const d of SOURCES) walk(path.join(root, d))
+  const pkg = statSync(path.join(root, 'package.json'))
+  h.update(`package.json\0${pkg.size}\0${pkg.mtimeMs}`)
+  return h.digest('hex').slice(0, 16)
+}
+
+/** esbuild plugin: `import.meta.url` in each module of the package stays the URL of its source file. */
+function sourceUrls(root) {
+  return {
+    name: 'source-import-meta-url',
+    setup(b) {
+      b.onLoad({ filter: /\.(ts|mts|js|mjs)$/ }, async (args) => {
+        if (!args.path.startsWith(root) || args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined
+        const text = await readFile(args.path, 'utf8')
+        if (!text.includes('import.meta.url')) return undefined
+        return { contents: text.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, JSON.stringify(pathToFileURL(args.path).href)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js' }
+      })
+    },
+  }
+}
+
+/**
+ * The built `run` command's file, built now when there is none for the current sources. Old builds of
+ * this package are removed. Throws when it cannot build (the caller runs the sources instead).
+ */
+export async function builtRunFile(root = ROOT, cacheDir = path.join(root, 'dist', 'cli')) {
+  const file = path.join(cacheDir, `run-${cacheKey(root)}.mjs`)
+  if (existsSync(file)) return file
+  const { build } = await import('esbuild')
+  mkdirSync(cacheDir, { recursive: true })
+  const tmp = `${file}.${process.pid}.tmp`
+  await build({
+    entryPoints: [path.join(root, 'scripts', 'run', 'main.ts')],
+    outfile: tmp,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'silent',
+    plugins: [sourceUrls(root)],
+  })
+  // atomic: a concurrent run sees the whole file or none
+  renameSync(tmp, file)
+  for (const old of readdirSync(cacheDir)) if (/^run-[0-9a-f]+\.mjs$/.test(old) && path.join(cacheDir, old) !== file) rmSync(path.join(cacheDir, old), { force: true })
+  return file
+}

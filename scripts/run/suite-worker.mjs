@@ -1,0 +1,49 @@
+// One suite process for many suite files (issue 16: a process per file cost more than the checks).
+// Plain JavaScript run by node itself, no loader: it imports the suite bundles that the run built with
+// esbuild, each as one top-level tap subtest named after the file, one after another. A bundle's own
+// `tap` is this subtest (tap-runner.ts builds each bundle with a `tap` that reads globalThis.__acSuiteTap),
+// so a file's checks, teardown and comments land under its subtest exactly as they did at the top of
+// its own process; each bundle has its own copy of the suites' framework (module state is per file).
+//
+//   node --import <probe> suite-worker.mjs <bundle> ...      (cwd: the run's tap project)
+//
+// Several workers share one list: a worker runs a file only after claiming it (an atomic mkdir in
+// AC_CLAIMS), so the files spread over the workers as they free up, and a worker started after a crash
+// goes on with the files nobody claimed. AC_FILE_TIMEOUT_MS is each file's time limit.
+import tap from 'tap'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+const claims = process.env.AC_CLAIMS
+const timeout = Number(process.env.AC_FILE_TIMEOUT_MS) || 0
+const files = process.argv.slice(2)
+
+function claim(i) {
+  if (!claims) return true
+  try {
+    mkdirSync(path.join(claims, String(i)))
+    // whose claim it is: if this process dies before the file's result is out, the runner still knows
+    writeFileSync(path.join(claims, String(i), 'pid'), String(process.pid))
+    return true
+  } catch {
+    return false
+  }
+}
+
+for (let i = 0; i < files.length; i++) {
+  if (!claim(i)) continue
+  const file = path.resolve(files[i])
+  // A file that waits on nothing (a promise never settled) must meet its time limit, not end the
+  // process early with the files after it unrun: the worker stays alive while a file runs.
+  const alive = setInterval(() => {}, 1 << 30)
+  await tap.test(files[i], { timeout }, async (t) => {
+    globalThis.__acSuiteTap = t
+    // The suites' framework picks its area from the main file's folder.
+    process.argv[1] = file
+    await import(pathToFileURL(file).href)
+    // The fault matrix registers its per-target groups on the next turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve))
+  })
+  clearInterval(alive)
+}

@@ -1,0 +1,34 @@
+// What a run of the suite files takes and gives, whichever way they run (tap's runner, or the suite
+// workers): kept apart so that tap-runner.ts and workers.ts need not import each other.
+import type { TapNode } from './tap-tree.ts'
+
+export interface TapRun {
+  raw: string
+  files: TapNode[]
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+}
+
+/** What the interruption stops: tap's runner, or the suite workers. */
+export interface Killable {
+  kill(signal?: NodeJS.Signals): boolean
+}
+
+export interface TapOptions {
+  project: string
+  files: string[]
+  env: NodeJS.ProcessEnv
+  /** suite workers: each worker's own environment (its own target), by worker; `env` for the rest */
+  envs?: NodeJS.ProcessEnv[]
+  jobs: number
+  timeoutS: number
+  grep?: string
+  /** the fault matrix: checks sit one level down, under their `target: X` group */
+  matrix: boolean
+  secrets: string[]
+  /** each suite file as it finishes: its TAP tree */
+  onFile: (n: TapNode) => void
+  onChild: (c: Killable) => void
+  stderr: { write(s: string): unknown }
+}
+

@@ -1,0 +1,120 @@
+// Running the built suite files in a few long-lived node processes (suite-worker.mjs) instead of tap's
+// runner and one process per file (issue 16: 19 processes each loading tap, ajv and the shared code
+// cost most of a run). `jobs` workers claim the files one at a time; their TAP streams are merged into
+// the one stream the rest of the run reads (tap-merge.ts), so reports and results are as before.
+// Isolation where the reports need it: each file is a subtest with its own time limit and its own copy
+// of the suites' framework; a worker that crashes or hangs past the limit (watchdog: limit + grace) is
+// reported as the file it was running, and a new worker goes on with the files nobody claimed.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Parser } from 'tap-parser'
+import { redact } from '../../lib/http.ts'
+import { TapMerge, type Death, type WorkerStream } from './tap-merge.ts'
+import { attach, newNode } from './tap-tree.ts'
+import type { TapOptions, TapRun } from './tap-types.ts'
+
+const WORKER = fileURLToPath(new URL('./suite-worker.mjs', import.meta.url))
+/** what a hung file gets beyond its limit before its worker is killed (tap's own timeout comes first) */
+const GRACE_MS = 5000
+
+export function runWorkers(opts: TapOptions & { probeUrl: string }): Promise<TapRun> {
+  const claims = path.join(opts.project, 'tmp', 'claims')
+  mkdirSync(claims, { recursive: true })
+  const parser = new Parser()
+  const root = newNode('')
+  attach(parser, root, opts.onFile)
+  let raw = ''
+  const merge = new TapMerge(
+    (text) => {
+      // Everything a worker says is redacted (whole lines) before it is parsed, kept or shown.
+      const lines = redact(text, opts.secrets)
+      raw += lines
+      parser.write(lines)
+    },
+    (w, file) => watch(w, file),
+    (w, file) => {
+      unwatch(w)
+      done.add(file)
+    },
+  )
+  const done = new Set<string>()
+  const live = new Map<ChildProcess, WorkerStream>()
+  const timers = new Map<WorkerStream, { timer: NodeJS.Timeout; child: ChildProcess }>()
+  const deaths = new Map<ChildProcess, Death>()
+  let stopped: NodeJS.Signals | undefined
+  let exitCode: number | null = 0
+  let lastSignal: NodeJS.Signals | null = null
+  const limitMs = opts.timeoutS * 1000
+
+  const watch = (w: WorkerStream, file: string) => {
+    const child = [...live].find(([, s]) => s === w)?.[0]
+    if (!child || !limitMs) return
+    const timer = setTimeout(() => {
+      deaths.set(child, { expired: file })
+      child.kill('SIGKILL')
+    }, limitMs + GRACE_MS)
+    timers.set(w, { timer, child })
+  }
+  const unwatch = (w: WorkerStream) => {
+    clearTimeout(timers.get(w)?.timer)
+    timers.delete(w)
+  }
+
+  const own = { AC_CLAIMS: claims, AC_FILE_TIMEOUT_MS: String(limitMs), TAP_TIMEOUT: '0', ...(opts.grep !== undefined ? { TAP_GREP: ['.', ...(opts.matrix ? ['.'] : []), opts.grep].join('\n') } : {}) }
+  const envOf = (slot: number): NodeJS.ProcessEnv => ({ ...(opts.envs?.length ? opts.envs[slot % opts.envs.length] : opts.env), ...own })
+  const args = ['--import', opts.probeUrl, WORKER, ...opts.files]
+
+  return new Promise((resolve) => {
+    // A worker's slot keeps its environment (its target) for the worker that replaces it after a crash.
+    const start = (slot: number) => {
+      const child = spawn(process.execPath, args, { cwd: opts.project, env: envOf(slot), stdio: ['ignore', 'pipe', 'pipe'] })
+      const stream = merge.worker()
+      live.set(child, stream)
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => stream.write(chunk))
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => opts.stderr.write(redact(chunk, opts.secrets)))
+      child.on('close', (code, signal) => {
+        live.delete(child)
+        unwatch(stream)
+        const death: Death = deaths.get(child) ?? (stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
+        stream.end(death)
+        const took = claimedBy(claims, child.pid)
+        for (const i of took) if (!done.has(opts.files[i]!)) stream.lost(opts.files[i]!, death)
+        if (signal) lastSignal = signal
+        if (code !== 0 && code !== null) exitCode = code
+        // A worker that died after taking files leaves the files nobody took to a new one.
+        if ((code !== 0 || signal) && took.length && !stopped && readdirSync(claims).length < opts.files.length) start(slot)
+        if (live.size === 0) {
+          merge.end()
+          parser.end()
+          resolve({ raw, files: root.children, exitCode, signal: lastSignal })
+        }
+      })
+    }
+    for (let i = 0; i < Math.max(1, Math.min(opts.jobs, opts.files.length)); i++) start(i)
+    opts.onChild({
+      kill(signal: NodeJS.Signals = 'SIGTERM') {
+        // Stopped at once: a file cut short is "not run"; its clean-ups cannot run in a killed process.
+        stopped = signal
+        for (const c of live.keys()) c.kill('SIGKILL')
+        return true
+      },
+    })
+  })
+}
+
+/** The indexes of the files a worker claimed (suite-worker.mjs leaves its pid in each claim). */
+function claimedBy(claims: string, pid: number | undefined): number[] {
+  const out: number[] = []
+  for (const name of readdirSync(claims)) {
+    try {
+      if (readFileSync(path.join(claims, name, 'pid'), 'utf8') === String(pid)) out.push(Number(name))
+    } catch {
+      // a claim whose pid is not written yet: its worker is alive (it writes right after claiming)
+    }
+  }
+  return out.sort((a, b) => a - b)
+}
+
+export const WORKER_URL = pathToFileURL(WORKER).href
