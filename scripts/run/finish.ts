@@ -1,7 +1,7 @@
 // The end of a run: the verdict, the summary on the terminal, and the report in the chosen format.
 import { redact } from '../../lib/http.ts'
 import type { Area } from '../../lib/areas.ts'
-import type { Target } from '../../lib/target.ts'
+import type { Leftover, Target } from '../../lib/target.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import type { MockHandle } from './mock-handle.ts'
 import type { Collector } from './collect.ts'
@@ -25,6 +25,8 @@ export interface FinishContext {
   raw: string
   pf: Preflight
   warnings: string[]
+  /** data the runner itself left behind (the run's introspection client) */
+  leftovers?: (Leftover & { file: string })[]
 }
 
 function exitFor(interrupted: boolean, failed: boolean, problems: boolean): number {
@@ -83,7 +85,7 @@ export async function finishRun(ctx: FinishContext, col: Collector): Promise<Run
     problems,
     warnings,
     skipReasons: groupSkips(checks),
-    leftovers: suites.flatMap((s) => s.leftovers.map((l) => ({ ...l, file: s.file }))),
+    leftovers: [...(ctx.leftovers ?? []), ...suites.flatMap((s) => s.leftovers.map((l) => ({ ...l, file: s.file })))],
     suites,
   }
   st.human.write(redact(summaryLines(report, st.st).join('\n'), ctx.secrets) + '\n')

@@ -24,6 +24,7 @@ import { MATRIX_AREAS, matrixEnv, type MatrixReport } from './fault-matrix.ts'
 import { HELP } from './help.ts'
 import { grepRegExp, parseOptions, type Options } from './options.ts'
 import { preflight } from './preflight.ts'
+import { registerIntrospectionClient } from './introspection.ts'
 import { meaninglessPass, readProbe } from './probe-data.ts'
 import { finishMatrix, finishRun } from './finish.ts'
 import type { RunIO, RunResult, RunState } from './run-types.ts'
@@ -139,12 +140,16 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
     return { exitCode: EXIT.unreachable }
   }
   target.versions = { mas: pf.masVersion, hs: pf.hsVersion }
+  const introspection = opts.faultMatrix ? {} : await registerIntrospectionClient(target, sel.areas)
+  if (introspection.warning) warnings.push(introspection.warning)
+  // the client's secret joins the secrets every output is redacted of
+  if (target.mas?.introspection) secrets.push(target.mas.introspection.clientSecret)
   const { collector, tap } = await runSuites(st, { target, mocks, workerTargets }, files, secrets, onChild, jobs, await preparing)
   collector.finish(files, st.interrupted, String(tap.signal ?? tap.exitCode))
   for (const [f, n] of collector.names) if (!collector.suites.find((s) => s.file === f)?.error) names.remember(f, n)
   if (!st.interrupted) names.save()
   if (!st.interrupted && !opts.faultMatrix) warnings.push(...meaninglessPass(readProbe(path.join(st.project, 'tmp', 'probe'))))
-  const ctx = { st, target, areas: sel.areas, files, secrets, raw: tap.raw, pf, warnings }
+  const ctx = { st, target, areas: sel.areas, files, secrets, raw: tap.raw, pf, warnings, leftovers: introspection.leftover ? [introspection.leftover] : [] }
   return opts.faultMatrix ? finishMatrix(ctx, collector, mocks) : finishRun(ctx, collector)
 }
 
