@@ -32,6 +32,7 @@ import type { RunReport } from './results.ts'
 import { suiteFiles } from './suite-files.ts'
 import { ROOT, prepareSuites, runTap, suiteEnv, tapProject } from './tap-runner.ts'
 import { header } from './header.ts'
+import { runLimits } from './limits.ts'
 import { suiteLine } from './terminal.ts'
 import { select } from './verdict.ts'
 
@@ -133,6 +134,7 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
     return { exitCode: EXIT.unreachable }
   }
   target.versions = { mas: pf.masVersion, hs: pf.hsVersion }
+  target.limits = runLimits(opts, st.project, files.length)
   const { collector, tap } = await runSuites(st, target, mocks, files, secrets, onChild)
   collector.finish(files, st.interrupted, String(tap.signal ?? tap.exitCode))
   for (const [f, n] of collector.names) if (!collector.suites.find((s) => s.file === f)?.error) names.remember(f, n)
