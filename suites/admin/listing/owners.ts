@@ -7,8 +7,8 @@ import { mas, skip } from '../../lib/suite.ts'
 import type { MasItem } from './walk.ts'
 
 /** Pages of 100 active sessions read at most; then a sample of per-id lookups. */
-const TRUTH_PAGES = 3
-const SAMPLE = 8
+const TRUTH_PAGES = 1
+const SAMPLE = 4
 
 export interface OwnerQuery {
   family: 'oauth2-sessions' | 'compat-sessions'
