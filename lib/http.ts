@@ -10,9 +10,10 @@
 // - production manners: an optional rate (requestsPerSecond) and budget (maxRequests), and the meter
 //   (requests per base URL, per-endpoint timing) the runner reports from.
 import { Agent, request as undiciRequest } from 'undici'
+import { Pacer, SharedBudget } from './http-limits.ts'
 import { redact, REDACTED } from './redact.ts'
 
-export { redact, REDACTED }
+export { redact, REDACTED, Pacer, SharedBudget }
 
 export const MUTATING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** Default cap on one response's body: far above any admin-API page (a page of 100 sessions is ~60 KiB). */
@@ -114,7 +115,13 @@ export interface ClientOptions {
   maxRequests?: number
   /** called after every request that got an answer or failed (timing, status, size) */
   onRequest?: (record: RequestRecord) => void
+  /** a budget shared with other clients and processes (run's --max-requests across suite processes) */
+  budget?: SharedBudget
+  /** a pace shared by the clients of a process (several targets in the fault matrix) */
+  pacer?: Pacer
 }
+
+
 
 /** Query encoding that keeps `[` and `]` readable in keys, like the admin API's own links. */
 export function encodeQuery(query: Query | undefined): string {
@@ -195,20 +202,13 @@ export function endpointOf(method: string, url: string): string {
   } catch {
     path = url.split('?')[0]!
   }
-  return `${method} ${path.split('/').map((seg) => (ID_SEGMENT.test(seg) ? '{id}' : seg)).join('/')}`
+  // a user's name is an id too where the path says so (`/users/by-username/{name}`)
+  const segs = path.split('/')
+  return `${method} ${segs.map((seg, i) => (segs[i - 1] === 'by-username' ? '{username}' : ID_SEGMENT.test(seg) ? '{id}' : seg)).join('/')}`
 }
 
 function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`
-}
-
-/** Resolves after ms, or at once when the signal fires (the request then fails as aborted). */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => (clearTimeout(timer), signal?.removeEventListener('abort', done), resolve())
-    const timer = setTimeout(done, ms)
-    signal?.addEventListener('abort', done, { once: true })
-  })
 }
 
 export class HttpClient {
@@ -227,8 +227,8 @@ export class HttpClient {
   private readonly agent: Agent
   private readonly requestTimeoutMs: number
   private readonly connectTimeoutMs: number
-  private readonly intervalMs: number
-  private nextSlot = 0
+  private readonly pacer: Pacer | undefined
+  private readonly budget: SharedBudget | undefined
   private readonly onRequest: ((r: RequestRecord) => void) | undefined
 
   constructor(opts: ClientOptions) {
@@ -238,7 +238,8 @@ export class HttpClient {
     this.connectTimeoutMs = opts.connectTimeoutMs
     this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
     this.maxRequests = opts.maxRequests
-    this.intervalMs = opts.requestsPerSecond ? 1000 / opts.requestsPerSecond : 0
+    this.pacer = opts.pacer ?? (opts.requestsPerSecond !== undefined && opts.requestsPerSecond > 0 ? new Pacer(opts.requestsPerSecond) : undefined)
+    this.budget = opts.budget
     this.onRequest = opts.onRequest
     for (const [name, v] of [['maxResponseBytes', this.maxResponseBytes], ['requestsPerSecond', opts.requestsPerSecond], ['maxRequests', opts.maxRequests]] as const) {
       if (v !== undefined && !(v > 0)) throw new RangeError(`${name} must be positive, got ${v}`)
@@ -291,6 +292,7 @@ export class HttpClient {
       throw new WritesNotAllowed(method, this.redact(path))
     }
     if (this.maxRequests !== undefined && this.requestsSent >= this.maxRequests) throw new BudgetSpent(this.maxRequests, method, shownUrl)
+    if (this.budget && !this.budget.take()) throw new BudgetSpent(this.budget.limit, method, shownUrl)
     const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: 'application/json', ...opts.headers }
     if (opts.token) headers.authorization = `Bearer ${opts.token}`
     let body: string | undefined
@@ -347,11 +349,7 @@ export class HttpClient {
 
   /** Wait for this request's slot under requestsPerSecond (slots are handed out in call order). */
   private async pace(signal?: AbortSignal): Promise<void> {
-    if (this.intervalMs === 0) return
-    const now = performance.now()
-    const slot = Math.max(now, this.nextSlot)
-    this.nextSlot = slot + this.intervalMs
-    if (slot > now) await sleep(slot - now, signal)
+    if (this.pacer) await this.pacer.wait(signal)
   }
 
   /** Read the body up to `cap` bytes; past it, abort the request and throw ResponseTooLarge. */

@@ -64,6 +64,35 @@ export interface Target {
   timeouts: Timeouts
   /** versions found by the runner's preflight (raw strings as the target reported them) */
   versions?: { mas?: string; hs?: string }
+  /** production manners of the run (`run --rate/--max-requests/--max-response-size`) */
+  limits?: RunLimits
+}
+
+/** What bounds a suite process's requests; the runner fills it, the suites' context applies it. */
+export interface RunLimits {
+  /** requests per second of each suite process (the run's --rate divided by --jobs) */
+  requestsPerSecond?: number
+  /** requests of the whole run (--max-requests), counted in `budgetFile` across processes */
+  maxRequests?: number
+  budgetFile?: string
+  /** cap on one response's body (--max-response-size) */
+  maxResponseBytes?: number
+  /** folder where each suite process leaves its request meter (requests per area, endpoint timings) */
+  meterDir?: string
+}
+
+function limitsOf(v: unknown): RunLimits | undefined {
+  const o = obj(v)
+  const num = (x: unknown) => (typeof x === 'number' && x > 0 ? x : undefined)
+  const out: RunLimits = {
+    requestsPerSecond: num(o.requestsPerSecond),
+    maxRequests: num(o.maxRequests),
+    budgetFile: str(o.budgetFile),
+    maxResponseBytes: num(o.maxResponseBytes),
+    meterDir: str(o.meterDir),
+  }
+  for (const k of Object.keys(out) as (keyof RunLimits)[]) if (out[k] === undefined) delete out[k]
+  return Object.keys(out).length ? out : undefined
 }
 
 export const TARGET_ENV = 'AC_TARGET'
@@ -184,6 +213,8 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     const logFile = str(parsed.logFile)
     if (logFile) t.logFile = logFile
     if (parsed.logStdin === true) t.logStdin = true
+    const limits = limitsOf(parsed.limits)
+    if (limits) t.limits = limits
     const masUrl = str(mas.url)
     if (masUrl) {
       t.mas = { url: masUrl, adminToken: tok(TOKEN_ENV.masAdmin), userToken: tok(TOKEN_ENV.masUser) }

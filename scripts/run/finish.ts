@@ -15,6 +15,7 @@ import { renderMatrix, renderRun, writeReport } from './report-write.ts'
 import { countChecks, groupSkips, type RunReport } from './results.ts'
 import { seconds, summaryLines } from './terminal.ts'
 import { nothingProved } from './verdict.ts'
+import { budgetProblem, requestSummary } from './limits.ts'
 
 export interface FinishContext {
   st: RunState
@@ -59,7 +60,10 @@ export async function finishRun(ctx: FinishContext, col: Collector): Promise<Run
   const counts = countChecks(checks)
   const failed = counts.fail > 0 || suites.some((s) => s.error)
   const proved = st.interrupted ? [] : nothingProved(ctx.areas, suites, opts.grep)
-  const problems = opts.allowPartial && counts.pass + counts.deviation > 0 ? [] : proved
+  const requests = requestSummary(st.project)
+  const spent = budgetProblem(requests)
+  // A spent budget is never a pass, even with --allow-partial: the checks after it proved nothing.
+  const problems = [...(opts.allowPartial && counts.pass + counts.deviation > 0 ? [] : proved), ...(spent ? [spent] : [])]
   const warnings = [...ctx.warnings, ...(problems.length ? [] : proved.map((p) => `accepted (--allow-partial): ${p}`))]
   const grepMissed = !!opts.grep && counts.checks === 0 && !st.interrupted
   let exitCode: number = grepMissed ? EXIT.usage : exitFor(st.interrupted, failed, problems.length > 0)
@@ -86,6 +90,7 @@ export async function finishRun(ctx: FinishContext, col: Collector): Promise<Run
     warnings,
     skipReasons: groupSkips(checks),
     leftovers: [...(ctx.leftovers ?? []), ...suites.flatMap((s) => s.leftovers.map((l) => ({ ...l, file: s.file })))],
+    requests,
     suites,
   }
   st.human.write(redact(summaryLines(report, st.st).join('\n'), ctx.secrets) + '\n')

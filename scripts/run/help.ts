@@ -45,6 +45,14 @@ output:
   --jobs N                suite files run in parallel (default: CPU count)
   --timeout S             time limit per suite file, in seconds (default 120)
   --request-timeout S     time limit per HTTP request, in seconds (default ${DEFAULT_TIMEOUTS.requestMs / 1000})
+
+production manners:
+  --rate N                at most N requests per second over the whole run (split evenly between
+                          the --jobs suite processes; default: no limit)
+  --max-requests N        a budget of N requests for the whole run; when it is spent the run stops
+                          asking, says at which check and request, and is not a pass (exit 1)
+  --max-response-size S   cap on one response's body (default 4MiB; units KiB, MiB, GiB); a larger
+                          answer fails its check, naming the request and the size
   -h, --help              this help
 
 Colour on a terminal; NO_COLOR=1 turns it off, FORCE_COLOR=1 forces it.

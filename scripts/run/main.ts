@@ -32,6 +32,7 @@ import type { RunReport } from './results.ts'
 import { suiteFiles } from './suite-files.ts'
 import { ROOT, prepareSuites, runTap, suiteEnv, tapProject, type Killable, type PreparedSuites } from './tap-runner.ts'
 import { header } from './header.ts'
+import { runLimits } from './limits.ts'
 import { suiteLine } from './terminal.ts'
 import { select } from './verdict.ts'
 
@@ -144,6 +145,9 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
   if (introspection.warning) warnings.push(introspection.warning)
   // the client's secret joins the secrets every output is redacted of
   if (target.mas?.introspection) secrets.push(target.mas.introspection.clientSecret)
+  // every worker's target (each may have its own bundled mock) gets the same limits
+  const limits = runLimits(opts, st.project, Math.min(jobs, files.length))
+  for (const t of new Set([target, ...workerTargets])) t.limits = limits
   const { collector, tap } = await runSuites(st, { target, mocks, workerTargets }, files, secrets, onChild, jobs, await preparing)
   collector.finish(files, st.interrupted, String(tap.signal ?? tap.exitCode))
   for (const [f, n] of collector.names) if (!collector.suites.find((s) => s.file === f)?.error) names.remember(f, n)

@@ -6,6 +6,7 @@ import path from 'node:path'
 import { AREA_NAMES, type Area } from '../../lib/areas.ts'
 import { DEFAULT_CLIENT_PREFIX, DEFAULT_HS_PREFIX, DEFAULT_TIMEOUTS, TargetError, normaliseBaseUrl, normalisePrefix } from '../../lib/target.ts'
 import { VersionError, parseVersion } from '../../lib/versions.ts'
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../lib/http.ts'
 import { UsageError, checkChoice, durationSeconds, parseCommandLine, positiveNumber, type OptionSpecs, type ParsedValues } from '../common/index.ts'
 
 export const REPORTERS = ['tap', 'junit', 'json', 'jsonstream', 'markdown', 'html'] as const
@@ -37,6 +38,13 @@ export interface Options {
   /** --mock-hs-version / --mock-mas-version: the releases the bundled mock claims and behaves as */
   mockHsVersion?: string
   mockMasVersion?: string
+  // --- production manners (issue 16): rate, request budget, response size cap
+  /** requests per second across the whole run (--rate) */
+  rate?: number
+  /** requests of the whole run (--max-requests) */
+  maxRequests?: number
+  /** cap on one response's body, in bytes (--max-response-size) */
+  maxResponseBytes: number
 }
 
 const FLAGS = {
@@ -65,6 +73,10 @@ const FLAGS = {
   // versions of the bundled mock (the versions engineer's block)
   'mock-hs-version': { type: 'string' },
   'mock-mas-version': { type: 'string' },
+  // production manners (issue 16)
+  rate: { type: 'string' },
+  'max-requests': { type: 'string' },
+  'max-response-size': { type: 'string' },
 } as const satisfies OptionSpecs
 
 type Values = ParsedValues<typeof FLAGS>
@@ -92,7 +104,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
     jobs: positiveNumber('--jobs', values.jobs, { integer: true, max: 64 }) ?? Math.max(1, availableParallelism()),
     timeoutS: durationSeconds('--timeout', values.timeout, { min: 1, max: 3600 }) ?? 120,
     requestTimeoutMs: (durationSeconds('--request-timeout', values['request-timeout'], { min: 0.1, max: 600 }) ?? DEFAULT_TIMEOUTS.requestMs / 1000) * 1000,
+    maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   }
+  mannerOptions(o, values)
   targetOptions(o, values)
   mockVersionOptions(o, values)
   if (o.faultMatrix && values.timeout === undefined) o.timeoutS = 900
@@ -191,4 +205,28 @@ function outputOptions(o: Options, values: Values): void {
   } catch {
     throw new UsageError(`--output: ${o.output} cannot be written (no write permission)`)
   }
+}
+
+// --- production manners (issue 16)
+
+/** --rate, --max-requests and --max-response-size. */
+function mannerOptions(o: Options, values: Values): void {
+  const rate = positiveNumber('--rate', values.rate, { min: 0.01, max: 100_000, unit: 'requests per second' })
+  if (rate !== undefined) o.rate = rate
+  const max = positiveNumber('--max-requests', values['max-requests'], { integer: true, min: 1, max: 100_000_000 })
+  if (max !== undefined) o.maxRequests = max
+  if (values['max-response-size'] !== undefined) o.maxResponseBytes = byteSize('--max-response-size', values['max-response-size'])
+}
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 }
+
+/** `4MiB`, `512k`, `1048576` (bytes); units are binary (k = 1024). At least 1 KiB, at most 1 GiB. */
+export function byteSize(option: string, raw: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw)
+  const unit = m?.[2]?.toLowerCase() ?? ''
+  const n = m && unit in UNITS ? Math.floor(Number(m[1]) * UNITS[unit]!) : NaN
+  if (!Number.isFinite(n) || n < 1024 || n > 1024 ** 3) {
+    throw new UsageError(`${option} must be a size from 1KiB to 1GiB, such as 4MiB, 512KiB or 1048576 (bytes), got '${raw.slice(0, 40)}'`)
+  }
+  return n
 }

@@ -3,6 +3,7 @@
 // request, status, response, expected value, rule and curl line; deviations; skips grouped with their
 // reasons; data left behind.
 import { AREAS, isArea } from '../../lib/areas.ts'
+import type { RequestSummary } from '../../lib/meter.ts'
 import type { Assertion, CheckResult, RunReport, SuiteResult } from './results.ts'
 import { nextStep, seconds } from './terminal.ts'
 
@@ -63,6 +64,12 @@ function areaSection(area: string, suites: SuiteResult[]): string {
   return parts.join('\n')
 }
 
+function requestsSection(q: RequestSummary): string {
+  const areas = Object.entries(q.byArea).map(([a, n]) => `${esc(a)} ${n}`).join(', ')
+  const rows = q.slowest.map((e) => `<tr><td><code>${esc(e.endpoint)}</code></td><td>${e.count}</td><td>${e.p50Ms.toFixed(1)} ms</td><td>${e.maxMs.toFixed(1)} ms</td></tr>`).join('')
+  return `<h2>Requests</h2><p>${q.total} sent (${areas})</p><table class="requests"><tr><th>slowest endpoints</th><th>count</th><th>median</th><th>max</th></tr>${rows}</table>`
+}
+
 export function htmlReport(r: RunReport): string {
   const c = r.counts
   const verdict = r.interrupted ? 'INTERRUPTED' : r.ok ? 'PASSED' : 'FAILED'
@@ -80,6 +87,7 @@ export function htmlReport(r: RunReport): string {
   const deviating = r.suites.flatMap((s) => s.checks.filter((x) => x.outcome === 'deviation').map((x) => ({ s, x })))
   if (deviating.length) body.push(`<h2>Deviations</h2><ul class="deviations">${deviating.map(({ s, x }) => `<li><b>${esc(x.name)}</b> <span class="muted">${esc(s.file)}</span>: ${x.deviations.map((d) => esc(d.reason)).join('; ')}</li>`).join('')}</ul>`)
   if (r.skipReasons.length) body.push(`<h2>Skipped</h2><table class="skips">${r.skipReasons.map((s) => `<tr><td>${s.count}</td><td>${esc(s.reason)}</td></tr>`).join('')}</table>`)
+  if (r.requests?.total) body.push(requestsSection(r.requests))
   if (r.leftovers.length) body.push(`<h2>Data left behind</h2><ul class="leftovers">${r.leftovers.map((l) => `<li>${esc(l.what)}${l.reason ? ` (${esc(l.reason)})` : ''} <span class="muted">${esc(l.file)}</span></li>`).join('')}</ul>`)
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

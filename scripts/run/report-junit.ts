@@ -14,6 +14,8 @@ const secs = (ms: number) => (ms / 1000).toFixed(3)
 
 export function junit(r: RunReport): string {
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>']
+  // JUnit has no place for run-wide figures: the request counts go in a comment a reader can find.
+  if (r.requests?.total) lines.push(`<!-- requests: ${r.requests.total} sent (${xml(Object.entries(r.requests.byArea).map(([a, n]) => `${a} ${n}`).join(', '))}); slowest: ${xml(r.requests.slowest.map((e) => `${e.endpoint} p50 ${e.p50Ms} ms max ${e.maxMs} ms x${e.count}`).join('; ')).replace(/--/g, '- -')} -->`)
   lines.push(`<testsuites name="admin-conformance" tests="${r.counts.checks}" failures="${r.counts.fail}" skipped="${r.counts.skip}" time="${secs(r.durationMs)}">`)
   for (const s of r.suites) {
     if (r.grep && s.checks.length === 0 && !s.error) continue

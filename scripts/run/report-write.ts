@@ -30,9 +30,20 @@ export async function renderRun(reporter: Reporter, report: RunReport, raw: stri
       return junit(report)
     case 'html':
       return htmlReport(report)
+    case 'markdown':
+      return (await tapReporter(reporter, raw)) + requestsMarkdown(report)
     default:
       return tapReporter(reporter, raw)
   }
+}
+
+/** The requests part of the summary, for the markdown report. */
+function requestsMarkdown(r: RunReport): string {
+  const q = r.requests
+  if (!q?.total) return ''
+  const rows = q.slowest.map((e) => `| \`${e.endpoint}\` | ${e.count} | ${e.p50Ms.toFixed(1)} ms | ${e.maxMs.toFixed(1)} ms |`)
+  const areas = Object.entries(q.byArea).map(([a, n]) => `${a} ${n}`).join(', ')
+  return ['', '## Requests', '', `${q.total} sent (${areas})`, '', '| slowest endpoint | count | median | max |', '|---|---|---|---|', ...rows, ''].join('\n')
 }
 
 export async function renderMatrix(reporter: Reporter, matrix: MatrixReport, raw: string): Promise<string> {

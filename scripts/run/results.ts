@@ -1,6 +1,7 @@
 // What a run found: the result of each check and suite file, and the report the reporters render.
 import type { Area } from '../../lib/areas.ts'
 import type { Leftover } from '../../lib/target.ts'
+import type { RequestSummary } from '../../lib/meter.ts'
 
 /** A failed (or deviating) assertion: its message and the diagnostics the suite attached. */
 export interface Assertion {
@@ -76,6 +77,8 @@ export interface RunReport {
   /** skip reasons with how many checks each skipped, most first */
   skipReasons: { reason: string; count: number }[]
   leftovers: (Leftover & { file: string })[]
+  /** requests the suites sent, per area, and the slowest endpoints (templated paths); the budget's stop */
+  requests?: RequestSummary
   suites: SuiteResult[]
 }
 

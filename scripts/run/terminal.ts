@@ -84,6 +84,7 @@ export function nextStep(r: RunReport): string {
     return `next: read each failure above (its curl line replays it); re-run one check with --grep '${(first?.name ?? '').replace(/'/g, "'\\''")}'`
   }
   if (r.suites.some((s) => s.error)) return 'next: a suite file crashed or timed out; its output is above (raise --timeout if the target is slow)'
+  if (r.requests?.budget) return 'next: raise --max-requests (or drop it) to check the rest'
   if (r.problems.length) return 'next: give what is missing (above), or pass --allow-partial to accept a partial run'
   if (r.counts.skip && !r.target.writes) return 'next: all checks that ran passed; the write checks need --allow-writes (use a test deployment)'
   if (r.warnings.length) return 'next: all checks passed, but read the warnings above before trusting the result'
@@ -117,10 +118,30 @@ export function summaryLines(r: RunReport, st: Style): string[] {
   if (failed.length) lines.push(st.red('failed:'), ...failed.map((f) => `  ${st.red('✗')} ${f}`), '')
   const notRun = r.suites.filter((s) => s.notRun)
   if (notRun.length) lines.push(`not run (interrupted): ${notRun.map((s) => s.file).join(', ')}`, '')
+  lines.push(...requestLines(r))
   for (const p of r.problems) lines.push(`${st.red('not a pass:')} ${p}`)
   for (const w of r.warnings) lines.push(`${st.yellow('warning:')} ${w}`)
   if (r.problems.length || r.warnings.length) lines.push('')
   lines.push(countsLine(r, st))
   lines.push(r.ok ? st.green(nextStep(r)) : st.bold(nextStep(r)))
   return lines
+}
+
+/** Requests sent per area and the slowest endpoints (method + templated path; count, p50, max). */
+export function requestLines(r: RunReport): string[] {
+  const q = r.requests
+  if (!q || q.total === 0) return []
+  const areas = Object.entries(q.byArea).sort((a, b) => b[1] - a[1]).map(([a, n]) => `${a} ${n}`)
+  const lines = [`requests: ${q.total} sent (${areas.join(', ')})`]
+  if (q.slowest.length) {
+    lines.push('slowest endpoints (median, max, count):')
+    const w = Math.max(...q.slowest.map((e) => e.endpoint.length))
+    for (const e of q.slowest) lines.push(`  ${e.endpoint.padEnd(w)}  ${ms(e.p50Ms).padStart(8)}  ${ms(e.maxMs).padStart(8)}  × ${e.count}`)
+  }
+  lines.push('')
+  return lines
+}
+
+function ms(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(1)} ms`
 }

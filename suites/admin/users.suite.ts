@@ -5,6 +5,7 @@
 // admin-conformance-<run>).
 import { requireMasFeature, masHasFeature, masVersion, note, skip, target, mas, expectOk, expectMasError, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
 import { familyCheck, allItems, walk, pageSizeFor, assertPages, sameIds, type FamilySpec, type MasItem } from './listing/walk.ts'
+import { activeOwners } from './listing/owners.ts'
 import { filterCheck, badFilterCheck } from './listing/filters.ts'
 import { listingChecks } from './listing/checks.ts'
 import { userActionChecks } from './user-actions.ts'
@@ -88,41 +89,36 @@ filterCheck(
 // after the filtered walk; users whose sessions changed in between (other suites finish sessions)
 // are left out of the comparison.
 
-async function activeSessionUsers(family: 'oauth2-sessions' | 'compat-sessions', client?: string): Promise<Set<string>> {
-  const users = new Set<string>()
-  let after: string | undefined
-  for (let i = 0; i < 2000; i++) {
-    const query: Record<string, string | number> = { 'filter[status]': 'active', 'page[first]': 100 }
-    if (client) query['filter[client]'] = client
-    if (after) query['page[after]'] = after
-    const res = await mas('GET', `/${family}`, { query })
-    const data = (res.json as { data?: MasItem[] } | undefined)?.data
-    if (res.status !== 200 || !Array.isArray(data)) skip(`the ${family} listing answered ${res.status}; its own checks report it`)
-    for (const s of data) if (s.attributes.user_id) users.add(String(s.attributes.user_id))
-    if (data.length < 100) break
-    after = data.at(-1)!.id
-  }
-  return users
+/** The window's users with an active session of the family (of one client), as far as a bounded read settles it. */
+function activeSessionUsers(family: 'oauth2-sessions' | 'compat-sessions', ids: readonly string[], client?: string): Promise<Map<string, boolean>> {
+  return activeOwners({ family, attr: 'user_id', ownerFilter: 'filter[user]', ids, extra: client ? { 'filter[client]': client } : undefined })
 }
 
-function sessionFilterCheck(name: string, key: string, value: string, truth: () => Promise<Set<string>>, want: boolean): void {
+/** Ids whose answer was settled both times and did not change (other suites finish sessions meanwhile). */
+function settled(before: Map<string, boolean>, after: Map<string, boolean>): (id: string) => boolean {
+  return (id) => before.has(id) && after.has(id) && before.get(id) === after.get(id)
+}
+
+function sessionFilterCheck(name: string, key: string, value: string, truth: (ids: string[]) => Promise<Map<string, boolean>>, want: boolean): void {
   familyCheck(spec, name, ['mas'], async (t) => {
     await requireMasFeature(t, 'users-filter-sessions')
     const items = await allItems(spec)
-    const before = await truth()
-    const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor(items.length), filters: { [key]: value } })
-    const after = await truth()
+    const ids = items.map((i) => i.id)
+    const before = await truth(ids)
+    // The filtered walk stops at the window's last user (a window on a large target).
+    const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor(items.length), filters: { [key]: value }, until: items.at(-1)!.id })
+    const after = await truth(ids)
     assertPages(t, w, `${key}=${value}`)
-    const stable = (id: string) => before.has(id) === after.has(id)
-    const expected = items.filter((i) => stable(i.id) && before.has(i.id) === want)
-    if (expected.length === 0 && items.every((i) => before.has(i.id) !== want)) note(t, `no user expected for ${key}=${value}`)
+    const stable = settled(before, after)
+    const expected = items.filter((i) => stable(i.id) && before.get(i.id) === want)
+    if (expected.length === 0) note(t, `no user expected for ${key}=${value} among the ${items.filter((i) => stable(i.id)).length} settled`)
     sameIds(t, w.items.filter((i) => stable(i.id) && i.id <= items.at(-1)!.id), expected, `${key}=${value}: the listing equals the users ${want ? 'with' : 'without'} such a session`)
   })
 }
 
 for (const want of [true, false]) {
-  sessionFilterCheck(`filter[has-active-oauth2-session]=${want} matches the active OAuth 2.0 sessions' users`, 'filter[has-active-oauth2-session]', String(want), () => activeSessionUsers('oauth2-sessions'), want)
-  sessionFilterCheck(`filter[has-active-compat-session]=${want} matches the active compat sessions' users`, 'filter[has-active-compat-session]', String(want), () => activeSessionUsers('compat-sessions'), want)
+  sessionFilterCheck(`filter[has-active-oauth2-session]=${want} matches the active OAuth 2.0 sessions' users`, 'filter[has-active-oauth2-session]', String(want), (ids) => activeSessionUsers('oauth2-sessions', ids), want)
+  sessionFilterCheck(`filter[has-active-compat-session]=${want} matches the active compat sessions' users`, 'filter[has-active-compat-session]', String(want), (ids) => activeSessionUsers('compat-sessions', ids), want)
 }
 
 familyCheck(spec, "filter[active-oauth2-client] matches the users of the client's active sessions", ['mas'], async (t) => {
@@ -132,12 +128,13 @@ familyCheck(spec, "filter[active-oauth2-client] matches the users of the client'
   const client = withUser.at(-1)?.attributes.client_id as string | undefined
   if (!client) skip('no active OAuth 2.0 session with a user')
   const items = await allItems(spec)
-  const before = await activeSessionUsers('oauth2-sessions', client)
-  const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor(before.size), filters: { 'filter[active-oauth2-client]': client } })
-  const after = await activeSessionUsers('oauth2-sessions', client)
+  const ids = items.map((i) => i.id)
+  const before = await activeSessionUsers('oauth2-sessions', ids, client)
+  const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor([...before.values()].filter(Boolean).length), filters: { 'filter[active-oauth2-client]': client }, until: items.at(-1)!.id })
+  const after = await activeSessionUsers('oauth2-sessions', ids, client)
   assertPages(t, w, `filter[active-oauth2-client]=${client}`)
-  const stable = (id: string) => before.has(id) === after.has(id)
-  sameIds(t, w.items.filter((i) => stable(i.id)), items.filter((i) => stable(i.id) && before.has(i.id)), `the users with an active session of client ${client}`)
+  const stable = settled(before, after)
+  sameIds(t, w.items.filter((i) => stable(i.id)), items.filter((i) => stable(i.id) && before.get(i.id)), `the users with an active session of client ${client}`)
 })
 
 // --- lookups and errors

@@ -3,10 +3,10 @@
 // API, read it back, delete it. Reports created here are deleted when the file ends.
 import {
   check, hs, hsClient, skip, note, cleanup, target, shown, requireSynapseFeature, setDefaultRule, setRule,
-  hsFeature, hsFeatureRule, expectOk, expectHsError, expectStatus,
+  hsFeature, hsFeatureRule, expectOk, expectHsError, expectStatus, windowSize,
 } from '../lib/suite.ts'
-import { allReports, walkReports, reportsPage, removeReport, expectUnrouted, like, type Report, type ReportFilters } from './reports.ts'
-import { full, nonEmpty, sameSet, monotone, assertWalk, matches, unambiguous, pick, filed, reportPath, type Field } from './report-checks.ts'
+import { reportWindow, walkReports, reportsPage, removeReport, expectUnrouted, like, windowLimit, type Report, type ReportFilters } from './reports.ts'
+import { win, full, nonEmpty, sameSet, monotone, assertWalk, matches, unambiguous, pick, filed, reportPath, beforeEdge, type Field } from './report-checks.ts'
 
 setDefaultRule('spec/interface.md, Endpoints > Area B (homeserver admin API); reference/synapse-admin-api.md §1')
 
@@ -27,32 +27,45 @@ check('event-reports: GET the listing → 200 matching the list schema', ['hs'],
 })
 
 check('event-reports: the default listing is dir=b with at most 100 reports', ['hs'], async (t) => {
-  const all = await full()
+  const w = await win()
+  const n = w.total
   const res = await hs('GET', '/event_reports')
   const body = expectOk<{ event_reports: Report[]; total: number; next_token?: number }>(t, res, `GET ${PATH}`)
   if (!body) return
   const items = body.event_reports ?? []
-  t.equal(items.length, Math.min(100, all.length), 'the default limit is 100')
-  const newest = [...all].sort((a, b) => b.received_ts - a.received_ts).slice(0, 100)
+  t.equal(items.length, Math.min(100, n), 'the default limit is 100')
+  // The newest reports: the tail window (newest first), read again in order of received_ts.
+  const newest = [...w.tail.items].sort((a, b) => b.received_ts - a.received_ts).slice(0, 100)
   t.notOk(monotone(items, 'b'), 'newest first without dir', { problem: monotone(items, 'b') })
-  t.same(items.map((r) => r.received_ts), newest.map((r) => r.received_ts), 'the page holds the newest reports')
-  t.equal(body.next_token !== undefined, all.length > 100, `next_token ${all.length > 100 ? 'present' : 'absent'} with ${all.length} reports`)
+  // A window smaller than a page: the page begins with the window's reports.
+  t.same(items.slice(0, newest.length).map((r) => r.received_ts), newest.map((r) => r.received_ts), `the page holds the newest reports${w.complete ? '' : ` (the first ${newest.length} compared with the window)`}`)
+  t.equal(body.next_token !== undefined, n > 100, `next_token ${n > 100 ? 'present' : 'absent'} with ${n} reports`)
 })
 
 check('event-reports: dir=f lists oldest first by received_ts', ['hs'], async (t) => {
   // The reference walk itself: it fails here (not skips) when the listing cannot be walked.
-  const w = await allReports()
-  const total = w.pages[0]?.body?.total ?? w.items.length
+  const { head: w, total, complete } = await reportWindow()
+  if (!complete) note(t, `${total} reports: the oldest ${w.items.length} are walked (a window)`)
   assertWalk(t, w, 'dir=f', total)
   t.notOk(monotone(w.items, 'f'), 'received_ts never decreases', { problem: monotone(w.items, 'f') })
 })
 
 check('event-reports: dir=b lists newest first by received_ts', ['hs'], async (t) => {
-  const all = await nonEmpty()
-  const w = await walkReports({ dir: 'b', limit: 1000 })
-  assertWalk(t, w, 'dir=b', all.length)
+  const win0 = await win()
+  if (win0.total === 0) skip('the target has no event reports')
+  const w = await walkReports({ dir: 'b', limit: windowLimit(), maxItems: win0.complete ? undefined : windowSize() })
+  assertWalk(t, w, 'dir=b', win0.total)
   t.notOk(monotone(w.items, 'b'), 'received_ts never increases', { problem: monotone(w.items, 'b') })
-  sameSet(t, w.items, all, 'dir=b lists the same reports as dir=f')
+  if (win0.complete) {
+    sameSet(t, w.items, win0.head.items, 'dir=b lists the same reports as dir=f')
+    return
+  }
+  // A window: the newest reports walked backward equal the same stretch walked forward from its offset.
+  const n = w.items.length
+  const fwd = await walkReports({ dir: 'f', limit: windowLimit(), from: win0.total - n })
+  assertWalk(t, fwd, `dir=f from=${win0.total - n}`, win0.total, win0.total - n)
+  const edge = w.items.at(-1)?.received_ts
+  sameSet(t, beforeEdge(w.items, 'b', edge), beforeEdge(fwd.items, 'b', edge), `the newest ${n} reports walked with dir=b equal them walked with dir=f from offset ${win0.total - n}`)
 })
 
 function pageSizes(n: number): number[] {
@@ -63,50 +76,64 @@ function pageSizes(n: number): number[] {
 
 /**
  * Reports a walk at a small page size reads at most (issue 16): beyond it, the small-page walks cover a
- * window of the listing (its first reports in the walk's order) and are compared with the same window
- * read in one page; the walk with half the total as its page size still covers everything.
+ * window of the listing (its first reports in the walk's order) and are compared with the same stretch
+ * of the reference walk at that end; the walk with half the window as its page size covers the window.
  */
 const SMALL_PAGE_WINDOW = 300
 
-/** The reports strictly before `edge` in the walk's order: what two windows of one order share (ties at the boundary have no defined order). */
-function beforeEdge(items: Report[], dir: 'b' | 'f', edge: number): Report[] {
-  return items.filter((r) => (dir === 'f' ? r.received_ts < edge : r.received_ts > edge))
-}
-
 for (const dir of ['f', 'b'] as const) {
   check(`event-reports: ${dir === 'f' ? 'forward' : 'backward'} walks with from/next_token at several page sizes reproduce the full set`, ['hs'], async (t) => {
-    const all = await nonEmpty()
-    for (const limit of pageSizes(all.length)) {
-      const windowed = limit < 50 && all.length > SMALL_PAGE_WINDOW
-      const w = await walkReports({ dir, limit, maxItems: windowed ? SMALL_PAGE_WINDOW : undefined })
-      assertWalk(t, w, `dir=${dir}&limit=${limit}`, all.length)
-      if (windowed) {
-        const ref = (await reportsPage({ dir, limit: w.items.length })).body?.event_reports ?? []
-        const edge = ref.at(-1)?.received_ts ?? 0
-        sameSet(t, beforeEdge(w.items, dir, edge), beforeEdge(ref, dir, edge), `dir=${dir}&limit=${limit}: the first ${w.items.length} reports (a window) equal one page of them`)
-      } else sameSet(t, w.items, all, `dir=${dir}&limit=${limit} reaches every report once`)
+    const w0 = await win()
+    if (w0.total === 0) skip('the target has no event reports')
+    // The reference: the whole listing on a small target, else the window at this end (head or tail).
+    const ref = dir === 'f' ? w0.head.items : w0.tail.items
+    for (const limit of pageSizes(ref.length)) {
+      const windowed = limit < 50 && ref.length > SMALL_PAGE_WINDOW
+      const cap = windowed ? SMALL_PAGE_WINDOW : w0.complete ? undefined : ref.length
+      const w = await walkReports({ dir, limit, maxItems: cap })
+      assertWalk(t, w, `dir=${dir}&limit=${limit}`, w0.total)
+      if (cap !== undefined) {
+        const part = ref.slice(0, w.items.length)
+        const edge = part.at(-1)?.received_ts ?? 0
+        sameSet(t, beforeEdge(w.items, dir, edge), beforeEdge(part, dir, edge), `dir=${dir}&limit=${limit}: the first ${w.items.length} reports (a window) equal the same stretch of the reference walk`)
+      } else sameSet(t, w.items, ref, `dir=${dir}&limit=${limit} reaches every report once`)
       t.notOk(monotone(w.items, dir), `dir=${dir}&limit=${limit}: pages put together keep the order`, { problem: monotone(w.items, dir) })
     }
   })
 }
 
 check('event-reports: total equals the number of reports walked', ['hs'], async (t) => {
-  const w = await allReports()
-  t.notOk(w.stopped, 'the listing can be walked to the end', { stopped: w.stopped })
-  const totals = w.pages.map((p) => p.body?.total)
-  t.ok(totals.every((n) => n === w.items.length), `total is ${w.items.length} on every page`, { found: totals })
+  const w = await reportWindow()
+  t.notOk(w.head.stopped, 'the listing can be walked', { stopped: w.head.stopped })
+  const totals = [...w.head.pages, ...w.tail.pages].map((p) => p.body?.total)
+  if (w.complete) {
+    t.ok(totals.every((n) => n === w.head.items.length), `total is ${w.head.items.length} on every page`, { found: totals })
+    return
+  }
+  // A window: the same total on every page of both ends, and the last offset holds exactly one report.
+  t.ok(totals.every((n) => n === w.total), `total is ${w.total} on every page of the oldest and the newest ${windowSize()}`, { found: [...new Set(totals)] })
+  const last = await reportsPage({ dir: 'f', from: w.total - 1, limit: 10 })
+  if (expectStatus(t, last.res, 200, `dir=f&from=${w.total - 1}`)) {
+    t.equal(last.body?.event_reports?.length, 1, `from=${w.total - 1} (total - 1) holds exactly the one last report`)
+    t.equal(last.body?.event_reports?.[0]?.id, w.tail.items[0]?.id, 'and it is the newest report')
+  }
 })
 
 check('event-reports: next_token appears only while more reports follow', ['hs'], async (t) => {
-  const all = await full()
-  if (all.length < 2) skip('fewer than two event reports on the target')
-  const n = all.length
-  const exact = await reportsPage({ limit: n })
-  if (expectStatus(t, exact.res, 200, `limit=${n}`)) {
-    t.equal(exact.body?.event_reports?.length, n, `limit=${n}: all reports`)
-    t.equal(exact.body?.next_token, undefined, `limit=${n} (all of them): no next_token`)
+  const w = await win()
+  if (w.total < 2) skip('fewer than two event reports on the target')
+  // The last k reports by offset (all of them on a small target): the page sizes that end exactly at the
+  // total and one short of it. The cost does not grow with the target.
+  const k = Math.min(w.total, windowLimit())
+  const start = w.total - k
+  const at = start ? { from: start } : {}
+  const exact = await reportsPage({ ...at, limit: k })
+  if (expectStatus(t, exact.res, 200, `limit=${k}`)) {
+    t.equal(exact.body?.event_reports?.length, k, `${start ? `from=${start}&` : ''}limit=${k}: the last ${k} reports`)
+    t.equal(exact.body?.next_token, undefined, `${start ? `from=${start}&` : ''}limit=${k} (up to the total): no next_token`)
   }
-  const short = await reportsPage({ limit: n - 1 })
+  const n = k
+  const short = await reportsPage({ ...at, limit: n - 1 })
   if (expectStatus(t, short.res, 200, `limit=${n - 1}`)) {
     t.equal(short.body?.event_reports?.length, n - 1, `limit=${n - 1}: ${n - 1} reports`)
     t.type(short.body?.next_token, 'number', `limit=${n - 1}: a next_token`)
@@ -118,15 +145,41 @@ check('event-reports: next_token appears only while more reports follow', ['hs']
       }
     }
   }
-  const beyond = await reportsPage({ from: n })
-  if (expectStatus(t, beyond.res, 200, `from=${n}`)) {
-    t.same(beyond.body?.event_reports, [], `from=${n} (the total): no reports`)
-    t.equal(beyond.body?.next_token, undefined, `from=${n}: no next_token`)
-    t.equal(beyond.body?.total, n, `from=${n}: total unchanged`)
+  const beyond = await reportsPage({ from: w.total })
+  if (expectStatus(t, beyond.res, 200, `from=${w.total}`)) {
+    t.same(beyond.body?.event_reports, [], `from=${w.total} (the total): no reports`)
+    t.equal(beyond.body?.next_token, undefined, `from=${w.total}: no next_token`)
+    t.equal(beyond.body?.total, w.total, `from=${w.total}: total unchanged`)
   }
 })
 
-// --- filters: the filtered listing against the full set filtered client-side
+// --- filters: the filtered listing against the full set (or the window) filtered client-side
+
+/**
+ * The filtered listing compared with the window filtered client-side. On a small target the window is
+ * every report: the walk must give exactly the matching reports and `total` must count them. On a large
+ * one the filtered walk stops at the window's end (its last received_ts); the reports before that edge
+ * must be exactly the window's matches, and `total` must be the same on every page and cover at least
+ * the matches walked; where the filtered walk ends before the edge, `total` must equal what it walked.
+ */
+async function compareFiltered(t: Parameters<Parameters<typeof check>[2]>[0], filters: ReportFilters, limit: number, what: string): Promise<void> {
+  const w0 = await win()
+  const wanted = w0.head.items.filter((r) => matches(r, filters))
+  const w = await walkReports({ dir: 'f', limit, filters, untilTs: w0.edge, maxItems: w0.complete ? undefined : windowSize() })
+  if (w0.complete) {
+    assertWalk(t, w, `${what} (limit ${limit})`, wanted.length)
+    sameSet(t, w.items, wanted, `${what}: the filtered listing equals the full set filtered client-side`)
+    t.ok(w.pages.every((p) => p.body?.total === wanted.length), `${what}: total counts the ${wanted.length} matching reports`, { found: w.pages.map((p) => p.body?.total) })
+    return
+  }
+  const total = w.pages[0]?.body?.total
+  if (!t.ok(typeof total === 'number', `${what}: the first filtered page has a total`, { found: total })) return
+  assertWalk(t, w, `${what} (limit ${limit}, up to the window's end)`, total!)
+  const edge = Math.min(w0.edge!, w.truncated ? (w.items.at(-1)?.received_ts ?? w0.edge!) : w0.edge!)
+  sameSet(t, beforeEdge(w.items, 'f', edge), beforeEdge(wanted, 'f', edge), `${what}: the filtered listing up to the window's end equals the window filtered client-side`)
+  if (!w.truncated) t.equal(total, w.items.length, `${what}: the filtered listing ended within the window, and total counts the ${w.items.length} reports it holds`)
+  else t.ok(total! >= w.items.length && total! <= w0.total, `${what}: total (${total}) counts at least the ${w.items.length} matches walked and at most every report`)
+}
 
 function filterCase(name: string, fields: Field[], needsSender: boolean): void {
   check(`event-reports: ${name} matches the full set filtered client-side`, ['hs'], async (t) => {
@@ -139,12 +192,8 @@ function filterCase(name: string, fields: Field[], needsSender: boolean): void {
       filters[field] = v
     }
     const wanted = all.filter((r) => matches(r, filters))
-    note(t, `filters ${shown(filters)}: ${wanted.length} of ${all.length} reports expected`)
-    const limit = Math.max(1, Math.ceil(wanted.length / 3))
-    const w = await walkReports({ dir: 'f', limit, filters })
-    assertWalk(t, w, `filtered walk (limit ${limit})`, wanted.length)
-    sameSet(t, w.items, wanted, 'the filtered listing equals the full set filtered client-side')
-    t.ok(w.pages.every((p) => p.body?.total === wanted.length), `total counts the ${wanted.length} matching reports`, { found: w.pages.map((p) => p.body?.total) })
+    note(t, `filters ${shown(filters)}: ${wanted.length} of ${all.length} reports${(await win()).complete ? '' : ' (a window)'} expected`)
+    await compareFiltered(t, filters, Math.max(1, Math.ceil(wanted.length / 3)), 'filtered walk')
   })
 }
 
@@ -168,10 +217,7 @@ check('event-reports: user_id and room_id filters match by substring', ['hs'], a
       t.pass(`${field}: no substring found that every LIKE reading agrees on`, { skip: 'no usable value' })
       continue
     }
-    const wanted = all.filter((r) => like(r[field], part!, false))
-    const w = await walkReports({ dir: 'f', limit: 1000, filters: { [field]: part } })
-    assertWalk(t, w, `${field}=${part}`, wanted.length)
-    sameSet(t, w.items, wanted, `${field}=${part} selects every report whose ${field} contains it`)
+    await compareFiltered(t, { [field]: part }, windowLimit(), `${field}=${part} (every report whose ${field} contains it)`)
   }
 })
 
@@ -222,8 +268,8 @@ check('event-reports: invalid report ids → 400 M_INVALID_PARAM', ['hs'], async
 })
 
 async function unknownId(): Promise<number> {
-  const all = await full()
-  return all.reduce((m, r) => Math.max(m, r.id), 0) + 1_000_000
+  const w = await win()
+  return [...w.head.items, ...w.tail.items].reduce((m, r) => Math.max(m, r.id), 0) + 1_000_000
 }
 
 check('event-reports: an unknown report → 404 M_NOT_FOUND', ['hs'], async (t) => {
@@ -235,7 +281,9 @@ check('event-reports: an unknown report → 404 M_NOT_FOUND', ['hs'], async (t) 
 
 check('event-reports: a single report has the list fields and an event_json of the right shape', ['hs'], async (t) => {
   const all = await nonEmpty()
-  const picks = [...new Set([0, Math.floor(all.length / 2), all.length - 1])].map((i) => all[i]!)
+  // The oldest, one from the middle of the window, and the newest (sampled ids: the cost does not grow).
+  const newest = (await win()).tail.items[0]!
+  const picks = [...new Map([all[0]!, all[Math.floor(all.length / 2)]!, newest].map((r) => [r.id, r])).values()]
   for (const r of picks) {
     const res = await hs('GET', `/event_reports/${r.id}`)
     if (r.sender === null && res.status === 404) {

@@ -1,19 +1,32 @@
-// Helpers of the event-report checks (area B): the full set, set and order comparisons, the assertions
+// Helpers of the event-report checks (area B): the window, set and order comparisons, the assertions
 // on a walk's pages, the filter values every reading of SQL LIKE agrees on, and filing a report through
 // the client API (deleted at the end of the file, or listed as left behind). Area knowledge.
 import { hs, hsClient, memo, skip, note, cleanup, target, expectStatus, expectSchema, type Test, type As } from '../lib/suite.ts'
-import { allReports, removeReport, like, type Report, type ReportWalk, type ReportFilters } from './reports.ts'
+import { reportWindow, removeReport, like, type Report, type ReportWalk, type ReportFilters, type ReportWindow } from './reports.ts'
 
+/** The window (every report on a small target); skips when its walk failed (the walk checks report that). */
+export async function win(): Promise<ReportWindow> {
+  const w = await reportWindow()
+  if (w.head.stopped) skip(`the listing could not be walked (${w.head.stopped}); see the walk checks`)
+  if (w.tail.stopped) skip(`the backward listing could not be walked (${w.tail.stopped}); see the walk checks`)
+  return w
+}
+
+/** The oldest reports (all of them on a small target): the sample filter values and ids are taken from. */
 export async function full(): Promise<Report[]> {
-  const w = await allReports()
-  if (w.stopped) skip(`the full listing failed (${w.stopped}); see the walk checks`)
-  return w.items
+  return (await win()).head.items
 }
 
 export async function nonEmpty(): Promise<Report[]> {
   const items = await full()
   if (items.length === 0) skip('the target has no event reports')
   return items
+}
+
+/** Reports strictly before `edge` in the order of `dir` (ties at a window's end have no defined order). */
+export function beforeEdge(items: Report[], dir: 'b' | 'f', edge: number | undefined): Report[] {
+  if (edge === undefined) return items
+  return items.filter((r) => (dir === 'f' ? r.received_ts < edge : r.received_ts > edge))
 }
 
 export function ids(items: Report[]): number[] {
@@ -43,9 +56,9 @@ export function monotone(items: Report[], dir: 'b' | 'f'): string | undefined {
 }
 
 /** Pages of a walk: 200, schema, the same total everywhere, next_token only while more reports follow. */
-export function assertWalk(t: Test, w: ReportWalk, what: string, total: number): void {
+export function assertWalk(t: Test, w: ReportWalk, what: string, total: number, start = 0): void {
   let bad = 0
-  let offset = 0
+  let offset = start
   for (const p of w.pages) {
     if (p.res.status !== 200) {
       bad++

@@ -1,6 +1,7 @@
 // The event-report listing of the homeserver admin API (area B): one page, a walk following
-// next_token, and the full set shared by the checks of a file. Area knowledge; the framework stays generic.
-import { hs, memo, leftover, hsFeature, hsFeatureRule, hsKnownVersion, setRule, expectHsError, type Test } from '../lib/suite.ts'
+// next_token, and the window shared by the checks of a file (issue 16: the oldest and the newest
+// reports, at most windowSize() of each, whatever the target holds). Area knowledge; the framework stays generic.
+import { hs, memo, leftover, hsFeature, hsFeatureRule, hsKnownVersion, setRule, expectHsError, windowSize, type Test } from '../lib/suite.ts'
 import type { HttpResponse } from '../../lib/http.ts'
 import { validate } from '../../lib/schemas.ts'
 
@@ -44,11 +45,22 @@ export async function reportsPage(query: Record<string, string | number | undefi
   return { request: `event_reports?${q}`, res, body, schema: validate('homeserver/event-report#List', res.json) }
 }
 
-/** Walk the report listing following next_token (as `from`) until it is absent. */
-/** Walk the report listing following next_token (as `from`); with `maxItems`, stop after that many (a window). */
-export async function walkReports(opts: { dir?: 'b' | 'f'; limit?: number; filters?: ReportFilters; maxItems?: number }): Promise<ReportWalk> {
+export interface WalkOptions {
+  dir?: 'b' | 'f'
+  limit?: number
+  filters?: ReportFilters
+  /** stop after this many reports (a window): `truncated` is set when more follow */
+  maxItems?: number
+  /** the offset to start at (`from` of the first page) */
+  from?: number
+  /** dir=f only: stop at the first report received after this time (the end of a window); it and later ones are left out */
+  untilTs?: number
+}
+
+/** Walk the report listing following next_token (as `from`); with `maxItems` or `untilTs`, a window. */
+export async function walkReports(opts: WalkOptions): Promise<ReportWalk> {
   const out: ReportWalk = { items: [], pages: [] }
-  let from: number | undefined
+  let from: number | undefined = opts.from
   for (let i = 0; ; i++) {
     if (i >= MAX_PAGES) {
       out.stopped = `the walk did not end after ${MAX_PAGES} pages`
@@ -61,7 +73,13 @@ export async function walkReports(opts: { dir?: 'b' | 'f'; limit?: number; filte
       break
     }
     const items = page.body!.event_reports!
-    out.items.push(...items)
+    const until = opts.untilTs
+    const kept = until === undefined ? items : items.filter((r) => !(r.received_ts > until))
+    out.items.push(...kept)
+    if (kept.length < items.length) {
+      out.truncated = true
+      break
+    }
     const next = page.body!.next_token
     if (next === undefined || next === null) break
     if (opts.maxItems !== undefined && out.items.length >= opts.maxItems) {
@@ -81,9 +99,34 @@ export async function walkReports(opts: { dir?: 'b' | 'f'; limit?: number; filte
   return out
 }
 
-/** The full report set (dir=f, one large page per request), shared by the checks of a file. */
-export function allReports(): Promise<ReportWalk> {
-  return memo('reports:all', () => walkReports({ dir: 'f', limit: 1000 }))
+/** Page size of the window walks: one page for the default window, several for a small AC_WINDOW. */
+export function windowLimit(): number {
+  return Math.min(1000, windowSize())
+}
+
+/**
+ * The reports the checks of a file compare against: the oldest (`head`, dir=f) and the newest (`tail`,
+ * dir=b, newest first) reports, at most windowSize() of each. On a target with fewer reports the head
+ * holds them all (`complete`) and the tail is the head reversed (no second walk).
+ */
+export interface ReportWindow {
+  /** `total` of the head's first page: every report of the target */
+  total: number
+  head: ReportWalk
+  tail: ReportWalk
+  complete: boolean
+  /** received_ts of the head's last report when it is not complete: windowed filter walks stop there */
+  edge?: number
+}
+
+export function reportWindow(): Promise<ReportWindow> {
+  return memo('reports:window', async () => {
+    const head = await walkReports({ dir: 'f', limit: windowLimit(), maxItems: windowSize() })
+    const total = head.pages[0]?.body?.total ?? head.items.length
+    const complete = !head.truncated
+    const tail = complete ? { items: [...head.items].reverse(), pages: [] } : await walkReports({ dir: 'b', limit: windowLimit(), maxItems: windowSize() })
+    return { total, head, tail, complete, edge: complete ? undefined : head.items.at(-1)?.received_ts }
+  })
 }
 
 

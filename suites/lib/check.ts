@@ -5,7 +5,8 @@
 // under AC_STRICT=1). A check that asserted nothing fails, naming itself: it never counts as passed.
 import tap, { type Test as TapTest } from 'tap'
 import { isDeepStrictEqual } from 'node:util'
-import { HttpError, WritesNotAllowed } from '../../lib/http.ts'
+import { BudgetSpent, HttpError, ResponseTooLarge, WritesNotAllowed } from '../../lib/http.ts'
+import { budgetReason, noteBudgetStop } from './limits.ts'
 import { contexts, current, isMatrix, runCleanups, runIn, type Context } from './context.ts'
 import { Skip, WRITES_REASON, unmetNeed, type Need } from './needs.ts'
 import { checkState, lastResponse, responseFields, type CheckState } from './failure.ts'
@@ -161,6 +162,12 @@ async function runCheck(tt: TapTest, def: CheckDef): Promise<void> {
     } catch (e) {
       if (e instanceof Skip || e instanceof WritesNotAllowed) {
         c.finish(e instanceof Skip ? e.reason : WRITES_REASON)
+      } else if (e instanceof BudgetSpent) {
+        // Not a fault of the target: the run stops asking; the runner says where and fails the verdict.
+        noteBudgetStop(current().target, def.name, e)
+        c.finish(budgetReason(e))
+      } else if (e instanceof ResponseTooLarge) {
+        c.fail(`the answer was too large (--max-response-size): ${e.message}`, { kind: e.kind, size: e.size, limit: e.limit })
       } else if (e instanceof HttpError) {
         c.fail(`no answer: ${e.message}`, { kind: e.kind })
       } else {

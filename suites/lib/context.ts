@@ -9,6 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { realpathSync } from 'node:fs'
 import { loadTarget, knownTokens, TargetError, type Target } from '../../lib/target.ts'
 import { HttpClient, redact } from '../../lib/http.ts'
+import { clientLimits } from './limits.ts'
 
 export interface Context {
   label: string
@@ -27,6 +28,7 @@ function makeContext(label: string, t: Target): Context {
     requestTimeoutMs: t.timeouts.requestMs,
     userAgent: t.userAgent,
     secrets: knownTokens(t),
+    ...clientLimits(t),
   })
   return { label, target: t, client: c, memos: new Map(), cleanups: [] }
 }

@@ -177,6 +177,7 @@ t.test('budget, rate and meter', async (t) => {
   t.equal(seen.length, 4)
   t.match(seen[2], { method: 'GET', base: s.base, status: 200, bytes: 2, endpoint: 'GET /slow/_synapse/admin/v1/event_reports/{id}' })
   t.equal(endpointOf('GET', 'http://h/u/%40alice%3Aexample.org/x'), 'GET /u/{id}/x', 'a Matrix id is an id')
+  t.equal(endpointOf('GET', 'http://h/api/admin/v1/users/by-username/alice-1'), 'GET /api/admin/v1/users/by-username/{username}', 'a user name in a by-username path is an id')
 
   const paced = client({ requestsPerSecond: 20 })
   t.teardown(() => paced.close())

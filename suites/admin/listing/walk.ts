@@ -203,16 +203,8 @@ export function pageSizeFor(count: number): number {
   return Math.min(100, Math.max(2, Math.ceil(count / 6)))
 }
 
-/**
- * How many items of a listing the checks read at most (issue 16: a check's cost does not grow with the
- * target). A smaller listing is read whole; a larger one is read as a window of its oldest items, and
- * the checks compare windows (a filtered window with the same window filtered client-side, a backward
- * walk of the newest items with a forward walk of them) and counts with count=only of the same filters.
- */
-export function windowSize(): number {
-  const n = Number(process.env.AC_WINDOW)
-  return Number.isInteger(n) && n >= 10 ? n : 1000
-}
+import { windowSize } from '../../lib/values.ts'
+export { windowSize }
 
 export interface FullSet {
   /** meta.count of count=only */

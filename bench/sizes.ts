@@ -1,0 +1,113 @@
+// Benchmark of the harness at any size (issue 16): a read-only run, as against a real deployment
+// (`run --mas-url/--hs-url`), against a separately started `admin-conformance mock` seeded with
+// 1k, 10k, 100k and 1M sessions (100 → 100k event reports). For each size: wall time, requests (from the
+// run's JSON report), the peak RSS of the run (the runner and every suite process, summed, sampled from
+// /proc), passes, failures and skips.
+//
+//   npx tsx bench/sizes.ts [--sizes 1000,10000,100000,1000000] [--jobs N]
+//
+// Targets: time at the largest size ≤ 2× the time at the smallest, requests within 10%, RSS ≤ 256 MiB,
+// 0 failures and no extra skips at any size. Exits non-zero when one is missed. Seeding 1M sessions
+// takes a while and much of the mock's memory: run it when the machine is calm.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import type { RunReport } from '../scripts/run/main.ts'
+import { sampleTreeRss } from './tree-rss.ts'
+
+const BIN = fileURLToPath(new URL('../bin/admin-conformance.mjs', import.meta.url))
+const MiB = 1024 * 1024
+const TOKENS = {
+  MAS_ADMIN_TOKEN: 'mat_benchsizesadmin0000000000',
+  MAS_USER_TOKEN: 'mat_benchsizesuser00000000000',
+  HS_ADMIN_TOKEN: 'syt_benchsizesadmin0000000000',
+  HS_USER_TOKEN: 'syt_benchsizesuser00000000000',
+}
+
+export interface SizeResult {
+  sessions: number
+  reports: number
+  seedS: number
+  wallS: number
+  requests: number
+  peakMiB: number
+  pass: number
+  fail: number
+  skip: number
+  exitCode: number
+  byArea: Record<string, number>
+}
+
+/** Start the mock with these sizes; resolves with its URL once it prints it (--quiet prints only the URL). */
+async function startMock(sessions: number, reports: number): Promise<{ url: string; child: ChildProcess; seedS: number }> {
+  const t0 = performance.now()
+  const child = spawn(process.execPath, ['--max-old-space-size=8192', BIN, 'mock', '--port', '0', '--quiet', '--log-file', 'none', '--sessions', String(sessions), '--reports', String(reports),
+    '--admin-token', TOKENS.MAS_ADMIN_TOKEN, '--user-token', TOKENS.MAS_USER_TOKEN, '--hs-admin-token', TOKENS.HS_ADMIN_TOKEN, '--hs-user-token', TOKENS.HS_USER_TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /https?:\/\/\S+/.exec(out)
+      if (m) resolve(m[0].replace(/\/+$/, ''))
+    })
+    child.on('exit', (c) => reject(new Error(`the mock exited (${c}) before printing its URL`)))
+  })
+  return { url, child, seedS: (performance.now() - t0) / 1000 }
+}
+
+async function runOnce(url: string, jobs: number | undefined): Promise<{ wallS: number; peak: number; report: RunReport; exitCode: number }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ac-bench-sizes-'))
+  const out = path.join(dir, 'report.json')
+  const args = [BIN, 'run', '--mas-url', url, '--hs-url', url, '--reporter', 'json', '--output', out, ...(jobs ? ['--jobs', String(jobs)] : [])]
+  const t0 = performance.now()
+  const child = spawn(process.execPath, args, { stdio: 'ignore', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TOKENS } })
+  const rss = sampleTreeRss(child.pid!, 100)
+  const exitCode = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)))
+  const peak = rss.stop()
+  const wallS = (performance.now() - t0) / 1000
+  const report = JSON.parse(readFileSync(out, 'utf8')) as RunReport
+  rmSync(dir, { recursive: true, force: true })
+  return { wallS, peak, report, exitCode }
+}
+
+export async function measure(sessions: number, jobs?: number): Promise<SizeResult> {
+  const reports = Math.max(100, Math.round(sessions / 10))
+  const mock = await startMock(sessions, reports)
+  try {
+    const r = await runOnce(mock.url, jobs)
+    const c = r.report.counts
+    return { sessions, reports, seedS: mock.seedS, wallS: r.wallS, requests: r.report.requests?.total ?? 0, peakMiB: r.peak / MiB, pass: c.pass, fail: c.fail, skip: c.skip, exitCode: r.exitCode, byArea: r.report.requests?.byArea ?? {} }
+  } finally {
+    mock.child.kill('SIGTERM')
+    await new Promise((resolve) => mock.child.once('exit', resolve))
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { sizes: { type: 'string' }, jobs: { type: 'string' } } })
+  const sizes = (values.sizes ?? '1000,10000,100000,1000000').split(',').map(Number)
+  const jobs = values.jobs ? Number(values.jobs) : undefined
+  const rows: SizeResult[] = []
+  process.stdout.write(`sessions  reports  seed s  run s  requests  peak RSS  pass  fail  skip  exit\n`)
+  for (const n of sizes) {
+    const r = await measure(n, jobs)
+    rows.push(r)
+    process.stdout.write(`${String(r.sessions).padStart(8)}  ${String(r.reports).padStart(7)}  ${r.seedS.toFixed(1).padStart(6)}  ${r.wallS.toFixed(1).padStart(5)}  ${String(r.requests).padStart(8)}  ${r.peakMiB.toFixed(0).padStart(4)} MiB  ${String(r.pass).padStart(4)}  ${String(r.fail).padStart(4)}  ${String(r.skip).padStart(4)}  ${r.exitCode}  ${Object.entries(r.byArea).map(([a, n]) => `${a} ${n}`).join(', ')}\n`)
+  }
+  const first = rows[0]!
+  const last = rows.at(-1)!
+  const targets: [string, boolean][] = [
+    [`time at ${last.sessions} ≤ 2× time at ${first.sessions} (${(last.wallS / first.wallS).toFixed(2)}×)`, last.wallS <= 2 * first.wallS],
+    [`requests within 10% (${Math.min(...rows.map((r) => r.requests))}..${Math.max(...rows.map((r) => r.requests))})`, rows.every((r) => Math.abs(r.requests - first.requests) <= 0.1 * first.requests)],
+    [`peak RSS ≤ 256 MiB (max ${Math.max(...rows.map((r) => r.peakMiB)).toFixed(0)} MiB)`, rows.every((r) => r.peakMiB <= 256)],
+    ['0 failures at every size', rows.every((r) => r.fail === 0)],
+    [`no extra skips (${rows.map((r) => r.skip).join(', ')})`, rows.every((r) => r.skip <= first.skip)],
+  ]
+  for (const [what, ok] of targets) process.stdout.write(`  ${ok ? 'met   ' : 'MISSED'}  ${what}\n`)
+  return targets.every(([, ok]) => ok) ? 0 : 1
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) process.exitCode = await main()

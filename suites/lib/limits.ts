@@ -1,0 +1,71 @@
+// The run's production manners in a suite process (issue 16): the rate, the shared request budget, the
+// response size cap, and the request meter, applied to every HTTP client of the process. The runner hands
+// them over in the target (lib/target.ts, `limits`), so they hold whatever process model runs the files.
+import { mkdirSync, realpathSync } from 'node:fs'
+import { Pacer, SharedBudget, type BudgetSpent, type ClientOptions } from '../../lib/http.ts'
+import { areaOfPath } from '../../lib/areas.ts'
+import { addRequest, writeBudgetStop, writeMeter, type Meter } from '../../lib/meter.ts'
+import type { Target } from '../../lib/target.ts'
+
+let pacer: Pacer | undefined
+const meter: Meter = {}
+let meterDir: string | undefined
+
+/** The area of this process's main file ('admin' for suites/admin/...), for the per-area counts. */
+function processArea(): string {
+  const main = process.argv[1] ?? ''
+  let real = main
+  try {
+    real = realpathSync(main)
+  } catch {
+    // keep the path as given
+  }
+  return areaOfPath(real) ?? 'other'
+}
+
+function startMeter(dir: string): void {
+  if (meterDir) return
+  meterDir = dir
+  process.on('exit', () => {
+    if (Object.keys(meter).length === 0) return
+    try {
+      mkdirSync(dir, { recursive: true })
+      writeMeter(dir, meter)
+    } catch {
+      // the run's folder is gone (the runner was interrupted): nothing to report to
+    }
+  })
+}
+
+/** The options of a target's HTTP client that come from the run's limits (one pace per process). */
+export function clientLimits(t: Target): Partial<ClientOptions> {
+  const lim = t.limits
+  if (!lim) return {}
+  const out: Partial<ClientOptions> = {}
+  if (lim.maxResponseBytes) out.maxResponseBytes = lim.maxResponseBytes
+  if (lim.requestsPerSecond) out.pacer = pacer ??= new Pacer(lim.requestsPerSecond)
+  if (lim.maxRequests && lim.budgetFile) out.budget = new SharedBudget(lim.budgetFile, lim.maxRequests)
+  if (lim.meterDir) {
+    startMeter(lim.meterDir)
+    const area = processArea()
+    out.onRequest = (r) => addRequest(meter, area, r.endpoint, r.durationMs)
+  }
+  return out
+}
+
+/** The budget was spent: note (once per run) which check and request it stopped at. */
+export function noteBudgetStop(t: Target, check: string, e: BudgetSpent): void {
+  const dir = t.limits?.meterDir
+  if (!dir) return
+  try {
+    mkdirSync(dir, { recursive: true })
+  } catch {
+    return
+  }
+  writeBudgetStop(dir, { check, request: e.request, limit: e.limit })
+}
+
+/** The skip reason of a check that asked for a request past the budget. */
+export function budgetReason(e: BudgetSpent): string {
+  return `not run to the end: the request budget (--max-requests ${e.limit}) was spent`
+}
