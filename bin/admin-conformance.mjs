@@ -3,6 +3,10 @@
 // `run` command (npm start) is the exception, for speed: built once and kept until a source changes
 // (built-cli.mjs); if that build fails, or AC_CLI_LOADER=tsx, it runs through tsx like the rest.
 const argv = process.argv.slice(2)
+// Memory (issue 16): a small young generation makes V8 collect instead of growing the runner's heap
+// (about 30 MiB less at the peak of a run); set before the bulk of the code is loaded.
+const { setFlagsFromString } = await import('node:v8')
+setFlagsFromString('--max-semi-space-size=1')
 let runMain
 if (argv[0] === 'run' && process.env.AC_CLI_LOADER !== 'tsx') {
   try {

@@ -68,7 +68,7 @@ function sourceUrls(root) {
 export async function builtRunFile(root = ROOT, cacheDir = path.join(root, 'dist', 'cli')) {
   const file = path.join(cacheDir, `run-${cacheKey(root)}.mjs`)
   if (existsSync(file)) return file
-  const { build } = await import('esbuild')
+  const { build, stop } = await import('esbuild')
   mkdirSync(cacheDir, { recursive: true })
   const tmp = `${file}.${process.pid}.tmp`
   await build({
@@ -81,7 +81,7 @@ export async function builtRunFile(root = ROOT, cacheDir = path.join(root, 'dist
     packages: 'external',
     logLevel: 'silent',
     plugins: [sourceUrls(root)],
-  })
+  }).finally(() => stop()) // esbuild's service process would stay for the whole run (memory, issue 16)
   // atomic: a concurrent run sees the whole file or none
   renameSync(tmp, file)
   for (const old of readdirSync(cacheDir)) if (/^run-[0-9a-f]+\.mjs$/.test(old) && path.join(cacheDir, old) !== file) rmSync(path.join(cacheDir, old), { force: true })

@@ -42,7 +42,8 @@ selection and verdict:
 output:
   --reporter R            report format: ${REPORTERS.join(', ')} (default: none, or from --output's extension)
   --output FILE           write the report to FILE (default: standard output)
-  --jobs N                suite files run in parallel (default: CPU count)
+  --jobs N                suite workers running files side by side (default 1; each adds ~100 MiB;
+                          against the bundled mock each worker gets a mock of its own)
   --timeout S             time limit per suite file, in seconds (default 120)
   --request-timeout S     time limit per HTTP request, in seconds (default ${DEFAULT_TIMEOUTS.requestMs / 1000})
 

@@ -85,8 +85,7 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
   signals.on('SIGINT', onSignal)
   signals.on('SIGTERM', onSignal)
   try {
-    const jobsGiven = argv.some((a) => a === '--jobs' || a.startsWith('--jobs='))
-    return await runSteps(st, (c) => cleanups.unshift(c), (c) => (child = c), jobsGiven)
+    return await runSteps(st, (c) => cleanups.unshift(c), (c) => (child = c))
   } catch (e) {
     if (e instanceof UsageError) return usageExit(io, e)
     throw e
@@ -103,9 +102,9 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
   }
 }
 
-async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, onChild: (c: Killable) => void, jobsGiven: boolean): Promise<RunResult> {
+async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, onChild: (c: Killable) => void): Promise<RunResult> {
   const { opts, io } = st
-  const jobs = suiteJobs(opts, jobsGiven)
+  const jobs = opts.jobs
   let resolved
   try {
     resolved = await resolveTarget(opts, st.project, st.runId, pkg.version, keep, jobs)
@@ -168,19 +167,6 @@ function notAPass(st: RunState, missing: string[], secrets: string[]): RunResult
   lines.push(`${PREFIX} nothing was run; give what is missing, or pass --allow-partial to run the rest and accept the skips`)
   st.io.stderr.write(redact(lines.join('\n'), secrets) + '\n')
   return { exitCode: EXIT.failed }
-}
-
-/**
- * How many suite workers: --jobs (default: the CPU count), but one against the bundled mock unless
- * --jobs is given: the mock shares this machine's cores, and one worker was measured as fast with less
- * CPU (issue 16: 6.3 s against 7.8 s at the same load). With --jobs each worker has its own bundled
- * mock (bundled-mock.ts), so files side by side never see each other's writes (a listing of OAuth 2.0
- * clients would meet the client another file registers to introspect its tokens). The fault matrix
- * shares its fault mocks: one worker unless --jobs is given.
- */
-function suiteJobs(opts: Options, jobsGiven: boolean): number {
-  if (jobsGiven) return opts.jobs
-  return opts.faultMatrix || (!opts.masUrl && !opts.hsUrl) ? 1 : opts.jobs
 }
 
 async function runSuites(st: RunState, r: Resolved, files: string[], secrets: string[], onChild: (c: Killable) => void, jobs: number, prepared: PreparedSuites) {

@@ -105,7 +105,7 @@ export async function prepareSuites(project: string, files: string[], env: NodeJ
   const probe = path.join(ROOT, 'scripts', 'run', 'probe.ts')
   if (env.AC_RUN_LOADER !== 'tsx') {
     try {
-      const { build } = await import('esbuild')
+      const { build, stop } = await import('esbuild')
       const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'silent' } as const
       const shared = path.join(project, 'lib', 'schemas.mjs')
       await Promise.all([
@@ -119,6 +119,8 @@ export async function prepareSuites(project: string, files: string[], env: NodeJ
           plugins: [sourceUrls, suiteTap, sharedSchemas(pathToFileURL(shared).href)],
         }),
       ])
+      // esbuild's service process would otherwise stay for the whole run (~50 MiB of the run's memory, issue 16)
+      await stop()
       const probeUrl = pathToFileURL(path.join(project, 'scripts', 'run', 'probe.mjs')).href
       writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${probeUrl}"\n`)
       const bundled = files.map((f) => f.replace(/\.suite\.(ts|mts|js|mjs)$/, '.suite.mjs'))

@@ -23,10 +23,31 @@ function processArea(): string {
   return areaOfPath(real) ?? 'other'
 }
 
+/**
+ * One exit hook per process for every copy of this module: a suite worker runs several files, each
+ * bundle with its own copy of the framework (and its own meter), and one hook per copy would pass
+ * node's limit of listeners. The copies meet through a global registry.
+ */
+const EXIT_HOOK = Symbol.for('admin-conformance.meter-exit')
+type MeterWrite = () => void
+
+function exitWrites(): MeterWrite[] {
+  const g = globalThis as unknown as Record<symbol, MeterWrite[] | undefined>
+  let list = g[EXIT_HOOK]
+  if (!list) {
+    const writes: MeterWrite[] = []
+    list = g[EXIT_HOOK] = writes
+    process.on('exit', () => {
+      for (const w of writes) w()
+    })
+  }
+  return list
+}
+
 function startMeter(dir: string): void {
   if (meterDir) return
   meterDir = dir
-  process.on('exit', () => {
+  exitWrites().push(() => {
     if (Object.keys(meter).length === 0) return
     try {
       mkdirSync(dir, { recursive: true })
