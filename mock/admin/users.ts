@@ -123,6 +123,7 @@ export function listUsers(ctx: Ctx): Reply {
     if (miss) return miss
   }
   const activeOAuth2 = (u: User, client?: string) => {
+    if (client === undefined) return mas.oauth2.bucketSize('userStatus', `${u.id}|active`) > 0
     const conditions: { index: 'user' | 'status' | 'client'; keys: string[] }[] = [{ index: 'user', keys: [u.id] }, { index: 'status', keys: ['active'] }]
     if (client !== undefined) conditions.push({ index: 'client', keys: [client] })
     return mas.oauth2.count({ in: conditions }).count > 0
@@ -136,7 +137,7 @@ export function listUsers(ctx: Ctx): Reply {
   const hasCompat = v['filter[has-active-compat-session]']
   if (hasCompat !== undefined) {
     pairs.push(`filter[has-active-compat-session]=${hasCompat}`)
-    tests.push((u) => (mas.compat.count({ in: [{ index: 'user', keys: [u.id] }, { index: 'status', keys: ['active'] }] }).count > 0) === hasCompat)
+    tests.push((u) => mas.compat.bucketSize('userStatus', `${u.id}|active`) > 0 === hasCompat)
   }
   const where = tests.length === 0 ? undefined : (u: User) => tests.every((test) => test(u))
   return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: mas.users, query: where ? { where } : {}, toResource: userResource })

@@ -65,10 +65,15 @@ export function dateFilterCheck(spec: FamilySpec, key: string, attr: string, dir
     // comparison leaves out).
     const median = stamped[Math.floor(stamped.length / 2)]!.attributes[attr] as string
     for (const cutoff of [cutoffNear(stamped.map((i) => i.attributes[attr] as string))!, median]) {
-      const c = tsNs(cutoff)!
+      // created_at is compared through the id, a ULID of the creation's millisecond (the service's
+      // storage: id > the greatest ULID of the cutoff's millisecond); other dates to the microsecond
+      const unit = attr === 'created_at' ? 1_000_000n : 1n
+      const c = tsNs(cutoff)! / unit
       const wanted = items.filter((i) => {
-        const v = tsNs(i.attributes[attr])
-        return v !== undefined && (dir === 'before' ? v < c : v > c)
+        const ns = tsNs(i.attributes[attr])
+        if (ns === undefined) return false
+        const v = ns / unit
+        return dir === 'before' ? v < c : v > c
       })
       const full = await fullSet(spec)
       const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor(wanted.length), filters: { [key]: cutoff }, until: full.end })
