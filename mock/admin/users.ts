@@ -122,12 +122,8 @@ export function listUsers(ctx: Ctx): Reply {
     const miss = checkClient(ctx, site, c)
     if (miss) return miss
   }
-  const activeOAuth2 = (u: User, client?: string) => {
-    if (client === undefined) return mas.oauth2.bucketSize('userStatus', `${u.id}|active`) > 0
-    const conditions: { index: 'user' | 'status' | 'client'; keys: string[] }[] = [{ index: 'user', keys: [u.id] }, { index: 'status', keys: ['active'] }]
-    if (client !== undefined) conditions.push({ index: 'client', keys: [client] })
-    return mas.oauth2.count({ in: conditions }).count > 0
-  }
+  const activeOAuth2 = (u: User, client?: string) =>
+    client === undefined ? mas.oauth2.bucketSize('userStatus', `${u.id}|active`) > 0 : mas.oauth2.bucketSize('userClientStatus', `${u.id}|${client}|active`) > 0
   if (clients.length) tests.push((u) => clients.some((c) => activeOAuth2(u, c)))
   const hasOAuth2 = v['filter[has-active-oauth2-session]']
   if (hasOAuth2 !== undefined) {

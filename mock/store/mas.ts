@@ -40,7 +40,7 @@ export { mergePolicyData } from './domain/policy-data.ts'
 export { rustDebugQuote as rustDebug } from '../../lib/requestlog.ts'
 
 type CompatIndex = 'user' | 'userSession' | 'status' | 'userStatus'
-type OAuth2Index = 'user' | 'client' | 'clientKind' | 'userSession' | 'scope' | 'status' | 'userStatus'
+type OAuth2Index = 'user' | 'client' | 'clientKind' | 'userSession' | 'scope' | 'status' | 'userStatus' | 'userClientStatus'
 type PersonalIndex = 'ownerUser' | 'ownerClient' | 'actor' | 'scope' | 'status' | 'expires'
 
 export class MasStore {
@@ -88,6 +88,7 @@ export class MasStore {
         scope: { keys: (s) => (s.scope === '' ? null : s.scope.split(' ')) },
         status: { keys: (s) => OAUTH2_STATUS.of(s.finishedAt) },
         userStatus: { keys: (s) => (s.userId === null ? null : `${s.userId}|${OAUTH2_STATUS.of(s.finishedAt)}`) },
+        userClientStatus: { keys: (s) => (s.userId === null ? null : `${s.userId}|${s.clientId}|${OAUTH2_STATUS.of(s.finishedAt)}`) },
       },
       ranges: { lastActive: { value: (s) => s.lastActiveAt } },
     })
