@@ -7,8 +7,7 @@ import { filterCheck, badFilterCheck } from './listing/filters.ts'
 import { listingChecks } from './listing/checks.ts'
 
 const spec: FamilySpec = {
-  // the facade's family union lists the session families; the checks only use it as a path and a name
-  family: 'oauth2-clients' as FamilySpec['family'],
+  family: 'oauth2-clients',
   type: 'oauth2-client',
   schema: 'admin/oauth2-client',
   notFoundTitle: (id) => [/oauth 2\.0 client id/i, id],

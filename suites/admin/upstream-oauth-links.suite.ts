@@ -10,8 +10,7 @@ import { listingChecks } from './listing/checks.ts'
 import { idFilterCheck } from './session-checks.ts'
 
 const spec: FamilySpec = {
-  // the facade's family union lists the session families; the checks only use it as a path and a name
-  family: 'upstream-oauth-links' as FamilySpec['family'],
+  family: 'upstream-oauth-links',
   type: 'upstream-oauth-link',
   schema: 'admin/upstream-oauth-link',
   notFoundTitle: (id) => [/upstream oauth 2\.0 link id/i, id],

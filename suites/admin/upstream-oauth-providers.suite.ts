@@ -7,8 +7,7 @@ import { filterCheck, badFilterCheck } from './listing/filters.ts'
 import { listingChecks } from './listing/checks.ts'
 
 const spec: FamilySpec = {
-  // the facade's family union lists the session families; the checks only use it as a path and a name
-  family: 'upstream-oauth-providers' as FamilySpec['family'],
+  family: 'upstream-oauth-providers',
   type: 'upstream-oauth-provider',
   schema: 'admin/upstream-oauth-provider',
   // the service's title names no id

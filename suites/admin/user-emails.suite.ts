@@ -9,8 +9,7 @@ import { listingChecks } from './listing/checks.ts'
 import { idFilterCheck } from './session-checks.ts'
 
 const spec: FamilySpec = {
-  // the facade's family union lists the session families; the checks only use it as a path and a name
-  family: 'user-emails' as FamilySpec['family'],
+  family: 'user-emails',
   type: 'user-email',
   schema: 'admin/user-email',
   notFoundTitle: (id) => [/user email id/i, id],

@@ -9,8 +9,7 @@ import { filterCheck, badFilterCheck } from './listing/filters.ts'
 import { listingChecks } from './listing/checks.ts'
 
 const spec: FamilySpec = {
-  // the facade's family union lists the session families; the checks only use it as a path and a name
-  family: 'user-registration-tokens' as FamilySpec['family'],
+  family: 'user-registration-tokens',
   // the service's spelling, with an underscore
   type: 'user-registration_token',
   schema: 'admin/user-registration-token',

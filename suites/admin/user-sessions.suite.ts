@@ -8,8 +8,7 @@ import { listingChecks } from './listing/checks.ts'
 import { activeFilterLinksCheck, idFilterCheck, sessionDateFilterChecks, statusFilterChecks } from './session-checks.ts'
 
 const spec: FamilySpec = {
-  // the facade's family union lists the session families; the checks only use it as a path and a name
-  family: 'user-sessions' as FamilySpec['family'],
+  family: 'user-sessions',
   type: 'user-session',
   schema: 'admin/user-session',
   notFoundTitle: (id) => [/user session/i, id],

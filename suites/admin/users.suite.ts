@@ -11,8 +11,7 @@ import { listingChecks } from './listing/checks.ts'
 import { userActionChecks } from './user-actions.ts'
 
 const spec: FamilySpec = {
-  // the facade's family union lists the session families; the checks only use it as a path and a name
-  family: 'users' as FamilySpec['family'],
+  family: 'users',
   type: 'user',
   schema: 'admin/user',
   notFoundTitle: (id) => [/user id/i, id],

@@ -42,9 +42,22 @@ export interface Walk {
   truncated?: boolean
 }
 
+/** every paginated listing of the admin API the suites walk */
+export type ListedFamily =
+  | 'compat-sessions'
+  | 'oauth2-sessions'
+  | 'personal-sessions'
+  | 'oauth2-clients'
+  | 'users'
+  | 'user-emails'
+  | 'user-sessions'
+  | 'user-registration-tokens'
+  | 'upstream-oauth-links'
+  | 'upstream-oauth-providers'
+
 export interface FamilySpec {
-  /** collection path segment, also the check-name prefix: compat-sessions, oauth2-sessions, personal-sessions */
-  family: 'compat-sessions' | 'oauth2-sessions' | 'personal-sessions'
+  /** collection path segment, also the check-name prefix */
+  family: ListedFamily
   /** resource type of the items */
   type: string
   /** schema file, e.g. admin/compat-session (refs #Page, #Single, #Item) */
