@@ -6,10 +6,9 @@
 // always mean the current one. Nothing is read from the environment until the first use (no
 // import-time side effects): the first check registered loads the targets.
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { realpathSync } from 'node:fs'
 import { loadTarget, knownTokens, TargetError, type Target } from '../../lib/target.ts'
 import { HttpClient, redact } from '../../lib/http.ts'
-import { clientLimits } from './limits.ts'
+import { clientLimits, mainFilePath } from './limits.ts'
 
 export interface Context {
   label: string
@@ -35,14 +34,7 @@ function makeContext(label: string, t: Target): Context {
 
 /** The suite folder of this process's main file ('suites/admin'), for picking the matrix targets that apply. */
 function mainFileDir(): string {
-  const main = process.argv[1] ?? ''
-  let real = main
-  try {
-    real = realpathSync(main)
-  } catch {
-    // keep the path as given
-  }
-  const m = /[\\/](suites[\\/][^\\/]+)[\\/]/.exec(real)
+  const m = /[\\/](suites[\\/][^\\/]+)[\\/]/.exec(mainFilePath())
   return m ? m[1]!.replace(/\\/g, '/') : ''
 }
 

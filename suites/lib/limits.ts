@@ -11,16 +11,22 @@ let pacer: Pacer | undefined
 const meter: Meter = {}
 let meterDir: string | undefined
 
+/**
+ * The real path of the suite file this process runs (a suite worker points argv[1] at the file it is
+ * running), for the per-area counts here and the matrix targets in context.ts.
+ */
+export function mainFilePath(): string {
+  const main = process.argv[1] ?? ''
+  try {
+    return realpathSync(main)
+  } catch {
+    return main
+  }
+}
+
 /** The area of this process's main file ('admin' for suites/admin/...), for the per-area counts. */
 function processArea(): string {
-  const main = process.argv[1] ?? ''
-  let real = main
-  try {
-    real = realpathSync(main)
-  } catch {
-    // keep the path as given
-  }
-  return areaOfPath(real) ?? 'other'
+  return areaOfPath(mainFilePath()) ?? 'other'
 }
 
 /**
