@@ -4,7 +4,7 @@
 // status filter after it, and deactivation ending the user's sessions. When the file ends the user
 // is deactivated (users cannot be deleted through the admin API).
 // Not a test file: users.suite.ts imports it.
-import { requireMasFeature, skip, memo, cleanup, target, note, mas, expectOk, expectStatus, shown, MAS_API, type Test } from '../lib/suite.ts'
+import { requireMasFeature, skip, memo, cleanup, leftover, target, note, mas, expectOk, expectStatus, shown, MAS_API, type Test } from '../lib/suite.ts'
 import { familyCheck, type FamilySpec, type MasItem } from './listing/walk.ts'
 
 type Single = { data: MasItem; links: { self: string } }
@@ -20,6 +20,7 @@ function createdUser(): Promise<{ id: string; username: string } | string> {
     cleanup(async () => {
       await mas('POST', `/users/${id}/deactivate`)
     })
+    leftover({ target: 'mas', kind: 'user', id, reason: `${username}, created for the user-action checks and left deactivated; the admin API cannot delete a user` })
     return { id, username }
   })
 }
