@@ -11,6 +11,18 @@ import { generateToken } from '../../../mock/store/mas.ts'
 
 export const API = '/api/admin/v1'
 
+/** A fetch answer read whole: status, headers, text, and the JSON body when it parses. */
+export async function answerOf(r: Response): Promise<Res> {
+  const text = await r.text()
+  let body: unknown
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    body = undefined
+  }
+  return { status: r.status, headers: r.headers, text, body }
+}
+
 export interface Res {
   status: number
   headers: Headers
@@ -51,15 +63,7 @@ export async function startTestMock(t: Tap, over: Partial<MockOptions> = {}): Pr
   let sent = 0
   const req = async (method: string, p: string, init: { headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Res> => {
     sent++
-    const r = await fetch(url + p, { method, headers: init.headers, body: init.body })
-    const text = await r.text()
-    let body: unknown
-    try {
-      body = text ? JSON.parse(text) : undefined
-    } catch {
-      body = undefined
-    }
-    return { status: r.status, headers: r.headers, text, body }
+    return answerOf(await fetch(url + p, { method, headers: init.headers, body: init.body }))
   }
   const auth = (token: string | null | undefined): Record<string, string> => (token === null ? {} : { authorization: `Bearer ${token ?? admin}` })
   const tm: TestMock = {

@@ -3,7 +3,7 @@
 import { createHash, createPublicKey, createVerify, randomBytes } from 'node:crypto'
 import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
 import { MasStore, type User } from '../../../mock/store/mas.ts'
-import type { TestMock } from '../admin/helpers.ts'
+import { answerOf, type TestMock } from '../admin/helpers.ts'
 
 export interface Answer {
   status: number
@@ -22,14 +22,7 @@ export function browser(base: string) {
     const r = await fetch(path.startsWith('http') ? path : base + path, { method, headers: h, body: form ? new URLSearchParams(form).toString() : undefined, redirect: 'manual' })
     const set = r.headers.get('set-cookie')
     if (set) cookie = set.split(';')[0]!
-    const text = await r.text()
-    let body: unknown
-    try {
-      body = text ? JSON.parse(text) : undefined
-    } catch {
-      body = undefined
-    }
-    return { status: r.status, headers: r.headers, text, body }
+    return answerOf(r)
   }
   return { send, get: (p: string) => send('GET', p), post: (p: string, f: Record<string, string>, h?: Record<string, string>) => send('POST', p, f, h) }
 }
