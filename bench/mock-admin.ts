@@ -173,7 +173,8 @@ function runChild(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildPr
   return { child, firstLine, stderr: () => stderr }
 }
 
-function stop(child: ChildProcess): Promise<void> {
+/** Stops a child: SIGTERM, then SIGKILL after 5 s (shared by the benches that start a mock). */
+export function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve()
     child.once('exit', () => resolve())

@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
+import { stop } from './mock-admin.ts'
 
 const RATIO_TARGET = 0.2
 const ROUNDS = 3
@@ -43,15 +44,6 @@ function startMock(args: string[]): { child: ChildProcess; url: Promise<string> 
     child.once('exit', (code) => reject(new Error(`mock exited with ${code}: ${err.slice(-2000)}`)))
   })
   return { child, url }
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('exit', () => resolve())
-    child.kill('SIGTERM')
-    setTimeout(() => child.kill('SIGKILL'), 5000).unref()
-  })
 }
 
 interface Load {

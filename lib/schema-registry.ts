@@ -14,21 +14,6 @@ import addFormatsModule from 'ajv-formats'
 
 export type JsonSchema = { [key: string]: unknown }
 
-export interface SchemaError {
-  /** JSON pointer of the offending value in the validated data ('' is the root). */
-  instancePath: string
-  /** '<file>.json#<pointer>' of the schema keyword that failed, e.g. 'admin/common.json#/$defs/ULID/pattern'. */
-  schemaPath: string
-  message: string
-}
-
-export interface ValidationResult {
-  valid: boolean
-  errors: SchemaError[]
-  /** One line: 'valid', or the ref and the failures, each naming the instance path and the schema path. */
-  text: string
-}
-
 /** Base of the $id given to schema files that do not declare one (ours all declare one under it). */
 export const SCHEMA_ID_BASE = 'https://admin-conformance.invalid/schemas/'
 

@@ -4,7 +4,7 @@
 import { AREAS, type Area } from '../../lib/areas.ts'
 import { targetsEnv, type MatrixTarget, type Target } from '../../lib/target.ts'
 import type { MatrixFaultDef, MockHandle } from './mock-handle.ts'
-import { countChecks, type Assertion, type CheckResult, type Counts } from './results.ts'
+import { countChecks, type Assertion, type CheckResult, type Counts, type ReportHeader } from './results.ts'
 import { xml } from './report-junit.ts'
 
 
@@ -14,16 +14,8 @@ export interface MatrixFault extends MatrixFaultDef {
   failedChecks: { file: string; check: string }[]
 }
 
-export interface MatrixReport {
+export interface MatrixReport extends ReportHeader {
   kind: 'fault-matrix'
-  tool: string
-  version: string
-  runId: string
-  startedAt: string
-  durationMs: number
-  exitCode: number
-  ok: boolean
-  interrupted: boolean
   areas: string[]
   clean: { ok: boolean; counts: Counts; failedChecks: { file: string; check: string; failures: Assertion[] }[] }
   faults: MatrixFault[]

@@ -51,7 +51,8 @@ export interface Counts {
   deviation: number
 }
 
-export interface RunReport {
+/** What every report of a run starts with (the run's and the fault matrix's). */
+export interface ReportHeader {
   tool: string
   version: string
   runId: string
@@ -60,6 +61,9 @@ export interface RunReport {
   exitCode: number
   ok: boolean
   interrupted: boolean
+}
+
+export interface RunReport extends ReportHeader {
   strict: boolean
   target: {
     mock: boolean
