@@ -15,8 +15,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SOURCES = ['scripts', 'lib', 'mock']
 
-/** The cache key of the build: every source's path, size and modification time, and the tools'. */
-export function cacheKey(root = ROOT) {
+/**
+ * The cache key of a build: every source's path, size and modification time under `dirs`, and the
+ * tools'. The run's suite bundles (scripts/run/suite-build.ts) use it with their own folders.
+ */
+export function cacheKey(root = ROOT, dirs = SOURCES) {
   const h = createHash('sha256')
   h.update(`${root}\0${process.version}\0`)
   try {
@@ -40,14 +43,14 @@ export function cacheKey(root = ROOT) {
       }
     }
   }
-  for (const d of SOURCES) walk(path.join(root, d))
+  for (const d of dirs) walk(path.join(root, d))
   const pkg = statSync(path.join(root, 'package.json'))
   h.update(`package.json\0${pkg.size}\0${pkg.mtimeMs}`)
   return h.digest('hex').slice(0, 16)
 }
 
 /** esbuild plugin: `import.meta.url` in each module of the package stays the URL of its source file. */
-function sourceUrls(root) {
+export function sourceUrls(root) {
   return {
     name: 'source-import-meta-url',
     setup(b) {

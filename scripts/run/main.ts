@@ -30,7 +30,7 @@ import { finishMatrix, finishRun } from './finish.ts'
 import type { RunIO, RunResult, RunState } from './run-types.ts'
 import type { RunReport } from './results.ts'
 import { suiteFiles } from './suite-files.ts'
-import { ROOT, prepareSuites, runTap, suiteEnv, tapProject, type Killable, type PreparedSuites } from './tap-runner.ts'
+import { ROOT, prepareSuites, runTap, startWorkers, suiteEnv, tapProject, type Killable, type PreparedSuites, type SuiteWorkers } from './tap-runner.ts'
 import { header } from './header.ts'
 import { runLimits } from './limits.ts'
 import { suiteLine } from './terminal.ts'
@@ -105,6 +105,13 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
 async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, onChild: (c: Killable) => void): Promise<RunResult> {
   const { opts, io } = st
   const jobs = opts.jobs
+  // The suites are built (or found built) and their workers started while the mock starts and the
+  // preflight waits on the target: the workers learn the target when their files are handed over.
+  const preparing = prepareSuites(st.project, io.env, io.stderr)
+  const starting = preparing.then((p) => startWorkers(p, { project: st.project, jobs, timeoutS: opts.timeoutS, ...(opts.grep !== undefined ? { grep: opts.grep } : {}), matrix: opts.faultMatrix, env: suiteEnv(io.env, st.project, {}, opts.strict), stderr: io.stderr }))
+  starting.catch(() => undefined)
+  // (the clean-up waits for the build, which writes into the scratch folder that a later clean-up removes)
+  keep(async () => (await starting.catch(() => undefined))?.close())
   let resolved
   try {
     resolved = await resolveTarget(opts, st.project, st.runId, pkg.version, keep, jobs)
@@ -128,15 +135,10 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
     io.stderr.write(`${PREFIX} no check matched --grep ${opts.grep} (none of the ${names.of(files)!.length} checks of ${sel.areas.join(', ')})\n`)
     return { exitCode: EXIT.usage }
   }
-  // The suites are built while the preflight waits on the target (the build never rejects: it falls back to tsx).
-  const preparing = prepareSuites(st.project, files, st.io.env, st.io.stderr)
-  preparing.catch(() => undefined)
   const pf = await preflight(target)
   st.human.write(redact(header(st, target, sel.areas, mocks, pf), secrets) + '\n')
   if (!pf.ok) {
     io.stderr.write(redact(`preflight failed:\n${pf.problems.map((p) => `  ${p}`).join('\n')}\n`, secrets))
-    // the build writes into the scratch folder: let it finish before the clean-up removes that
-    await preparing.catch(() => undefined)
     return { exitCode: EXIT.unreachable }
   }
   target.versions = { mas: pf.masVersion, hs: pf.hsVersion }
@@ -147,7 +149,7 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
   // every worker's target (each may have its own bundled mock) gets the same limits
   const limits = runLimits(opts, st.project, Math.min(jobs, files.length))
   for (const t of new Set([target, ...workerTargets])) t.limits = limits
-  const { collector, tap } = await runSuites(st, { target, mocks, workerTargets }, files, secrets, onChild, jobs, await preparing)
+  const { collector, tap } = await runSuites(st, { target, mocks, workerTargets }, files, secrets, onChild, jobs, await preparing, await starting)
   collector.finish(files, st.interrupted, String(tap.signal ?? tap.exitCode))
   for (const [f, n] of collector.names) if (!collector.suites.find((s) => s.file === f)?.error) names.remember(f, n)
   if (!st.interrupted) names.save()
@@ -169,7 +171,7 @@ function notAPass(st: RunState, missing: string[], secrets: string[]): RunResult
   return { exitCode: EXIT.failed }
 }
 
-async function runSuites(st: RunState, r: Resolved, files: string[], secrets: string[], onChild: (c: Killable) => void, jobs: number, prepared: PreparedSuites) {
+async function runSuites(st: RunState, r: Resolved, files: string[], secrets: string[], onChild: (c: Killable) => void, jobs: number, prepared: PreparedSuites, workers: SuiteWorkers | undefined) {
   const { opts } = st
   const { target, mocks } = r
   st.human.write(`\nrunning ${files.length} suite file(s), ${jobs} at a time\n`)
@@ -180,7 +182,7 @@ async function runSuites(st: RunState, r: Resolved, files: string[], secrets: st
   const width = Math.max(...files.map((f) => f.length))
   const tap = await runTap(prepared, {
     project: st.project,
-    files: prepared.files,
+    files: files.map(prepared.built),
     env,
     envs,
     jobs,
@@ -200,7 +202,7 @@ async function runSuites(st: RunState, r: Resolved, files: string[], secrets: st
       if (st.interrupted) c.kill('SIGTERM')
     },
     stderr: st.io.stderr,
-  })
+  }, workers)
   // The TAP report names the suite files, not their builds.
   if (prepared.mode === 'bundle') tap.raw = tap.raw.replace(/\bsuites\/[\w./-]+?\.suite\.mjs\b/g, (m) => prepared.sourceOf(m))
   return { collector, tap }

@@ -5,7 +5,13 @@
 // so a file's checks, teardown and comments land under its subtest exactly as they did at the top of
 // its own process; each bundle has its own copy of the suites' framework (module state is per file).
 //
-//   node --import <probe> suite-worker.mjs <bundle> ...      (cwd: the run's tap project)
+//   node --import <probe> suite-worker.mjs      (cwd: the run's tap project)
+//   stdin: one line {"env": {...}, "files": ["suites/<area>/<name>.suite.mjs", ...]}
+//
+// The runner starts the workers before it knows the target (issue 16: their start then overlaps the
+// mock's start and the preflight); the line brings the target's environment and the files. While it
+// waits, a worker compiles the validators of the shared schema build (AC_WARM), which the bundles would
+// otherwise compile on their first checks. Without a line (the runner stopped first) it exits.
 //
 // Several workers share one list: a worker runs a file only after claiming it (an atomic mkdir in
 // AC_CLAIMS), so the files spread over the workers as they free up, and a worker started after a crash
@@ -17,7 +23,50 @@ import { pathToFileURL } from 'node:url'
 
 const claims = process.env.AC_CLAIMS
 const timeout = Number(process.env.AC_FILE_TIMEOUT_MS) || 0
-const files = process.argv.slice(2)
+
+/** The runner's line, or undefined when stdin ends without one. */
+function readLine() {
+  return new Promise((resolve) => {
+    let buf = ''
+    const done = (v) => {
+      process.stdin.removeAllListeners('data').removeAllListeners('end')
+      // stdin must not keep the worker alive after its files
+      process.stdin.destroy()
+      resolve(v)
+    }
+    process.stdin.setEncoding('utf8')
+    process.stdin.on('data', (chunk) => {
+      buf += chunk
+      const nl = buf.indexOf('\n')
+      if (nl !== -1) done(buf.slice(0, nl))
+    })
+    process.stdin.on('end', () => done(buf.trim() ? buf : undefined))
+    process.stdin.on('error', () => done(undefined))
+  })
+}
+
+/** Compiles validators until the line arrives: a turn of the event loop between two, so it never waits on this. */
+async function warm(url, arrived) {
+  try {
+    const schemas = await import(url)
+    for (const ref of schemas.listSchemaRefs()) {
+      if (arrived()) return
+      schemas.compileSchema(ref)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  } catch {
+    // a schema that does not compile fails the check that uses it, with its message; nothing to do here
+  }
+}
+
+let line
+const reading = readLine().then((l) => (line = l ?? null))
+if (process.env.AC_WARM) await warm(process.env.AC_WARM, () => line !== undefined)
+await reading
+if (line === null) process.exit(0)
+const go = JSON.parse(line)
+Object.assign(process.env, go.env)
+const files = go.files
 
 function claim(i) {
   if (!claims) return true

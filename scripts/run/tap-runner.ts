@@ -2,22 +2,23 @@
 // (the target through the lib/target.ts codec only), and the TAP stream redacted, kept and parsed as it
 // arrives so that each file's results are shown when it ends.
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { Parser } from 'tap-parser'
-import type { Plugin } from 'esbuild'
-import { readFile } from 'node:fs/promises'
 import { redact } from '../../lib/http.ts'
 import { STRICT_ENV, TARGETS_ENV, TARGET_ENV, TOKEN_ENV } from '../../lib/target.ts'
 import { PROBE_ENV } from './probe-data.ts'
 import { attach, newNode } from './tap-tree.ts'
 import type { TapOptions, TapRun } from './tap-types.ts'
-import { runWorkers } from './workers.ts'
+import type { PreparedSuites } from './suite-build.ts'
+import { SuiteWorkers, runWorkers, type WorkerStart } from './workers.ts'
 
 export type { Killable, TapOptions, TapRun } from './tap-types.ts'
+export type { SuiteWorkers } from './workers.ts'
+export { prepareSuites, type PreparedSuites } from './suite-build.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -33,108 +34,6 @@ export function tapProject(): string {
   symlinkSync(nodeModules, path.join(dir, 'node_modules'), 'dir')
   mkdirSync(path.join(dir, 'tmp', 'probe'), { recursive: true })
   return dir
-}
-
-/** esbuild plugin: `import.meta.url` in each module of the package stays the URL of its source file. */
-const sourceUrls: Plugin = {
-  name: 'source-import-meta-url',
-  setup(b) {
-    b.onLoad({ filter: /\.(ts|mts|js|mjs)$/ }, async (args) => {
-      if (!args.path.startsWith(ROOT) || args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined
-      const text = await readFile(args.path, 'utf8')
-      if (!text.includes('import.meta.url')) return undefined
-      return { contents: text.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, JSON.stringify(pathToFileURL(args.path).href)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js' }
-    })
-  },
-}
-
-/**
- * esbuild plugin: a suite bundle's `tap` is the subtest its worker runs it in (suite-worker.mjs sets
- * globalThis.__acSuiteTap before importing the bundle), or tap's root when the bundle is its own process.
- */
-const suiteTap: Plugin = {
-  name: 'suite-tap',
-  setup(b) {
-    b.onResolve({ filter: /^tap$/ }, (args) => (args.namespace === 'ac-suite-tap' ? undefined : { path: 'tap', namespace: 'ac-suite-tap' }))
-    b.onLoad({ filter: /.*/, namespace: 'ac-suite-tap' }, () => ({
-      contents: "import tap from 'tap'\nexport default globalThis.__acSuiteTap ?? tap\n",
-      loader: 'js',
-      resolveDir: ROOT,
-    }))
-  },
-}
-
-/** The schema modules, built once into one module that every suite bundle of a worker shares. */
-const SCHEMA_MODULES = ['schemas.ts', 'schema-registry.ts', 'schema-enums.ts', 'schema-bundle.ts']
-const SHARED_SCHEMAS = SCHEMA_MODULES.map((m) => `export * from './${m}'`).join('\n')
-
-/**
- * esbuild plugin: the suites' imports of the schema modules go to the shared build, so that a worker
- * compiles each validator once for all its files, not once per file (ajv's compile was the largest
- * cost of a worker). The schema modules hold no state but that cache.
- */
-function sharedSchemas(url: string): Plugin {
-  const targets = new Set(SCHEMA_MODULES.map((m) => path.join(ROOT, 'lib', m)))
-  return {
-    name: 'shared-schemas',
-    setup(b) {
-      b.onResolve({ filter: /schema[\w-]*\.ts$/ }, (args) => (targets.has(path.resolve(args.resolveDir, args.path)) ? { path: url, external: true } : undefined))
-    },
-  }
-}
-
-export interface PreparedSuites {
-  /** the files as tap is given them (relative to the project) */
-  files: string[]
-  /** a file name of the TAP stream → the suite file it came from ('suites/admin/x.suite.ts') */
-  sourceOf(name: string): string
-  mode: 'bundle' | 'tsx'
-  /** bundle mode: the probe's build, preloaded into each suite worker */
-  probeUrl?: string
-}
-
-/**
- * The suite files built once with esbuild into the project (same relative paths, `.mjs`), so that no
- * suite process loads a TypeScript loader or transpiles the shared code again (issue 16: a process per
- * file paid for both). The bundles sit at suites/<area>/, where the suites' framework finds its area;
- * each module's `import.meta.url` keeps its source's URL (lib/schemas.ts finds the schemas from it), so a
- * bundle reads the package's files exactly as the sources do. If the build fails, the sources run
- * through tsx as before (slower, same results); AC_RUN_LOADER=tsx asks for that.
- */
-export async function prepareSuites(project: string, files: string[], env: NodeJS.ProcessEnv, stderr: { write(s: string): unknown }): Promise<PreparedSuites> {
-  const probe = path.join(ROOT, 'scripts', 'run', 'probe.ts')
-  if (env.AC_RUN_LOADER !== 'tsx') {
-    try {
-      const { build, stop } = await import('esbuild')
-      const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'silent' } as const
-      const shared = path.join(project, 'lib', 'schemas.mjs')
-      await Promise.all([
-        build({ ...common, stdin: { contents: SHARED_SCHEMAS, resolveDir: path.join(ROOT, 'lib'), loader: 'ts' }, outfile: shared, plugins: [sourceUrls] }),
-        build({
-          ...common,
-          entryPoints: [...files.map((f) => path.join(ROOT, f)), probe],
-          outbase: ROOT,
-          outdir: project,
-          outExtension: { '.js': '.mjs' },
-          plugins: [sourceUrls, suiteTap, sharedSchemas(pathToFileURL(shared).href)],
-        }),
-      ])
-      // esbuild's service process would otherwise stay for the whole run (~50 MiB of the run's memory, issue 16)
-      await stop()
-      const probeUrl = pathToFileURL(path.join(project, 'scripts', 'run', 'probe.mjs')).href
-      writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${probeUrl}"\n`)
-      const bundled = files.map((f) => f.replace(/\.suite\.(ts|mts|js|mjs)$/, '.suite.mjs'))
-      const back = new Map(bundled.map((b, i) => [b, files[i]!]))
-      return { files: bundled, sourceOf: (n) => back.get(n) ?? n, mode: 'bundle', probeUrl }
-    } catch (e) {
-      stderr.write(`note: the suites could not be built once (${(e as Error).message.split('\n')[0]}); running them through tsx\n`)
-      rmSync(path.join(project, 'suites'), { recursive: true, force: true })
-    }
-  }
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-  writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${tsx}"\n  - "--import=${pathToFileURL(probe).href}"\n`)
-  symlinkSync(path.join(ROOT, 'suites'), path.join(project, 'suites'), 'dir')
-  return { files, sourceOf: (n) => n, mode: 'tsx' }
 }
 
 function tapBin(): string {
@@ -162,9 +61,19 @@ export function suiteEnv(base: NodeJS.ProcessEnv, project: string, contract: Rec
  * The suite files run: built ones in a few suite workers (workers.ts), sources through tap's runner
  * and tsx, one process per file (the fallback, and AC_RUN_LOADER=tsx).
  */
-export function runTap(prepared: PreparedSuites, opts: TapOptions): Promise<TapRun> {
+export function runTap(prepared: PreparedSuites, opts: TapOptions, workers?: SuiteWorkers): Promise<TapRun> {
+  if (workers) return workers.run(opts)
   if (prepared.mode === 'bundle' && prepared.probeUrl && opts.env.AC_RUN_WORKERS !== 'tap') return runWorkers({ ...opts, probeUrl: prepared.probeUrl })
   return runTapRunner(opts)
+}
+
+/**
+ * The suite workers started now, before the target is known, when the suites run in workers (built, and
+ * not AC_RUN_WORKERS=tap); undefined otherwise. `env`: suiteEnv() without the target.
+ */
+export function startWorkers(prepared: PreparedSuites, start: Omit<WorkerStart, 'probeUrl' | 'schemasUrl'>): SuiteWorkers | undefined {
+  if (prepared.mode !== 'bundle' || !prepared.probeUrl || start.env.AC_RUN_WORKERS === 'tap') return undefined
+  return new SuiteWorkers({ ...start, probeUrl: prepared.probeUrl, ...(prepared.schemasUrl ? { schemasUrl: prepared.schemasUrl } : {}) })
 }
 
 function runTapRunner(opts: TapOptions): Promise<TapRun> {

@@ -29,89 +29,174 @@ const WORKER = fileURLToPath(new URL('./suite-worker.mjs', import.meta.url))
 /** what a hung file gets beyond its limit before its worker is killed (tap's own timeout comes first) */
 const GRACE_MS = 5000
 
-export function runWorkers(opts: TapOptions & { probeUrl: string }): Promise<TapRun> {
-  const claims = path.join(opts.project, 'tmp', 'claims')
-  mkdirSync(claims, { recursive: true })
-  const parser = new Parser()
-  const root = newNode('')
-  attach(parser, root, opts.onFile)
-  let raw = ''
-  const merge = new TapMerge(
-    (text) => {
-      // Everything a worker says is redacted (whole lines) before it is parsed, kept or shown.
-      const lines = redact(text, opts.secrets)
-      raw += lines
-      parser.write(lines)
-    },
-    (w, file) => watch(w, file),
-    (w, file) => {
-      unwatch(w)
-      done.add(file)
-    },
-  )
-  const done = new Set<string>()
-  const live = new Map<ChildProcess, WorkerStream>()
-  const timers = new Map<WorkerStream, { timer: NodeJS.Timeout; child: ChildProcess }>()
-  const deaths = new Map<ChildProcess, Death>()
-  let stopped: NodeJS.Signals | undefined
-  let exitCode: number | null = 0
-  let lastSignal: NodeJS.Signals | null = null
-  const limitMs = opts.timeoutS * 1000
+/** How the workers start: all of it known before the target is (main.ts starts them that early). */
+export interface WorkerStart {
+  project: string
+  jobs: number
+  timeoutS: number
+  grep?: string
+  matrix: boolean
+  /** the probe's build, preloaded into each worker */
+  probeUrl: string
+  /** the shared schema modules' build: a worker compiles validators from it while it waits for its files */
+  schemasUrl?: string
+  /** the workers' environment without the target (suiteEnv() with no contract) */
+  env: NodeJS.ProcessEnv
+  stderr: { write(s: string): unknown }
+}
 
-  const watch = (w: WorkerStream, file: string) => {
-    const child = [...live].find(([, s]) => s === w)?.[0]
-    if (!child || !limitMs) return
-    const timer = setTimeout(() => {
-      deaths.set(child, { expired: file })
-      child.kill('SIGKILL')
-    }, limitMs + GRACE_MS)
-    timers.set(w, { timer, child })
-  }
-  const unwatch = (w: WorkerStream) => {
-    clearTimeout(timers.get(w)?.timer)
-    timers.delete(w)
-  }
+/** What a run of the workers gets once the target is known. */
+export type WorkerRun = Pick<TapOptions, 'files' | 'env' | 'envs' | 'secrets' | 'onFile' | 'onChild'>
 
-  const own = { AC_CLAIMS: claims, AC_FILE_TIMEOUT_MS: String(limitMs), TAP_TIMEOUT: '0', ...(opts.grep !== undefined ? { TAP_GREP: ['.', ...(opts.matrix ? ['.'] : []), opts.grep].join('\n') } : {}) }
-  const envOf = (slot: number): NodeJS.ProcessEnv => ({ ...(opts.envs?.length ? opts.envs[slot % opts.envs.length] : opts.env), ...own })
-  const args = [...workerV8Flags(opts.matrix), '--import', opts.probeUrl, WORKER, ...opts.files]
+interface Spawned {
+  child: ChildProcess
+  /** what the worker wrote before its run began (nothing, unless it failed to start) */
+  early: string[]
+}
 
-  return new Promise((resolve) => {
-    // A worker's slot keeps its environment (its target) for the worker that replaces it after a crash.
-    const start = (slot: number) => {
-      const child = spawn(process.execPath, args, { cwd: opts.project, env: envOf(slot), stdio: ['ignore', 'pipe', 'pipe'] })
-      const stream = merge.worker()
-      live.set(child, stream)
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => stream.write(chunk))
-      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => opts.stderr.write(redact(chunk, opts.secrets)))
-      child.on('close', (code, signal) => {
-        live.delete(child)
-        unwatch(stream)
-        const death: Death = deaths.get(child) ?? (stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
-        stream.end(death)
-        const took = claimedBy(claims, child.pid)
-        for (const i of took) if (!done.has(opts.files[i]!)) stream.lost(opts.files[i]!, death)
-        if (signal) lastSignal = signal
-        if (code !== 0 && code !== null) exitCode = code
-        // A worker that died after taking files leaves the files nobody took to a new one.
-        if ((code !== 0 || signal) && took.length && !stopped && readdirSync(claims).length < opts.files.length) start(slot)
-        if (live.size === 0) {
-          merge.end()
-          parser.end()
-          resolve({ raw, files: root.children, exitCode, signal: lastSignal })
-        }
-      })
+/**
+ * The suite workers, started before the target is known (issue 16: a worker's start, loading tap and
+ * compiling the validators, then overlaps the mock's start and the preflight). Each waits for one line
+ * on its stdin, `{"env": ..., "files": [...]}`, that run() sends; close() stops workers never used.
+ */
+export class SuiteWorkers {
+  private readonly waiting: (Spawned | undefined)[] = []
+  private readonly claims: string
+  private readonly own: Record<string, string>
+  private used = false
+
+  constructor(private readonly start: WorkerStart) {
+    this.claims = path.join(start.project, 'tmp', 'claims')
+    mkdirSync(this.claims, { recursive: true })
+    const limitMs = start.timeoutS * 1000
+    this.own = {
+      AC_CLAIMS: this.claims,
+      AC_FILE_TIMEOUT_MS: String(limitMs),
+      TAP_TIMEOUT: '0',
+      ...(start.schemasUrl ? { AC_WARM: start.schemasUrl } : {}),
+      ...(start.grep !== undefined ? { TAP_GREP: ['.', ...(start.matrix ? ['.'] : []), start.grep].join('\n') } : {}),
     }
-    for (let i = 0; i < Math.max(1, Math.min(opts.jobs, opts.files.length)); i++) start(i)
-    opts.onChild({
-      kill(signal: NodeJS.Signals = 'SIGTERM') {
-        // Stopped at once: a file cut short is "not run"; its clean-ups cannot run in a killed process.
-        stopped = signal
-        for (const c of live.keys()) c.kill('SIGKILL')
-        return true
+    for (let i = 0; i < Math.max(1, start.jobs); i++) this.waiting.push(this.spawn())
+  }
+
+  private spawn(): Spawned {
+    const args = [...workerV8Flags(this.start.matrix), '--import', this.start.probeUrl, WORKER]
+    const child = spawn(process.execPath, args, { cwd: this.start.project, env: { ...this.start.env, ...this.own }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const early: string[] = []
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => early.push(c))
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => early.push(c))
+    // a worker that is stopped before its line (EPIPE) needs no error of its own
+    child.stdin!.on('error', () => {})
+    child.on('error', () => {})
+    return { child, early }
+  }
+
+  /** Stops the workers that were never given files (a run that stopped before its suites). */
+  close(): void {
+    for (const w of this.waiting.splice(0)) w?.child.kill('SIGKILL')
+  }
+
+  run(opts: WorkerRun): Promise<TapRun> {
+    if (this.used) throw new Error('the suite workers run once')
+    this.used = true
+    const { start, claims } = this
+    const parser = new Parser()
+    const root = newNode('')
+    attach(parser, root, opts.onFile)
+    let raw = ''
+    const merge = new TapMerge(
+      (text) => {
+        // Everything a worker says is redacted (whole lines) before it is parsed, kept or shown.
+        const lines = redact(text, opts.secrets)
+        raw += lines
+        parser.write(lines)
       },
+      (w, file) => watch(w, file),
+      (w, file) => {
+        unwatch(w)
+        done.add(file)
+      },
+    )
+    const done = new Set<string>()
+    const live = new Map<ChildProcess, WorkerStream>()
+    const timers = new Map<WorkerStream, { timer: NodeJS.Timeout; child: ChildProcess }>()
+    const deaths = new Map<ChildProcess, Death>()
+    let stopped: NodeJS.Signals | undefined
+    let exitCode: number | null = 0
+    let lastSignal: NodeJS.Signals | null = null
+    const limitMs = start.timeoutS * 1000
+
+    const watch = (w: WorkerStream, file: string) => {
+      const child = [...live].find(([, s]) => s === w)?.[0]
+      if (!child || !limitMs) return
+      const timer = setTimeout(() => {
+        deaths.set(child, { expired: file })
+        child.kill('SIGKILL')
+      }, limitMs + GRACE_MS)
+      timers.set(w, { timer, child })
+    }
+    const unwatch = (w: WorkerStream) => {
+      clearTimeout(timers.get(w)?.timer)
+      timers.delete(w)
+    }
+    const envOf = (slot: number): NodeJS.ProcessEnv => (opts.envs?.length ? opts.envs[slot % opts.envs.length]! : opts.env)
+    const workers = Math.max(1, Math.min(start.jobs, opts.files.length))
+
+    return new Promise((resolve) => {
+      // A worker's slot keeps its environment (its target) for the worker that replaces it after a crash.
+      const begin = (slot: number) => {
+        // the worker started early for this slot, unless it is gone (it failed to start: a new one shows why)
+        let w = this.waiting[slot]
+        this.waiting[slot] = undefined
+        if (!w || w.child.exitCode !== null || w.child.signalCode !== null) {
+          w?.child.kill('SIGKILL')
+          w = this.spawn()
+        }
+        const { child, early } = w
+        const stream = merge.worker()
+        live.set(child, stream)
+        child.stdout!.removeAllListeners('data').on('data', (chunk: string) => stream.write(chunk))
+        child.stderr!.removeAllListeners('data').on('data', (chunk: string) => start.stderr.write(redact(chunk, opts.secrets)))
+        // (a worker writes nothing before its line unless it failed to start: that goes to stderr)
+        if (early.length) start.stderr.write(redact(early.join(''), opts.secrets))
+        child.stdin!.end(JSON.stringify({ env: envOf(slot), files: opts.files }) + '\n')
+        child.on('close', (code, signal) => {
+          live.delete(child)
+          unwatch(stream)
+          const death: Death = deaths.get(child) ?? (stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
+          stream.end(death)
+          const took = claimedBy(claims, child.pid)
+          for (const i of took) if (!done.has(opts.files[i]!)) stream.lost(opts.files[i]!, death)
+          if (signal) lastSignal = signal
+          if (code !== 0 && code !== null) exitCode = code
+          // A worker that died after taking files leaves the files nobody took to a new one.
+          if ((code !== 0 || signal) && took.length && !stopped && readdirSync(claims).length < opts.files.length) begin(slot)
+          if (live.size === 0) {
+            merge.end()
+            parser.end()
+            resolve({ raw, files: root.children, exitCode, signal: lastSignal })
+          }
+        })
+      }
+      for (let i = 0; i < workers; i++) begin(i)
+      // more workers started than files to run: the rest are not needed
+      this.close()
+      opts.onChild({
+        kill(signal: NodeJS.Signals = 'SIGTERM') {
+          // Stopped at once: a file cut short is "not run"; its clean-ups cannot run in a killed process.
+          stopped = signal
+          for (const c of live.keys()) c.kill('SIGKILL')
+          return true
+        },
+      })
     })
-  })
+  }
+}
+
+/** Starts the workers and runs the files in them (the way for a caller that has everything at once). */
+export function runWorkers(opts: TapOptions & { probeUrl: string; schemasUrl?: string }): Promise<TapRun> {
+  const workers = new SuiteWorkers({ ...opts, jobs: Math.max(1, Math.min(opts.jobs, opts.files.length)) })
+  return workers.run(opts)
 }
 
 /** The indexes of the files a worker claimed (suite-worker.mjs leaves its pid in each claim). */

@@ -1,0 +1,7 @@
+// Types of built-cli.mjs for the TypeScript that imports it (the bin itself is plain JavaScript).
+import type { Plugin } from 'esbuild'
+
+export const ROOT: string
+export function cacheKey(root?: string, dirs?: readonly string[]): string
+export function sourceUrls(root: string): Plugin
+export function builtRunFile(root?: string, cacheDir?: string): Promise<string>

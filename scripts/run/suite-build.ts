@@ -1,0 +1,164 @@
+// The suite files built with esbuild, once per change of their sources (issue 16): kept in
+// dist/suites/<key>/ (key: every source that can enter a bundle, as bin/built-cli.mjs keys the run
+// command), so that a run reuses them instead of building 19 bundles again, and its suite workers can
+// start before the target is even known. Where the package cannot be written to, each run builds into
+// its own tap project as before; if esbuild fails, the sources run through tsx (slower, same results).
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Plugin } from 'esbuild'
+import { cacheKey, sourceUrls } from '../../bin/built-cli.mjs'
+import { AREA_NAMES } from '../../lib/areas.ts'
+import { suiteFiles } from './suite-files.ts'
+import { ROOT } from '../../bin/built-cli.mjs'
+
+/** What can enter a suite bundle: the suites, the shared code, the probe (package.json is always in the key). */
+const SUITE_SOURCES = ['suites', 'lib', path.join('scripts', 'run')]
+/** An older build is removed only after this long unused: a run of the older sources may still read it. */
+const OLD_BUILD_MS = 10 * 60_000
+
+export interface PreparedSuites {
+  /** a suite file ('suites/admin/x.suite.ts') → the file the workers and tap are given (relative to the project) */
+  built(file: string): string
+  /** a file name of the TAP stream → the suite file it came from ('suites/admin/x.suite.ts') */
+  sourceOf(name: string): string
+  mode: 'bundle' | 'tsx'
+  /** bundle mode: the probe's build, preloaded into each suite worker */
+  probeUrl?: string
+  /** bundle mode: the schema modules' shared build (a worker compiles its validators while it waits) */
+  schemasUrl?: string
+}
+
+/**
+ * esbuild plugin: a suite bundle's `tap` is the subtest its worker runs it in (suite-worker.mjs sets
+ * globalThis.__acSuiteTap before importing the bundle), or tap's root when the bundle is its own process.
+ */
+const suiteTap: Plugin = {
+  name: 'suite-tap',
+  setup(b) {
+    b.onResolve({ filter: /^tap$/ }, (args) => (args.namespace === 'ac-suite-tap' ? undefined : { path: 'tap', namespace: 'ac-suite-tap' }))
+    b.onLoad({ filter: /.*/, namespace: 'ac-suite-tap' }, () => ({
+      contents: "import tap from 'tap'\nexport default globalThis.__acSuiteTap ?? tap\n",
+      loader: 'js',
+      resolveDir: ROOT,
+    }))
+  },
+}
+
+/** The schema modules, built once into one module that every suite bundle of a worker shares. */
+const SCHEMA_MODULES = ['schemas.ts', 'schema-registry.ts', 'schema-enums.ts', 'schema-bundle.ts']
+const SHARED_SCHEMAS = SCHEMA_MODULES.map((m) => `export * from './${m}'`).join('\n')
+
+/**
+ * esbuild plugin: the suites' imports of the schema modules go to the shared build, so that a worker
+ * compiles each validator once for all its files, not once per file (ajv's compile was the largest
+ * cost of a worker). The schema modules hold no state but that cache.
+ */
+function sharedSchemas(url: string): Plugin {
+  const targets = new Set(SCHEMA_MODULES.map((m) => path.join(ROOT, 'lib', m)))
+  return {
+    name: 'shared-schemas',
+    setup(b) {
+      b.onResolve({ filter: /schema[\w-]*\.ts$/ }, (args) => (targets.has(path.resolve(args.resolveDir, args.path)) ? { path: url, external: true } : undefined))
+    },
+  }
+}
+
+/**
+ * Every suite file of every area, the probe and the shared schema modules, built into `outdir` (same
+ * relative paths, `.mjs`). The bundles name the shared module by `finalDir`'s URL: the build may be
+ * written elsewhere and moved there whole. Each module's `import.meta.url` stays its source's URL, so a
+ * bundle reads the package's files (the schemas) exactly as the sources do.
+ */
+async function buildAll(outdir: string, finalDir: string): Promise<void> {
+  const { build, stop } = await import('esbuild')
+  const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'silent' } as const
+  const files = AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a))
+  try {
+    await Promise.all([
+      build({ ...common, stdin: { contents: SHARED_SCHEMAS, resolveDir: path.join(ROOT, 'lib'), loader: 'ts' }, outfile: path.join(outdir, 'lib', 'schemas.mjs'), plugins: [sourceUrls(ROOT)] }),
+      build({
+        ...common,
+        entryPoints: [...files.map((f) => path.join(ROOT, f)), path.join(ROOT, 'scripts', 'run', 'probe.ts')],
+        outbase: ROOT,
+        outdir,
+        outExtension: { '.js': '.mjs' },
+        plugins: [sourceUrls(ROOT), suiteTap, sharedSchemas(pathToFileURL(path.join(finalDir, 'lib', 'schemas.mjs')).href)],
+      }),
+    ])
+  } finally {
+    // esbuild's service process would otherwise stay for the whole run (~50 MiB of the run's memory)
+    await stop()
+  }
+}
+
+/**
+ * The build for the current sources in `cacheDir`, built now when there is none. Concurrent runs each
+ * build into a folder of their own and move it into place; the first to arrive wins, the others use it.
+ */
+export async function cachedBuild(cacheDir = path.join(ROOT, 'dist', 'suites')): Promise<string> {
+  const dir = path.join(cacheDir, cacheKey(ROOT, SUITE_SOURCES))
+  if (existsSync(path.join(dir, 'scripts', 'run', 'probe.mjs'))) return dir
+  mkdirSync(cacheDir, { recursive: true })
+  const tmp = `${dir}.${process.pid}.tmp`
+  rmSync(tmp, { recursive: true, force: true })
+  try {
+    await buildAll(tmp, dir)
+    try {
+      renameSync(tmp, dir)
+    } catch (e) {
+      // another run moved its build into place first: the same sources, so the same build
+      if (!existsSync(path.join(dir, 'scripts', 'run', 'probe.mjs'))) throw e
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+  const now = Date.now()
+  for (const name of readdirSync(cacheDir)) {
+    const old = path.join(cacheDir, name)
+    if (old === dir) continue
+    try {
+      if (now - statSync(old).mtimeMs > OLD_BUILD_MS) rmSync(old, { recursive: true, force: true })
+    } catch {
+      // removed by another run meanwhile
+    }
+  }
+  return dir
+}
+
+/**
+ * The run's suites made ready in its tap project: `suites/` there is the cached build (or, where the
+ * package cannot be written to, a build of this run's own), with the .taprc that tap's runner reads when
+ * AC_RUN_WORKERS=tap; the sources through tsx when the build fails or AC_RUN_LOADER=tsx asks for that.
+ */
+export async function prepareSuites(project: string, env: NodeJS.ProcessEnv, stderr: { write(s: string): unknown }): Promise<PreparedSuites> {
+  const probe = path.join(ROOT, 'scripts', 'run', 'probe.ts')
+  if (env.AC_RUN_LOADER !== 'tsx') {
+    let dir: string | undefined
+    try {
+      dir = await cachedBuild()
+    } catch {
+      try {
+        // the package's folder is read-only (or full): this run builds for itself
+        await buildAll(project, project)
+        dir = project
+      } catch (e) {
+        stderr.write(`note: the suites could not be built once (${(e as Error).message.split('\n')[0]}); running them through tsx\n`)
+        rmSync(path.join(project, 'suites'), { recursive: true, force: true })
+      }
+    }
+    if (dir) {
+      if (dir !== project) symlinkSync(path.join(dir, 'suites'), path.join(project, 'suites'), 'dir')
+      const probeUrl = pathToFileURL(path.join(dir, 'scripts', 'run', 'probe.mjs')).href
+      writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${probeUrl}"\n`)
+      const built = (f: string) => f.replace(/\.suite\.(ts|mts|js|mjs)$/, '.suite.mjs')
+      const back = new Map(AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a)).map((f) => [built(f), f]))
+      return { built, sourceOf: (n) => back.get(n) ?? n, mode: 'bundle', probeUrl, schemasUrl: pathToFileURL(path.join(dir, 'lib', 'schemas.mjs')).href }
+    }
+  }
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+  writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${tsx}"\n  - "--import=${pathToFileURL(probe).href}"\n`)
+  symlinkSync(path.join(ROOT, 'suites'), path.join(project, 'suites'), 'dir')
+  return { built: (f) => f, sourceOf: (n) => n, mode: 'tsx' }
+}
