@@ -65,6 +65,27 @@ export function sourceUrls(root) {
 }
 
 /**
+ * Packages built into the run command rather than loaded from node_modules: faker's main module imports
+ * every locale (130 ms of each run's start); the mock uses one, and faker declares no side effects, so
+ * the build keeps only that one (issue 16).
+ */
+const BUNDLED_PACKAGES = ['@faker-js/faker']
+
+/** esbuild plugin: every package stays external (loaded from node_modules at run time) except `bundled`. */
+function packagesExternalBut(bundled) {
+  return {
+    name: 'packages-external-but',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('node:') || bundled.some((p) => args.path === p || args.path.startsWith(`${p}/`))) return undefined
+        // a package's own files import each other by relative paths, which this filter never sees
+        return { path: args.path, external: true }
+      })
+    },
+  }
+}
+
+/**
  * The built `run` command's file, built now when there is none for the current sources. Old builds of
  * this package are removed. Throws when it cannot build (the caller runs the sources instead).
  */
@@ -81,9 +102,8 @@ export async function builtRunFile(root = ROOT, cacheDir = path.join(root, 'dist
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
     logLevel: 'silent',
-    plugins: [sourceUrls(root)],
+    plugins: [sourceUrls(root), packagesExternalBut(BUNDLED_PACKAGES)],
   }).finally(() => stop()) // esbuild's service process would stay for the whole run (memory, issue 16)
   // atomic: a concurrent run sees the whole file or none
   renameSync(tmp, file)

@@ -29,7 +29,7 @@ import { meaninglessPass, readProbe } from './probe-data.ts'
 import { finishMatrix, finishRun } from './finish.ts'
 import type { RunIO, RunResult, RunState } from './run-types.ts'
 import type { RunReport } from './results.ts'
-import { suiteFiles } from './suite-files.ts'
+import { claimOrder, suiteFiles, waitsOnPurpose } from './suite-files.ts'
 import { ROOT, prepareSuites, runTap, startWorkers, suiteEnv, tapProject, type Killable, type PreparedSuites, type SuiteWorkers } from './tap-runner.ts'
 import { header } from './header.ts'
 import { runLimits } from './limits.ts'
@@ -180,12 +180,14 @@ async function runSuites(st: RunState, r: Resolved, files: string[], secrets: st
   const envs = r.workerTargets.map(envOf)
   const collector = new Collector(opts.faultMatrix, opts.strict)
   const width = Math.max(...files.map((f) => f.length))
+  const waits = files.map((f) => waitsOnPurpose(ROOT, f))
   const tap = await runTap(prepared, {
     project: st.project,
     files: files.map(prepared.built),
     env,
     envs,
     jobs,
+    orderOf: (slot) => claimOrder(waits, slot, Math.min(jobs, files.length)),
     timeoutS: opts.timeoutS,
     grep: opts.grep,
     matrix: opts.faultMatrix,

@@ -6,7 +6,7 @@
 // its own process; each bundle has its own copy of the suites' framework (module state is per file).
 //
 //   node --import <probe> suite-worker.mjs      (cwd: the run's tap project)
-//   stdin: one line {"env": {...}, "files": ["suites/<area>/<name>.suite.mjs", ...]}
+//   stdin: one line {"env": {...}, "files": ["suites/<area>/<name>.suite.mjs", ...], "order": [2, 0, 1]}
 //
 // The runner starts the workers before it knows the target (issue 16: their start then overlaps the
 // mock's start and the preflight); the line brings the target's environment and the files. While it
@@ -67,6 +67,8 @@ if (line === null) process.exit(0)
 const go = JSON.parse(line)
 Object.assign(process.env, go.env)
 const files = go.files
+// the order in which this worker claims the files (indexes into the list the workers share)
+const order = Array.isArray(go.order) ? go.order : files.map((_, i) => i)
 
 function claim(i) {
   if (!claims) return true
@@ -80,7 +82,7 @@ function claim(i) {
   }
 }
 
-for (let i = 0; i < files.length; i++) {
+for (const i of order) {
   if (!claim(i)) continue
   const file = path.resolve(files[i])
   // A file that waits on nothing (a promise never settled) must meet its time limit, not end the

@@ -21,6 +21,8 @@ export interface TapOptions {
   /** suite workers: each worker's own environment (its own target), by worker; `env` for the rest */
   envs?: NodeJS.ProcessEnv[]
   jobs: number
+  /** suite workers: the order in which worker `slot` claims the files (indexes into `files`); default: as listed */
+  orderOf?: (slot: number) => number[]
   timeoutS: number
   grep?: string
   /** the fault matrix: checks sit one level down, under their `target: X` group */

@@ -46,7 +46,7 @@ export interface WorkerStart {
 }
 
 /** What a run of the workers gets once the target is known. */
-export type WorkerRun = Pick<TapOptions, 'files' | 'env' | 'envs' | 'secrets' | 'onFile' | 'onChild'>
+export type WorkerRun = Pick<TapOptions, 'files' | 'env' | 'envs' | 'orderOf' | 'secrets' | 'onFile' | 'onChild'>
 
 interface Spawned {
   child: ChildProcess
@@ -159,7 +159,7 @@ export class SuiteWorkers {
         child.stderr!.removeAllListeners('data').on('data', (chunk: string) => start.stderr.write(redact(chunk, opts.secrets)))
         // (a worker writes nothing before its line unless it failed to start: that goes to stderr)
         if (early.length) start.stderr.write(redact(early.join(''), opts.secrets))
-        child.stdin!.end(JSON.stringify({ env: envOf(slot), files: opts.files }) + '\n')
+        child.stdin!.end(JSON.stringify({ env: envOf(slot), files: opts.files, ...(opts.orderOf ? { order: opts.orderOf(slot) } : {}) }) + '\n')
         child.on('close', (code, signal) => {
           live.delete(child)
           unwatch(stream)

@@ -3,6 +3,7 @@
 // the run's User-Agent plus a unique suffix) and checks that each is logged exactly once as sent; then
 // it reads the whole log in one streaming pass and checks every line against the grammar
 // (lib/requestlog.ts) and the interface's rules. Offences are reported with their line numbers.
+// @waits for its lines to reach the log, then 300 ms more for duplicates (the runner overlaps that with other files)
 import type { Readable } from 'node:stream'
 import { isIP } from 'node:net'
 import { check, memo, masVersion, note, skip, target, redactText, type Test } from '../lib/suite.ts'

@@ -1,6 +1,7 @@
 // Pre-upgrade checks (area C, `--area upgrade`): before a homeserver upgrade, the running versions parse,
 // the admin API lives under <prefix>/admin/v1 only, no background update is running, and the rollback
 // floor of the running version is known. Read-only: every request is a GET.
+// @waits three background-update status reads 250 ms apart (the runner overlaps them with other files)
 import {
   check,
   client,
