@@ -1,6 +1,7 @@
 // The target of a run: given by flags or the environment, a request log alone, or the bundled mock
 // started in this process (writes on), plus one mock per fault in the fault matrix.
 import { createWriteStream, existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { DEFAULT_TIMEOUTS, userAgentFor, type Target } from '../../lib/target.ts'
@@ -35,6 +36,23 @@ async function logFileOf(opts: Options, project: string, target: Target): Promis
   }
 }
 
+/** The run checks the bundled mock: no target given, and not a request log alone (that is checked as it is). */
+export function usesBundledMock(opts: Options): boolean {
+  if (opts.masUrl || opts.hsUrl) return false
+  return !(opts.logFile && opts.areas !== undefined && opts.areas.every((a) => a === 'log'))
+}
+
+/**
+ * Suite workers when --jobs is not given. Against the bundled mock, two on a machine of two cores or
+ * more: each has a mock of its own in this process, and the files that wait on purpose overlap the
+ * others' work (issue 16: a full run in a few seconds). Against a real target, and in the fault matrix,
+ * one: a deployment's load stays one request at a time, and the run stays under 256 MiB whatever the
+ * target sends.
+ */
+export function defaultJobs(opts: Options, cpus = availableParallelism()): number {
+  return usesBundledMock(opts) && !opts.faultMatrix && cpus >= 2 ? 2 : 1
+}
+
 /**
  * Builds the run's target; starts the bundled mock(s) when no target is given. `keep` registers each
  * mock's stop with the caller's clean-ups (also when a later mock fails to start).
@@ -48,8 +66,7 @@ export async function resolveTarget(opts: Options, project: string, runId: strin
     timeouts: { connectMs: DEFAULT_TIMEOUTS.connectMs, requestMs: opts.requestTimeoutMs },
   }
   await logFileOf(opts, project, target)
-  const logOnly = !!target.logFile && opts.areas !== undefined && opts.areas.every((a) => a === 'log')
-  if (logOnly && !opts.masUrl && !opts.hsUrl) {
+  if (!usesBundledMock(opts) && !opts.masUrl && !opts.hsUrl) {
     // A log file alone: check that log as it is; starting the bundled mock would check the wrong log.
     return { target, mocks: [], workerTargets: [target] }
   }
@@ -85,7 +102,8 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
   const more: MockHandle[] = []
   for (let i = 0; i < extra; i++) {
     const logFile = path.join(project, 'tmp', `mock-clean-${i + 2}.log`)
-    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile, faults: opts.mockFaults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens }, {}))
+    // (the releases it claims too: every worker's target is the same product at the same release)
+    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile, faults: opts.mockFaults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens, ...mockVersions(opts) }, {}))
     keep(() => m.close())
     more.push({ label: `clean-${i + 2}`, url: m.url, logFile, close: () => m.close() })
   }

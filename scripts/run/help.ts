@@ -42,8 +42,9 @@ selection and verdict:
 output:
   --reporter R            report format: ${REPORTERS.join(', ')} (default: none, or from --output's extension)
   --output FILE           write the report to FILE (default: standard output)
-  --jobs N                suite workers running files side by side (default 1; each adds ~100 MiB;
-                          against the bundled mock each worker gets a mock of its own)
+  --jobs N                suite workers running files side by side (default: 2 against the bundled
+                          mock on two cores or more, each worker with a mock of its own; 1 against
+                          a real target, which keeps the run under 256 MiB; each adds ~100 MiB)
   --timeout S             time limit per suite file, in seconds (default 120)
   --request-timeout S     time limit per HTTP request, in seconds (default ${DEFAULT_TIMEOUTS.requestMs / 1000})
 

@@ -13,7 +13,7 @@ import { redact } from '../../lib/http.ts'
 import { knownTokens, targetEnv, type Target } from '../../lib/target.ts'
 import type { Area } from '../../lib/areas.ts'
 import pkg from '../../package.json' with { type: 'json' }
-import { resolveTarget, type Resolved } from './bundled-mock.ts'
+import { defaultJobs, resolveTarget, type Resolved } from './bundled-mock.ts'
 import { CheckNames } from './check-names.ts'
 import { Collector } from './collect.ts'
 import { style, useColour, type Style } from './colour.ts'
@@ -104,7 +104,7 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
 
 async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, onChild: (c: Killable) => void): Promise<RunResult> {
   const { opts, io } = st
-  const jobs = opts.jobs
+  const jobs = opts.jobs ?? defaultJobs(opts)
   // The suites are built (or found built) and their workers started while the mock starts and the
   // preflight waits on the target: the workers learn the target when their files are handed over.
   const preparing = prepareSuites(st.project, io.env, io.stderr)

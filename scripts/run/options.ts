@@ -31,7 +31,8 @@ export interface Options {
   grep?: string
   reporter?: Reporter
   output?: string
-  jobs: number
+  /** --jobs; undefined: defaultJobs() (bundled-mock.ts) */
+  jobs?: number
   timeoutS: number
   requestTimeoutMs: number
   /** --mock-hs-version / --mock-mas-version: the releases the bundled mock claims and behaves as */
@@ -100,11 +101,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
     logFile: values['log-file'],
     mockFaults: values['mock-fault'] ?? [],
     faultMatrix: values['fault-matrix'] === true,
-    // One worker unless asked: it holds the whole run under 256 MiB (issue 16; each further worker adds
-    // about 100 MiB), and against the bundled mock, which shares these cores, one was measured as fast
-    // with less CPU (6.3 s against 7.8 s). With --jobs against the mock each worker gets its own mock
-    // (bundled-mock.ts), so files side by side never see each other's writes.
-    jobs: positiveNumber('--jobs', values.jobs, { integer: true, max: 64 }) ?? 1,
+    jobs: positiveNumber('--jobs', values.jobs, { integer: true, max: 64 }),
     timeoutS: durationSeconds('--timeout', values.timeout, { min: 1, max: 3600 }) ?? 120,
     requestTimeoutMs: (durationSeconds('--request-timeout', values['request-timeout'], { min: 0.1, max: 600 }) ?? DEFAULT_TIMEOUTS.requestMs / 1000) * 1000,
     maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,

@@ -3,6 +3,7 @@
 // command), so that a run reuses them instead of building 19 bundles again, and its suite workers can
 // start before the target is even known. Where the package cannot be written to, each run builds into
 // its own tap project as before; if esbuild fails, the sources run through tsx (slower, same results).
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -71,8 +72,11 @@ function sharedSchemas(url: string): Plugin {
  * written elsewhere and moved there whole. Each module's `import.meta.url` stays its source's URL, so a
  * bundle reads the package's files (the schemas) exactly as the sources do.
  */
+let building = 0
+
 async function buildAll(outdir: string, finalDir: string): Promise<void> {
   const { build, stop } = await import('esbuild')
+  building++
   const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'silent' } as const
   const files = AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a))
   try {
@@ -88,8 +92,9 @@ async function buildAll(outdir: string, finalDir: string): Promise<void> {
       }),
     ])
   } finally {
-    // esbuild's service process would otherwise stay for the whole run (~50 MiB of the run's memory)
-    await stop()
+    // esbuild's service process would otherwise stay for the whole run (~50 MiB of the run's memory);
+    // it is shared by the builds of this process, so the last one stops it
+    if (--building === 0) await stop()
   }
 }
 
@@ -101,7 +106,7 @@ export async function cachedBuild(cacheDir = path.join(ROOT, 'dist', 'suites')):
   const dir = path.join(cacheDir, cacheKey(ROOT, SUITE_SOURCES))
   if (existsSync(path.join(dir, 'scripts', 'run', 'probe.mjs'))) return dir
   mkdirSync(cacheDir, { recursive: true })
-  const tmp = `${dir}.${process.pid}.tmp`
+  const tmp = `${dir}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`
   rmSync(tmp, { recursive: true, force: true })
   try {
     await buildAll(tmp, dir)

@@ -6,7 +6,9 @@ import t from 'tap'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { runWorkers } from '../../../scripts/run/workers.ts'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { SuiteWorkers, runWorkers } from '../../../scripts/run/workers.ts'
 import { TapMerge } from '../../../scripts/run/tap-merge.ts'
 import type { TapNode } from '../../../scripts/run/tap-tree.ts'
 
@@ -106,6 +108,67 @@ t.test('--grep reaches the checks, one level under the files', async (t) => {
   const { byName } = await runIn(dir, files, { grep: 'two$' })
   const n = byName.get('suites/a/one.suite.mjs')!
   t.same(n.children.map((c) => [c.name, typeof c.result?.skip === 'string' && c.result.skip.startsWith('filter: ')]), [['one: one', true], ['one: two', false]])
+})
+
+t.test('workers started before the target: the target and the files come later, on their stdin', async (t) => {
+  const files = ['suites/a/env.suite.mjs', 'suites/a/second.suite.mjs']
+  const dir = project({
+    'suites/a/env.suite.mjs': "t.test('env: target', async (tt) => tt.equal(process.env.AC_TEST_TARGET, 'given-late', 'the target arrived'))",
+    'suites/a/second.suite.mjs': passing('second'),
+  })
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const workers = new SuiteWorkers({ project: dir, jobs: 2, timeoutS: 30, matrix: false, probeUrl: NOOP_PROBE, env: { ...process.env, FORCE_COLOR: '0' }, stderr: { write: () => true } })
+  // the workers wait (as they do while the mock starts and the preflight runs)
+  await new Promise((r) => setTimeout(r, 300))
+  const seen: TapNode[] = []
+  const run = await workers.run({
+    files,
+    env: { ...process.env, FORCE_COLOR: '0', AC_TEST_TARGET: 'given-late' },
+    secrets: [],
+    onFile: (n) => seen.push(n),
+    onChild: () => {},
+  })
+  t.equal(run.exitCode, 0, 'the workers ended well')
+  t.same(seen.map((n) => [n.name, n.result?.ok]).sort(), files.map((f) => [f, true]), 'both files passed, the environment given with the files')
+  t.throws(() => workers.run({ files, env: {}, secrets: [], onFile: () => {}, onChild: () => {} }), /run once/, 'a second run is refused')
+})
+
+t.test('a worker given nothing exits: stopped with close(), or its stdin ended without a line', async (t) => {
+  const dir = project({})
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const workers = new SuiteWorkers({ project: dir, jobs: 1, timeoutS: 30, matrix: false, probeUrl: NOOP_PROBE, env: { ...process.env }, stderr: { write: () => true } })
+  const child = (workers as unknown as { waiting: { child: import('node:child_process').ChildProcess }[] }).waiting[0]!.child
+  const closed = new Promise<string>((r) => child.on('close', (code, signal) => r(String(signal ?? code))))
+  workers.close()
+  t.equal(await closed, 'SIGKILL', 'close() stops a waiting worker')
+  const worker = fileURLToPath(new URL('../../../scripts/run/suite-worker.mjs', import.meta.url))
+  const started = Date.now()
+  const r = spawnSync(process.execPath, [worker], { cwd: dir, input: '', encoding: 'utf8', timeout: 20_000 })
+  t.equal(r.status, 0, 'stdin ended without a line: exit 0')
+  t.equal(r.stdout, '', 'having run nothing, it says nothing')
+  t.ok(Date.now() - started < 20_000, 'without waiting for anything')
+})
+
+t.test('each worker claims the files in the order it is given', async (t) => {
+  const files = ['suites/a/one.suite.mjs', 'suites/a/two.suite.mjs', 'suites/a/three.suite.mjs']
+  const dir = project(Object.fromEntries(files.map((f) => [f, passing(path.basename(f))])))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const seen: string[] = []
+  await runWorkers({
+    project: dir,
+    files,
+    orderOf: () => [2, 0, 1],
+    env: { ...process.env, FORCE_COLOR: '0' },
+    jobs: 1,
+    timeoutS: 30,
+    matrix: false,
+    secrets: [],
+    onFile: (n) => seen.push(n.name),
+    onChild: () => {},
+    stderr: { write: () => true },
+    probeUrl: NOOP_PROBE,
+  })
+  t.same(seen, [files[2], files[0], files[1]], 'run (and reported as they end) in the given order')
 })
 
 t.test('the merge: blocks kept whole and renumbered, a worker that died mid-file closes it as failed', async (t) => {
