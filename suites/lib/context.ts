@@ -9,6 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { loadTarget, knownTokens, TargetError, type Target } from '../../lib/target.ts'
 import { HttpClient, redact } from '../../lib/http.ts'
 import { clientLimits, mainFilePath } from './limits.ts'
+import { suiteDirOfPath } from '../../lib/areas.ts'
 
 export interface Context {
   label: string
@@ -34,8 +35,8 @@ function makeContext(label: string, t: Target): Context {
 
 /** The suite folder of this process's main file ('suites/admin'), for picking the matrix targets that apply. */
 function mainFileDir(): string {
-  const m = /[\\/](suites[\\/][^\\/]+)[\\/]/.exec(mainFilePath())
-  return m ? m[1]!.replace(/\\/g, '/') : ''
+  // (the last suites/<folder> of the path: a build of the suites may sit under a folder of that name)
+  return suiteDirOfPath(mainFilePath())
 }
 
 function loadContexts(): Context[] {
