@@ -95,8 +95,9 @@ const AJV_OPTIONS: Options = {
   // Errors then carry parentSchema, which locates the failing keyword exactly even across $refs
   // (Ajv's own schemaPath follows the referencing schema when a $ref is inlined).
   verbose: true,
-  // Compiled at every run start (the suite workers, the mock): unoptimised code compiles in about 60%
-  // of the time and validates these small documents as fast (issue 16).
+  // Compiled at run start where no precompiled module is (tsx runs without a build, a package that
+  // cannot be written to): unoptimised code compiles in about 60% of the time and validates these small
+  // documents as fast (issue 16).
   code: { optimize: false },
 }
 

@@ -12,6 +12,8 @@
 //   schema-registry.ts  loading the files, refs, schemaFor
 //   schema-enums.ts     enum values read from the schemas
 //   schema-bundle.ts    schemaName and bundleSchemas (flat namespace, $refs rewritten)
+//   schema-standalone.ts  the validators precompiled once per state of the schemas (dist/validators/),
+//                       used instead of compiling here when there is a module for these schemas
 
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'
 import type { SchemaRef, SchemaTypes } from './types.gen.ts'
