@@ -5,12 +5,20 @@
 // Every file under schemas/ (any directory, so files of other areas work too) is read at import and
 // registered with a single Ajv 2020-12 instance (strict mode, all errors, ajv-formats); validators are
 // compiled lazily per ref on first use (lib/schemas.ts).
+//
+// Precompiled validators (issue 16): lib/schema-standalone.ts writes every ref's validator, compiled
+// once, into dist/validators/<fingerprint>.cjs. The fingerprint covers every schema file's text, ajv's
+// and ajv-formats' versions and the sources of this file and the generator, so an edited schema (or a
+// changed option) names another file: a stale module is never found. When the file for the current
+// fingerprint exists, no Ajv instance is made at all (ajv is not even loaded) unless a validator has
+// to be compiled after all; AC_SCHEMA_VALIDATORS=compile ignores the file.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
+import type { Ajv2020, Options, ValidateFunction } from 'ajv/dist/2020.js'
 
 export type JsonSchema = { [key: string]: unknown }
 
@@ -18,6 +26,12 @@ export type JsonSchema = { [key: string]: unknown }
 export const SCHEMA_ID_BASE = 'https://admin-conformance.invalid/schemas/'
 
 export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
+
+/** Where the precompiled validators are kept: <fingerprint>.cjs, one file per state of the schemas. */
+export const PRECOMPILED_DIR = fileURLToPath(new URL('../dist/validators/', import.meta.url))
+
+// ajv is CommonJS: loaded synchronously, and only when a validator is compiled here.
+const require = createRequire(import.meta.url)
 
 export interface LoadedFile {
   readonly key: string // 'admin/compat-session'
@@ -70,7 +84,8 @@ function deepFreeze<T>(value: T): T {
   return value
 }
 
-const ajv = new Ajv2020({
+/** The options of every Ajv instance of the registry (the generator's adds code.source). */
+const AJV_OPTIONS: Options = {
   strict: true,
   allErrors: true,
   // ["string","null"] is the natural way to write a nullable field.
@@ -80,19 +95,25 @@ const ajv = new Ajv2020({
   // Errors then carry parentSchema, which locates the failing keyword exactly even across $refs
   // (Ajv's own schemaPath follows the referencing schema when a $ref is inlined).
   verbose: true,
-  // Compiled at every run start (the suite workers, the mock): unoptimised code compiles in about 60%
-  // of the time and validates these small documents as fast (issue 16).
+  // Compiled at run start where no precompiled module is (tsx runs without a build, a package that
+  // cannot be written to): unoptimised code compiles in about 60% of the time and validates these small
+  // documents as fast (issue 16).
   code: { optimize: false },
-})
-addFormatsModule.default(ajv)
+}
 
 const extensionKeywords = new Set<string>()
+// The fingerprint of the precompiled validators: what they were compiled from and with.
+const fingerprintHash = createHash('sha256')
+for (const dep of ['ajv', 'ajv-formats']) fingerprintHash.update(`${dep}@${(require(`${dep}/package.json`) as { version: string }).version}\0`)
+for (const own of ['schema-registry.ts', 'schema-standalone.ts']) fingerprintHash.update(`${own}\0${readFileSync(new URL(`./${own}`, import.meta.url), 'utf8')}\0`)
 
 for (const file of walk(SCHEMA_DIR)) {
   const key = path.relative(SCHEMA_DIR, file).split(path.sep).join('/').replace(/\.json$/, '')
   let doc: unknown
   try {
-    doc = JSON.parse(readFileSync(file, 'utf8'))
+    const text = readFileSync(file, 'utf8')
+    fingerprintHash.update(`${key}\0${text}\0`)
+    doc = JSON.parse(text)
   } catch (err) {
     problems.push(`${key}.json: not valid JSON: ${(err as Error).message}`)
     continue
@@ -121,7 +142,20 @@ for (const file of walk(SCHEMA_DIR)) {
   collectExtensionKeywords(doc, extensionKeywords)
 }
 
-for (const keyword of [...extensionKeywords].sort()) ajv.addKeyword({ keyword, schemaType: ['string', 'number', 'boolean', 'object', 'array', 'null'] })
+const fingerprint = fingerprintHash.digest('hex').slice(0, 24)
+
+/**
+ * A new Ajv instance with the registry's options, ajv-formats and the x-* keywords (no schema added).
+ * `source`: keep each validator's code (ajv's standalone code needs it; lib/schema-standalone.ts).
+ */
+export function newAjv(opts: { source?: boolean } = {}): Ajv2020 {
+  const { Ajv2020: AjvClass } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')
+  const addFormats = require('ajv-formats') as typeof import('ajv-formats').default
+  const ajv = new AjvClass({ ...AJV_OPTIONS, code: { ...AJV_OPTIONS.code, ...(opts.source ? { source: true } : {}) } })
+  addFormats(ajv)
+  for (const keyword of [...extensionKeywords].sort()) ajv.addKeyword({ keyword, schemaType: ['string', 'number', 'boolean', 'object', 'array', 'null'] })
+  return ajv
+}
 
 // Where each schema object sits: 'admin/common.json#/$defs/ULID'. Errors are mapped back through it.
 const locations = new WeakMap<object, string>()
@@ -132,16 +166,43 @@ function indexLocations(node: unknown, where: string): void {
   for (const [k, v] of Object.entries(node)) indexLocations(v, `${where}/${pointerEscape(k)}`)
 }
 
-for (const f of [...files.values()]) {
-  try {
-    ajv.addSchema(f.doc)
-    deepFreeze(f.doc)
-    indexLocations(f.doc, `${f.key}.json#`)
-  } catch (err) {
-    problems.push(`${f.key}.json: ${(err as Error).message}`)
-    files.delete(f.key)
-    filesById.delete(f.id)
+/** The file of the precompiled validators for the schemas as loaded (it may not exist). */
+export function precompiledFile(dir = PRECOMPILED_DIR): string {
+  return path.join(dir, `${fingerprint}.cjs`)
+}
+
+/** What the precompiled validators must have been compiled from: the schemas, ajv, the options. */
+export function schemaFingerprint(): string {
+  return fingerprint
+}
+
+// A precompiled module exists for exactly these schemas: it was written only when every file loaded
+// and compiled (lib/schema-standalone.ts), so the files need not be registered with ajv now.
+const precompiledAtStart = process.env.AC_SCHEMA_VALIDATORS !== 'compile' && problems.length === 0 && existsSync(precompiledFile())
+
+let ajv: Ajv2020 | undefined
+if (!precompiledAtStart) {
+  ajv = newAjv()
+  for (const f of [...files.values()]) {
+    try {
+      ajv.addSchema(f.doc)
+    } catch (err) {
+      problems.push(`${f.key}.json: ${(err as Error).message}`)
+      files.delete(f.key)
+      filesById.delete(f.id)
+    }
   }
+}
+for (const f of files.values()) {
+  deepFreeze(f.doc)
+  indexLocations(f.doc, `${f.key}.json#`)
+}
+
+/** Every loaded file registered with a new Ajv instance (the registry's own, or the generator's). */
+export function ajvWithSchemas(opts: { source?: boolean } = {}): Ajv2020 {
+  const instance = newAjv(opts)
+  for (const f of files.values()) instance.addSchema(f.doc)
+  return instance
 }
 
 /** Files that could not be loaded (bad JSON, duplicate $id, not a valid schema). Empty when all is well. */
@@ -227,7 +288,50 @@ export function schemaLocation(node: object): string | undefined {
   return locations.get(node)
 }
 
+/** The schema object at a location given by schemaLocation ('admin/common.json#/$defs/ULID'): the very object. */
+export function schemaAt(location: string): object {
+  const hash = location.indexOf('#')
+  const file = files.get(location.slice(0, hash).replace(/\.json$/, ''))
+  let node: unknown = file?.doc
+  for (const part of location.slice(hash + 1).split('/').slice(1)) {
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined
+  }
+  if (hash === -1 || typeof node !== 'object' || node === null) throw new Error(`no schema object at ${location}`)
+  return node
+}
+
 /** Ajv's validator for a schema URI (compiled on first call; throws when the schema does not compile). */
 export function ajvValidator(uri: string): ValidateFunction | undefined {
+  // precompiled validators at start, but one had to be compiled after all: the registry's instance now
+  ajv ??= ajvWithSchemas()
   return ajv.getSchema(uri)
+}
+
+export interface PrecompiledModule {
+  fingerprint: string
+  refs: string[]
+  create(schemaAt: (location: string) => object): Record<string, ValidateFunction>
+}
+
+let precompiled: Record<string, ValidateFunction> | null | undefined
+
+/**
+ * The validators of a precompiled module (lib/schema-standalone.ts) for these schemas, by ref
+ * ('admin/common#ULID', 'admin/error'); undefined when there is none, it is not for these schemas
+ * (fingerprint), or it does not load. `file`: another module than the current one (tests).
+ */
+export function loadPrecompiled(file = precompiledFile()): Record<string, ValidateFunction> | undefined {
+  try {
+    const mod = require(file) as PrecompiledModule
+    if (mod.fingerprint !== fingerprint || typeof mod.create !== 'function') return undefined
+    return mod.create(schemaAt)
+  } catch {
+    return undefined
+  }
+}
+
+/** The precompiled validators in use (loaded on first call), or undefined: then validators are compiled. */
+export function precompiledValidators(): Record<string, ValidateFunction> | undefined {
+  if (precompiled === undefined) precompiled = (precompiledAtStart && loadPrecompiled()) || null
+  return precompiled ?? undefined
 }

@@ -12,10 +12,12 @@
 //   schema-registry.ts  loading the files, refs, schemaFor
 //   schema-enums.ts     enum values read from the schemas
 //   schema-bundle.ts    schemaName and bundleSchemas (flat namespace, $refs rewritten)
+//   schema-standalone.ts  the validators precompiled once per state of the schemas (dist/validators/),
+//                       used instead of compiling here when there is a module for these schemas
 
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'
 import type { SchemaRef, SchemaTypes } from './types.gen.ts'
-import { ajvValidator, fileById, isPlainObject, parseRef, type ParsedRef, pointerEscape, schemaLocation } from './schema-registry.ts'
+import { ajvValidator, fileById, isPlainObject, parseRef, type ParsedRef, pointerEscape, precompiledValidators, schemaLocation } from './schema-registry.ts'
 
 export {
   type JsonSchema,
@@ -56,8 +58,16 @@ const validators = new Map<string, ValidateFunction>()
 
 function validatorFor(parsed: ParsedRef): ValidateFunction {
   const cacheKey = parsed.def === undefined ? parsed.file.key : `${parsed.file.key}#${parsed.def}`
-  let fn = validators.get(cacheKey)
+  let fn = validators.get(cacheKey) ?? precompiledValidators()?.[cacheKey]
   if (fn) return fn
+  fn = compiledValidator(parsed, cacheKey)
+  validators.set(cacheKey, fn)
+  return fn
+}
+
+/** The validator compiled here by ajv (not the precompiled one): `validate` and tests compare the two. */
+function compiledValidator(parsed: ParsedRef, cacheKey: string): ValidateFunction {
+  let fn: ValidateFunction | undefined
   const uri = parsed.def === undefined ? parsed.file.id : `${parsed.file.id}#/$defs/${pointerEscape(parsed.def)}`
   try {
     fn = ajvValidator(uri)
@@ -65,8 +75,12 @@ function validatorFor(parsed: ParsedRef): ValidateFunction {
     throw new Error(`schema '${cacheKey}' does not compile: ${(err as Error).message}`)
   }
   if (!fn) throw new Error(`schema '${cacheKey}' could not be resolved (${uri})`)
-  validators.set(cacheKey, fn)
   return fn
+}
+
+/** Which validators `validate` uses: those precompiled for these schemas (lib/schema-standalone.ts), or compiled here. */
+export function validatorSource(): 'precompiled' | 'compiled' {
+  return precompiledValidators() ? 'precompiled' : 'compiled'
 }
 
 /** Compile a ref now (tests use it to check that every schema compiles). */
@@ -119,7 +133,23 @@ const TEXT_MAX_ERRORS = 4
  */
 export function validate(ref: string, value: unknown): ValidationResult {
   const parsed = parseRef(ref)
-  const fn = validatorFor(parsed)
+  return resultOf(validatorFor(parsed), parsed, value)
+}
+
+/**
+ * validate() with a given set of validators by ref (e.g. from loadPrecompiled), or those compiled here
+ * when `validators` is 'compiled' (tests prove both give the same results).
+ */
+export function validateWith(validators: Readonly<Record<string, ValidateFunction>> | 'compiled', ref: string, value: unknown): ValidationResult {
+  const parsed = parseRef(ref)
+  const cacheKey = parsed.def === undefined ? parsed.file.key : `${parsed.file.key}#${parsed.def}`
+  const fn = validators === 'compiled' ? compiledValidator(parsed, cacheKey) : validators[cacheKey]
+  if (!fn) throw new Error(`no validator for '${cacheKey}'`)
+  return resultOf(fn, parsed, value)
+}
+
+function resultOf(fn: ValidateFunction, parsed: ParsedRef, value: unknown): ValidationResult {
+  const ref = parsed.ref
   if (fn(value)) return { valid: true, errors: [], text: 'valid' }
   const errors: SchemaError[] = (fn.errors ?? [])
     // The wrapper error of propertyNames repeats what the inner error (which names the key) says.

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url'
 import type { Plugin } from 'esbuild'
 import { cacheKey, sourceUrls } from '../../bin/built-cli.mjs'
 import { AREA_NAMES } from '../../lib/areas.ts'
+import { writePrecompiled } from '../../lib/schema-standalone.ts'
 import { suiteFiles } from './suite-files.ts'
 import { ROOT } from '../../bin/built-cli.mjs'
 
@@ -138,6 +139,17 @@ export async function cachedBuild(cacheDir = path.join(ROOT, 'dist', 'suites')):
  * AC_RUN_WORKERS=tap; the sources through tsx when the build fails or AC_RUN_LOADER=tsx asks for that.
  */
 export async function prepareSuites(project: string, env: NodeJS.ProcessEnv, stderr: { write(s: string): unknown }): Promise<PreparedSuites> {
+  // The validators precompiled once per state of the schemas (lib/schema-standalone.ts), before any
+  // suite worker starts: the workers then load them instead of compiling (issue 16). Where the package
+  // cannot be written to, or a schema does not compile, they compile as before (a schema that does not
+  // compile fails the checks that use it, with its message).
+  if (env.AC_SCHEMA_VALIDATORS !== 'compile') {
+    try {
+      writePrecompiled()
+    } catch {
+      // compiled by each process as before
+    }
+  }
   const probe = path.join(ROOT, 'scripts', 'run', 'probe.ts')
   if (env.AC_RUN_LOADER !== 'tsx') {
     let dir: string | undefined

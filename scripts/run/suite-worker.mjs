@@ -10,8 +10,9 @@
 //
 // The runner starts the workers before it knows the target (issue 16: their start then overlaps the
 // mock's start and the preflight); the line brings the target's environment and the files. While it
-// waits, a worker compiles the validators of the shared schema build (AC_WARM), which the bundles would
-// otherwise compile on their first checks. Without a line (the runner stopped first) it exits.
+// waits, a worker readies the validators of the shared schema build (AC_WARM): loads the precompiled
+// module (lib/schema-standalone.ts), or compiles them where there is none, which the bundles would
+// otherwise do on their first checks. Without a line (the runner stopped first) it exits.
 //
 // Several workers share one list: a worker runs a file only after claiming it (an atomic mkdir in
 // AC_CLAIMS), so the files spread over the workers as they free up, and a worker started after a crash
