@@ -9,11 +9,10 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Plugin } from 'esbuild'
-import { cacheKey, sourceUrls } from '../../bin/built-cli.mjs'
+import { ROOT, cacheKey, sourceUrls } from '../../bin/built-cli.mjs'
 import { AREA_NAMES } from '../../lib/areas.ts'
 import { writePrecompiled } from '../../lib/schema-standalone.ts'
 import { suiteFiles } from './suite-files.ts'
-import { ROOT } from '../../bin/built-cli.mjs'
 
 /** What can enter a suite bundle: the suites, the shared code, the probe (package.json is always in the key). */
 const SUITE_SOURCES = ['suites', 'lib', path.join('scripts', 'run')]
