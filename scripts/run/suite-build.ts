@@ -47,29 +47,44 @@ const suiteTap: Plugin = {
   },
 }
 
-/** The schema modules, built once into one module that every suite bundle of a worker shares. */
-const SCHEMA_MODULES = ['schemas.ts', 'schema-registry.ts', 'schema-enums.ts', 'schema-bundle.ts']
-const SHARED_SCHEMAS = SCHEMA_MODULES.map((m) => `export * from './${m}'`).join('\n')
+/** Every module of lib/, for the shared build (types.gen.ts holds types only). */
+function libModules(): string[] {
+  const out: string[] = []
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, e.name)
+      if (e.isDirectory()) walk(full)
+      else if (e.name.endsWith('.ts') && !e.name.endsWith('.gen.ts')) out.push(full)
+    }
+  }
+  walk(path.join(ROOT, 'lib'))
+  return out.sort()
+}
 
 /**
- * esbuild plugin: the suites' imports of the schema modules go to the shared build, so that a worker
- * compiles each validator once for all its files, not once per file (ajv's compile was the largest
- * cost of a worker). The schema modules hold no state but that cache.
+ * esbuild plugin: the suites' imports of lib/ go to the shared build of lib/ (`finalDir`/lib/*.mjs), so
+ * that a worker loads lib/ once for all its files: each bundle used to carry its own copy (about 100 KB,
+ * 70 KB of it the version tables, parsed again for every file), and compiled its own validators. lib/
+ * holds no state but the validators' cache, which is meant to be shared.
  */
-function sharedSchemas(url: string): Plugin {
-  const targets = new Set(SCHEMA_MODULES.map((m) => path.join(ROOT, 'lib', m)))
+function sharedLib(finalDir: string): Plugin {
+  const lib = path.join(ROOT, 'lib') + path.sep
   return {
-    name: 'shared-schemas',
+    name: 'shared-lib',
     setup(b) {
-      b.onResolve({ filter: /schema[\w-]*\.ts$/ }, (args) => (targets.has(path.resolve(args.resolveDir, args.path)) ? { path: url, external: true } : undefined))
+      b.onResolve({ filter: /\.ts$/ }, (args) => {
+        const abs = path.resolve(args.resolveDir, args.path)
+        if (!abs.startsWith(lib) || abs.endsWith('.gen.ts')) return undefined
+        return { path: pathToFileURL(path.join(finalDir, path.relative(ROOT, abs)).replace(/\.ts$/, '.mjs')).href, external: true }
+      })
     },
   }
 }
 
 /**
- * Every suite file of every area, the probe and the shared schema modules, built into `outdir` (same
- * relative paths, `.mjs`). The bundles name the shared module by `finalDir`'s URL: the build may be
- * written elsewhere and moved there whole. Each module's `import.meta.url` stays its source's URL, so a
+ * Every suite file of every area, the probe and the modules of lib/ (shared by the bundles), built into
+ * `outdir` (same relative paths, `.mjs`; lib/'s common code in lib/chunks/). The bundles name lib/'s
+ * modules by `finalDir`'s URLs: the build may be written elsewhere and moved there whole. Each module's `import.meta.url` stays its source's URL, so a
  * bundle reads the package's files (the schemas) exactly as the sources do.
  */
 let building = 0
@@ -81,14 +96,14 @@ async function buildAll(outdir: string, finalDir: string): Promise<void> {
   const files = AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a))
   try {
     await Promise.all([
-      build({ ...common, stdin: { contents: SHARED_SCHEMAS, resolveDir: path.join(ROOT, 'lib'), loader: 'ts' }, outfile: path.join(outdir, 'lib', 'schemas.mjs'), plugins: [sourceUrls(ROOT)] }),
+      build({ ...common, entryPoints: libModules(), outbase: ROOT, outdir, outExtension: { '.js': '.mjs' }, splitting: true, chunkNames: 'lib/chunks/[name]-[hash]', plugins: [sourceUrls(ROOT)] }),
       build({
         ...common,
         entryPoints: [...files.map((f) => path.join(ROOT, f)), path.join(ROOT, 'scripts', 'run', 'probe.ts')],
         outbase: ROOT,
         outdir,
         outExtension: { '.js': '.mjs' },
-        plugins: [sourceUrls(ROOT), suiteTap, sharedSchemas(pathToFileURL(path.join(finalDir, 'lib', 'schemas.mjs')).href)],
+        plugins: [sourceUrls(ROOT), suiteTap, sharedLib(finalDir)],
       }),
     ])
   } finally {
