@@ -10,17 +10,18 @@
 //
 // The runner starts the workers before it knows the target (issue 16: their start then overlaps the
 // mock's start and the preflight); the line brings the target's environment and the files. While it
-// waits, a worker readies the validators of the shared schema build (AC_WARM): loads the precompiled
-// module (lib/schema-standalone.ts), or compiles them where there is none, which the bundles would
-// otherwise do on their first checks. Without a line (the runner stopped first) it exits.
+// waits, a worker loads what every bundle needs from the shared build of lib/ (AC_WARM: its schemas
+// module; the other modules beside it) and readies the validators: loads the precompiled module
+// (lib/schema-standalone.ts), or compiles them where there is none, which the bundles would otherwise
+// do on their first checks. lib/ holds no state but the validators' cache. Without a line (the runner stopped first) it exits.
 //
 // Several workers share one list: a worker runs a file only after claiming it (an atomic mkdir in
 // AC_CLAIMS), so the files spread over the workers as they free up, and a worker started after a crash
 // goes on with the files nobody claimed. AC_FILE_TIMEOUT_MS is each file's time limit.
 import tap from 'tap'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const claims = process.env.AC_CLAIMS
 const timeout = Number(process.env.AC_FILE_TIMEOUT_MS) || 0
@@ -49,6 +50,13 @@ function readLine() {
 /** Compiles validators until the line arrives: a turn of the event loop between two, so it never waits on this. */
 async function warm(url, arrived) {
   try {
+    // lib/'s modules first (every suite bundle imports them: undici, the version tables, the framework's
+    // helpers), one a turn, then the validators
+    const dir = path.dirname(fileURLToPath(url))
+    for (const name of readdirSync(dir).filter((n) => n.endsWith('.mjs')).sort()) {
+      if (arrived()) return
+      await import(pathToFileURL(path.join(dir, name)).href)
+    }
     const schemas = await import(url)
     for (const ref of schemas.listSchemaRefs()) {
       if (arrived()) return
@@ -56,7 +64,7 @@ async function warm(url, arrived) {
       await new Promise((resolve) => setImmediate(resolve))
     }
   } catch {
-    // a schema that does not compile fails the check that uses it, with its message; nothing to do here
+    // a module or schema that does not load fails the checks that use it, with its message; nothing to do here
   }
 }
 
