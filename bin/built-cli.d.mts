@@ -5,3 +5,6 @@ export const ROOT: string
 export function cacheKey(root?: string, dirs?: readonly string[]): string
 export function sourceUrls(root: string): Plugin
 export function builtRunFile(root?: string, cacheDir?: string): Promise<string>
+export const BUNDLED_PACKAGES: readonly string[]
+export const REQUIRE_BANNER: string
+export function packagesExternalBut(bundled: readonly string[]): Plugin

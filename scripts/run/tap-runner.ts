@@ -7,7 +7,6 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Parser } from 'tap-parser'
 import { redact } from '../../lib/http.ts'
 import { STRICT_ENV, TARGETS_ENV, TARGET_ENV, TOKEN_ENV } from '../../lib/target.ts'
 import { PROBE_ENV } from './probe-data.ts'
@@ -76,7 +75,8 @@ export function startWorkers(prepared: PreparedSuites, start: Omit<WorkerStart, 
   return new SuiteWorkers({ ...start, probeUrl: prepared.probeUrl, ...(prepared.schemasUrl ? { schemasUrl: prepared.schemasUrl } : {}) })
 }
 
-function runTapRunner(opts: TapOptions): Promise<TapRun> {
+async function runTapRunner(opts: TapOptions): Promise<TapRun> {
+  const { Parser } = await import('tap-parser')
   const args = [tapBin(), '-R', 'tap', '--disable-coverage', '--no-color', '--jobs', String(opts.jobs), '--timeout', String(opts.timeoutS)]
   if (opts.grep !== undefined) args.push(...(opts.matrix ? ['--grep', '.'] : []), '--grep', opts.grep)
   args.push(...opts.files)

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { Parser } from 'tap-parser'
+import type { Parser } from 'tap-parser'
 import { redact } from '../../lib/http.ts'
 import { TapMerge, type Death, type WorkerStream } from './tap-merge.ts'
 import { attach, newNode } from './tap-tree.ts'
@@ -100,16 +100,19 @@ export class SuiteWorkers {
     if (this.used) throw new Error('the suite workers run once')
     this.used = true
     const { start, claims } = this
-    const parser = new Parser()
     const root = newNode('')
-    attach(parser, root, opts.onFile)
+    // The parser (tap-parser and the yaml it loads, ~50 ms) is loaded once the files are handed over,
+    // while the workers begin: until then what they say waits here.
+    let parser: Parser | undefined
+    let unparsed = ''
     let raw = ''
     const merge = new TapMerge(
       (text) => {
         // Everything a worker says is redacted (whole lines) before it is parsed, kept or shown.
         const lines = redact(text, opts.secrets)
         raw += lines
-        parser.write(lines)
+        if (parser) parser.write(lines)
+        else unparsed += lines
       },
       (w, file) => watch(w, file),
       (w, file) => {
@@ -142,7 +145,7 @@ export class SuiteWorkers {
     const envOf = (slot: number): NodeJS.ProcessEnv => (opts.envs?.length ? opts.envs[slot % opts.envs.length]! : opts.env)
     const workers = Math.max(1, Math.min(start.jobs, opts.files.length))
 
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       // A worker's slot keeps its environment (its target) for the worker that replaces it after a crash.
       const begin = (slot: number) => {
         // the worker started early for this slot, unless it is gone (it failed to start: a new one shows why)
@@ -173,12 +176,20 @@ export class SuiteWorkers {
           if ((code !== 0 || signal) && took.length && !stopped && readdirSync(claims).length < opts.files.length) begin(slot)
           if (live.size === 0) {
             merge.end()
-            parser.end()
-            resolve({ raw, files: root.children, exitCode, signal: lastSignal })
+            parsing.then(() => {
+              parser!.end()
+              resolve({ raw, files: root.children, exitCode, signal: lastSignal })
+            }, reject)
           }
         })
       }
       for (let i = 0; i < workers; i++) begin(i)
+      const parsing = import('tap-parser').then(({ Parser }) => {
+        parser = new Parser()
+        attach(parser, root, opts.onFile)
+        parser.write(unparsed)
+        unparsed = ''
+      })
       // more workers started than files to run: the rest are not needed
       this.close()
       opts.onChild({
