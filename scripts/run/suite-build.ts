@@ -29,22 +29,34 @@ export interface PreparedSuites {
   probeUrl?: string
   /** bundle mode: the schema modules' shared build (a worker compiles its validators while it waits) */
   schemasUrl?: string
+  /** bundle mode: tap built into one module, which the workers and the bundles load */
+  tapUrl?: string
 }
 
 /**
- * esbuild plugin: a suite bundle's `tap` is the subtest its worker runs it in (suite-worker.mjs sets
- * globalThis.__acSuiteTap before importing the bundle), or tap's root when the bundle is its own process.
+ * tap built into one module (issue 16: loading tap's hundred modules was half of a worker's start; one
+ * file loads in a third of the time). It sits under node_modules/@tapjs/ so that tap leaves its own
+ * frames out of the stacks and locations it reports, as it does for tap loaded from node_modules.
  */
-const suiteTap: Plugin = {
-  name: 'suite-tap',
-  setup(b) {
-    b.onResolve({ filter: /^tap$/ }, (args) => (args.namespace === 'ac-suite-tap' ? undefined : { path: 'tap', namespace: 'ac-suite-tap' }))
-    b.onLoad({ filter: /.*/, namespace: 'ac-suite-tap' }, () => ({
-      contents: "import tap from 'tap'\nexport default globalThis.__acSuiteTap ?? tap\n",
-      loader: 'js',
-      resolveDir: ROOT,
-    }))
-  },
+const TAP_BUILD = path.join('node_modules', '@tapjs', 'admin-conformance-run', 'tap.mjs')
+
+/**
+ * esbuild plugin: a suite bundle's `tap` is the subtest its worker runs it in (suite-worker.mjs sets
+ * globalThis.__acSuiteTap before importing the bundle), or tap's root when the bundle is its own process;
+ * tap itself is the one-module build (`tapUrl`), the one the workers load.
+ */
+function suiteTap(tapUrl: string): Plugin {
+  return {
+    name: 'suite-tap',
+    setup(b) {
+      b.onResolve({ filter: /^tap$/ }, (args) => (args.namespace === 'ac-suite-tap' ? { path: tapUrl, external: true } : { path: 'tap', namespace: 'ac-suite-tap' }))
+      b.onLoad({ filter: /.*/, namespace: 'ac-suite-tap' }, () => ({
+        contents: "import tap from 'tap'\nexport default globalThis.__acSuiteTap ?? tap\n",
+        loader: 'js',
+        resolveDir: ROOT,
+      }))
+    },
+  }
 }
 
 /** Every module of lib/, for the shared build (types.gen.ts holds types only). */
@@ -115,8 +127,9 @@ async function buildAll(outdir: string, finalDir: string): Promise<void> {
         outbase: ROOT,
         outdir,
         outExtension: { '.js': '.mjs' },
-        plugins: [sourceUrls(ROOT), suiteTap, sharedLib(finalDir)],
+        plugins: [sourceUrls(ROOT), suiteTap(pathToFileURL(path.join(finalDir, TAP_BUILD)).href), sharedLib(finalDir)],
       }),
+      build({ ...common, packages: undefined, stdin: { contents: "export { default } from 'tap'", resolveDir: ROOT }, outfile: path.join(outdir, TAP_BUILD), banner: { js: REQUIRE_BANNER } }),
     ])
   } finally {
     // esbuild's service process would otherwise stay for the whole run (~50 MiB of the run's memory);
@@ -197,7 +210,7 @@ export async function prepareSuites(project: string, env: NodeJS.ProcessEnv, std
       writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${probeUrl}"\n`)
       const built = (f: string) => f.replace(/\.suite\.(ts|mts|js|mjs)$/, '.suite.mjs')
       const back = new Map(AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a)).map((f) => [built(f), f]))
-      return { built, sourceOf: (n) => back.get(n) ?? n, mode: 'bundle', probeUrl, schemasUrl: pathToFileURL(path.join(dir, 'lib', 'schemas.mjs')).href }
+      return { built, sourceOf: (n) => back.get(n) ?? n, mode: 'bundle', probeUrl, schemasUrl: pathToFileURL(path.join(dir, 'lib', 'schemas.mjs')).href, tapUrl: pathToFileURL(path.join(dir, TAP_BUILD)).href }
     }
   }
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href

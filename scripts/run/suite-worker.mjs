@@ -18,10 +18,12 @@
 // Several workers share one list: a worker runs a file only after claiming it (an atomic mkdir in
 // AC_CLAIMS), so the files spread over the workers as they free up, and a worker started after a crash
 // goes on with the files nobody claimed. AC_FILE_TIMEOUT_MS is each file's time limit.
-import tap from 'tap'
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+
+// tap: the run's one-module build of it (AC_TAP, the one the bundles import), else from node_modules
+const { default: tap } = await import(process.env.AC_TAP || 'tap')
 
 const claims = process.env.AC_CLAIMS
 const timeout = Number(process.env.AC_FILE_TIMEOUT_MS) || 0

@@ -62,7 +62,7 @@ export function suiteEnv(base: NodeJS.ProcessEnv, project: string, contract: Rec
  */
 export function runTap(prepared: PreparedSuites, opts: TapOptions, workers?: SuiteWorkers): Promise<TapRun> {
   if (workers) return workers.run(opts)
-  if (prepared.mode === 'bundle' && prepared.probeUrl && opts.env.AC_RUN_WORKERS !== 'tap') return runWorkers({ ...opts, probeUrl: prepared.probeUrl })
+  if (prepared.mode === 'bundle' && prepared.probeUrl && opts.env.AC_RUN_WORKERS !== 'tap') return runWorkers({ ...opts, probeUrl: prepared.probeUrl, ...(prepared.tapUrl ? { tapUrl: prepared.tapUrl } : {}) })
   return runTapRunner(opts)
 }
 
@@ -70,9 +70,10 @@ export function runTap(prepared: PreparedSuites, opts: TapOptions, workers?: Sui
  * The suite workers started now, before the target is known, when the suites run in workers (built, and
  * not AC_RUN_WORKERS=tap); undefined otherwise. `env`: suiteEnv() without the target.
  */
-export function startWorkers(prepared: PreparedSuites, start: Omit<WorkerStart, 'probeUrl' | 'schemasUrl'>): SuiteWorkers | undefined {
+export function startWorkers(prepared: PreparedSuites, start: Omit<WorkerStart, 'probeUrl' | 'schemasUrl' | 'tapUrl'>): SuiteWorkers | undefined {
   if (prepared.mode !== 'bundle' || !prepared.probeUrl || start.env.AC_RUN_WORKERS === 'tap') return undefined
-  return new SuiteWorkers({ ...start, probeUrl: prepared.probeUrl, ...(prepared.schemasUrl ? { schemasUrl: prepared.schemasUrl } : {}) })
+  const { probeUrl, schemasUrl, tapUrl } = prepared
+  return new SuiteWorkers({ ...start, probeUrl, ...(schemasUrl ? { schemasUrl } : {}), ...(tapUrl ? { tapUrl } : {}) })
 }
 
 async function runTapRunner(opts: TapOptions): Promise<TapRun> {

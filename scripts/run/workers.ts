@@ -40,6 +40,8 @@ export interface WorkerStart {
   probeUrl: string
   /** the shared schema modules' build: a worker compiles validators from it while it waits for its files */
   schemasUrl?: string
+  /** tap built into one module (the bundles' tap); default: tap from node_modules */
+  tapUrl?: string
   /** the workers' environment without the target (suiteEnv() with no contract) */
   env: NodeJS.ProcessEnv
   stderr: { write(s: string): unknown }
@@ -74,6 +76,7 @@ export class SuiteWorkers {
       AC_FILE_TIMEOUT_MS: String(limitMs),
       TAP_TIMEOUT: '0',
       ...(start.schemasUrl ? { AC_WARM: start.schemasUrl } : {}),
+      ...(start.tapUrl ? { AC_TAP: start.tapUrl } : {}),
       ...(start.grep !== undefined ? { TAP_GREP: ['.', ...(start.matrix ? ['.'] : []), start.grep].join('\n') } : {}),
     }
     for (let i = 0; i < Math.max(1, start.jobs); i++) this.waiting.push(this.spawn())
@@ -205,7 +208,7 @@ export class SuiteWorkers {
 }
 
 /** Starts the workers and runs the files in them (the way for a caller that has everything at once). */
-export function runWorkers(opts: TapOptions & { probeUrl: string; schemasUrl?: string }): Promise<TapRun> {
+export function runWorkers(opts: TapOptions & { probeUrl: string; schemasUrl?: string; tapUrl?: string }): Promise<TapRun> {
   const workers = new SuiteWorkers({ ...opts, jobs: Math.max(1, Math.min(opts.jobs, opts.files.length)) })
   return workers.run(opts)
 }
