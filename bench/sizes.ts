@@ -4,8 +4,11 @@
 // run's JSON report), the peak RSS of the run (the runner and every suite process, summed, sampled from
 // /proc), passes, failures and skips.
 //
-//   npx tsx bench/sizes.ts [--sizes 1000,10000,100000,1000000] [--jobs N]
+//   npx tsx bench/sizes.ts [--sizes 1000,10000,100000,1000000] [--jobs N] [--rounds N]
 //
+// Each size runs `--rounds` times (default 2) against the same mock, and its fastest run counts (peak RSS:
+// the largest of them): a mock just seeded with a million sessions is still collecting the garbage of its
+// seeding during the first run, which is the target's noise, not the harness's cost.
 // Targets: time at the largest size ≤ 2× the time at the smallest, requests within 10%, RSS ≤ 256 MiB,
 // 0 failures and no extra skips at any size. Exits non-zero when one is missed. Seeding 1M sessions
 // takes a while and much of the mock's memory: run it when the machine is calm.
@@ -73,13 +76,30 @@ async function runOnce(url: string, jobs: number | undefined): Promise<{ wallS: 
   return { wallS, peak, report, exitCode }
 }
 
-export async function measure(sessions: number, jobs?: number): Promise<SizeResult> {
+export async function measure(sessions: number, jobs?: number, rounds = 2): Promise<SizeResult & { wallsS: number[] }> {
   const reports = Math.max(100, Math.round(sessions / 10))
   const mock = await startMock(sessions, reports)
   try {
-    const r = await runOnce(mock.url, jobs)
-    const c = r.report.counts
-    return { sessions, reports, seedS: mock.seedS, wallS: r.wallS, requests: r.report.requests?.total ?? 0, peakMiB: r.peak / MiB, pass: c.pass, fail: c.fail, skip: c.skip, exitCode: r.exitCode, byArea: r.report.requests?.byArea ?? {} }
+    const runs = []
+    for (let i = 0; i < Math.max(1, rounds); i++) runs.push(await runOnce(mock.url, jobs))
+    const best = runs.reduce((a, b) => (b.wallS < a.wallS ? b : a))
+    // every round must have passed: the worst one speaks for the failures and the exit code
+    const worst = runs.reduce((a, b) => (b.report.counts.fail > a.report.counts.fail || b.exitCode !== 0 ? b : a))
+    const c = best.report.counts
+    return {
+      sessions,
+      reports,
+      seedS: mock.seedS,
+      wallS: best.wallS,
+      wallsS: runs.map((r) => r.wallS),
+      requests: best.report.requests?.total ?? 0,
+      peakMiB: Math.max(...runs.map((r) => r.peak)) / MiB,
+      pass: c.pass,
+      fail: worst.report.counts.fail,
+      skip: Math.max(...runs.map((r) => r.report.counts.skip)),
+      exitCode: worst.exitCode,
+      byArea: best.report.requests?.byArea ?? {},
+    }
   } finally {
     mock.child.kill('SIGTERM')
     await new Promise((resolve) => mock.child.once('exit', resolve))
@@ -87,15 +107,16 @@ export async function measure(sessions: number, jobs?: number): Promise<SizeResu
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { sizes: { type: 'string' }, jobs: { type: 'string' } } })
+  const { values } = parseArgs({ options: { sizes: { type: 'string' }, jobs: { type: 'string' }, rounds: { type: 'string' } } })
+  const rounds = values.rounds ? Number(values.rounds) : 2
   const sizes = (values.sizes ?? '1000,10000,100000,1000000').split(',').map(Number)
   const jobs = values.jobs ? Number(values.jobs) : undefined
   const rows: SizeResult[] = []
-  process.stdout.write(`sessions  reports  seed s  run s  requests  peak RSS  pass  fail  skip  exit\n`)
+  process.stdout.write(`sessions  reports  seed s  run s  requests  peak RSS  pass  fail  skip  exit  (each round's run s; requests by area)\n`)
   for (const n of sizes) {
-    const r = await measure(n, jobs)
+    const r = await measure(n, jobs, rounds)
     rows.push(r)
-    process.stdout.write(`${String(r.sessions).padStart(8)}  ${String(r.reports).padStart(7)}  ${r.seedS.toFixed(1).padStart(6)}  ${r.wallS.toFixed(1).padStart(5)}  ${String(r.requests).padStart(8)}  ${r.peakMiB.toFixed(0).padStart(4)} MiB  ${String(r.pass).padStart(4)}  ${String(r.fail).padStart(4)}  ${String(r.skip).padStart(4)}  ${r.exitCode}  ${Object.entries(r.byArea).map(([a, n]) => `${a} ${n}`).join(', ')}\n`)
+    process.stdout.write(`${String(r.sessions).padStart(8)}  ${String(r.reports).padStart(7)}  ${r.seedS.toFixed(1).padStart(6)}  ${r.wallS.toFixed(1).padStart(5)}  ${String(r.requests).padStart(8)}  ${r.peakMiB.toFixed(0).padStart(4)} MiB  ${String(r.pass).padStart(4)}  ${String(r.fail).padStart(4)}  ${String(r.skip).padStart(4)}  ${r.exitCode}  (${r.wallsS.map((w) => w.toFixed(1)).join(', ')}; ${Object.entries(r.byArea).map(([a, n]) => `${a} ${n}`).join(', ')})\n`)
   }
   const first = rows[0]!
   const last = rows.at(-1)!
