@@ -122,21 +122,25 @@ export async function runArea(o: RunAreaOptions): Promise<SuiteResult> {
   if (code === 2 && nothing !== undefined) return { area: o.area, exitCode: undefined, ms: result.ms, skipped: `the runner has nothing to run: ${nothing}` }
   if (existsSync(o.reportFile)) {
     result.reportFile = o.reportFile
-    result.counts = countsOf(o.reportFile)
-    const left = leftoversOf(o.reportFile)
+    const report = readReport(o.reportFile)
+    result.counts = countsOf(report)
+    const left = leftoversOf(report)
     if (left) result.leftovers = left
   }
   return result
 }
 
-/** Pass/fail counts from a JSON report, looked for under a few common names. */
-export function countsOf(file: string): SuiteResult['counts'] {
-  let j: unknown
+/** A suite run's JSON report, read once; undefined when it is missing or not JSON. */
+function readReport(file: string): unknown {
   try {
-    j = JSON.parse(readFileSync(file, 'utf8'))
+    return JSON.parse(readFileSync(file, 'utf8'))
   } catch {
     return undefined
   }
+}
+
+/** Pass/fail counts from a JSON report, looked for under a few common names. */
+export function countsOf(j: unknown): SuiteResult['counts'] {
   const candidates = [j, (j as Record<string, unknown>)?.counts, (j as Record<string, unknown>)?.summary, (j as Record<string, unknown>)?.totals, (j as Record<string, unknown>)?.stats]
   for (const c of candidates) {
     if (typeof c !== 'object' || c === null) continue
@@ -152,13 +156,7 @@ export function countsOf(file: string): SuiteResult['counts'] {
 }
 
 /** The report's `leftovers` (what a write run could not undo), or undefined when it has none. */
-export function leftoversOf(file: string): SuiteResult['leftovers'] {
-  let j: unknown
-  try {
-    j = JSON.parse(readFileSync(file, 'utf8'))
-  } catch {
-    return undefined
-  }
+export function leftoversOf(j: unknown): SuiteResult['leftovers'] {
   const list = (j as { leftovers?: unknown })?.leftovers
   if (!Array.isArray(list) || list.length === 0) return undefined
   return list.map((l) => ({ what: String((l as { what?: unknown })?.what ?? JSON.stringify(l)), ...(typeof (l as { reason?: unknown })?.reason === 'string' ? { reason: (l as { reason: string }).reason } : {}) }))
