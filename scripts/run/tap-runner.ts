@@ -6,7 +6,6 @@ import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { redact } from '../../lib/http.ts'
 import { STRICT_ENV, TARGETS_ENV, TARGET_ENV, TOKEN_ENV } from '../../lib/target.ts'
 import { PROBE_ENV } from './probe-data.ts'
@@ -19,7 +18,7 @@ export type { Killable, TapOptions, TapRun } from './tap-types.ts'
 export type { SuiteWorkers } from './workers.ts'
 export { prepareSuites, type PreparedSuites } from './suite-build.ts'
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export { ROOT } from '../../bin/built-cli.mjs'
 
 /**
  * A throwaway tap project: a link to node_modules and `tmp/` for the run's scratch files (stdin log, mock
