@@ -1,50 +1,75 @@
 #!/usr/bin/env bash
-# Install what the real-Synapse test (test/real-synapse/) needs to start Synapse 1.67.0 from its
-# source: Debian's system Python and these Debian packages, nothing from pip. Idempotent: when every
-# package is already installed it only checks (well under a second) and runs no apt-get at all.
-# Exit 0 when /usr/bin/python3 can import Synapse's dependencies at the end, 1 otherwise (the caller
-# decides whether that is fatal; CI then sets AC_REQUIRE_SYNAPSE=1 so that the test runs, not skips).
-set -u
+# A real Synapse for the tests, from Debian's package only: a Debian unstable root filesystem made with
+# mmdebstrap, with `matrix-synapse` installed in it (unstable ships the newest release; bookworm has none).
+# The tests run it with chroot on loopback (test/fixtures/synapse/launcher.ts) and the deploy flow imports
+# it as an image (docker/build-synapse-image.sh). Facts: ../shared/reference/real-synapse.md.
+#
+# Idempotent: a complete root filesystem at $AC_SYNAPSE_ROOT (default /var/tmp/admin-conformance/synapse-root)
+# is reused as it is (well under a second); `--refresh` builds a new one (the newest package that day)
+# and swaps it in. The build goes to a temporary folder beside it and is moved into place only when whole,
+# so an interrupted build never leaves a half-made root behind.
+# Exit 0 with the release on stdout; 1 with the reason on stderr.
+set -euo pipefail
 
 log() { printf 'synapse.sh: %s\n' "$*" >&2; }
+die() { log "$*"; exit 1; }
 
-# The runtime dependencies of Synapse 1.67.0 (pyproject.toml) as Debian bookworm packages.
-PACKAGES=(
-  python3 python3-jsonschema python3-frozendict python3-unpaddedbase64 python3-canonicaljson
-  python3-signedjson python3-service-identity python3-twisted python3-treq python3-openssl
-  python3-yaml python3-pyasn1 python3-pyasn1-modules python3-bcrypt python3-pil
-  python3-sortedcontainers python3-pymacaroons python3-msgpack python3-phonenumbers
-  python3-prometheus-client python3-attr python3-netaddr python3-jinja2 python3-bleach
-  python3-typing-extensions python3-cryptography python3-ijson python3-matrix-common
-  python3-packaging python3-pydantic python3-idna python3-psycopg2
-)
+root="${AC_SYNAPSE_ROOT:-/var/tmp/admin-conformance/synapse-root}"
+marker="$root/.admin-conformance-root"
+refresh=no
+[ "${1:-}" = --refresh ] && refresh=yes
 
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+release() { chroot "$1" /usr/bin/python3 -c 'import synapse; print(synapse.__version__)' 2>/dev/null; }
 
-missing=()
-for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
-
-if [ "${#missing[@]}" -gt 0 ]; then
-  if ! command -v apt-get >/dev/null 2>&1; then
-    log "no apt-get here; missing: ${missing[*]}"
-    exit 1
+if [ "$refresh" = no ] && [ -f "$marker" ]; then
+  if v="$(release "$root")" && [ -n "$v" ]; then
+    log "reusing the root filesystem at $root (Synapse $v)"
+    echo "$v"
+    exit 0
   fi
-  log "installing ${#missing[@]} Debian packages: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  # Another install may hold dpkg's lock (CI steps, other tools): wait for it rather than fail.
-  wait_lock=(-o DPkg::Lock::Timeout=600)
-  if ! { apt-get "${wait_lock[@]}" update -qq && apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
-    log "could not install the packages"
-    exit 1
-  fi
+  log "the root filesystem at $root does not start Python with Synapse: making it again"
+fi
+
+[ "$(id -u)" = 0 ] || die "making the root filesystem needs root (mmdebstrap, chroot)"
+export DEBIAN_FRONTEND=noninteractive
+if ! command -v mmdebstrap >/dev/null 2>&1; then
+  log "installing mmdebstrap from Debian"
+  [ "${AC_APT_UPDATED:-}" = 1 ] || apt-get -o DPkg::Lock::Timeout=600 update -qq || log "apt-get update failed; trying the install anyway"
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends mmdebstrap >/dev/null || die "could not install mmdebstrap"
+fi
+
+# The Debian archive this machine's apt already uses (deb822 sources first, then the one-line format).
+mirror="$(sed -nE 's/^URIs:[[:space:]]*([^[:space:]]+).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n 1 || true)"
+if [ -z "$mirror" ]; then
+  mirror="$(sed -nE 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+).*/\2/p' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v security | head -n 1 || true)"
+fi
+[ -n "$mirror" ] || die "no Debian mirror found in /etc/apt/sources.list*"
+
+parent="$(dirname "$root")"
+mkdir -p "$parent"
+chmod 0755 "$parent"
+work="$(mktemp -d "$parent/.synapse-root-new.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+# mmdebstrap wants an empty or missing target.
+rmdir "$work"
+log "making a Debian unstable root filesystem with matrix-synapse at $root (about 80 s and 450 MB; mirror $mirror)"
+started=$(date +%s)
+# The mirror's unstable Release file may be past its Valid-Until: the option is needed (real-synapse.md).
+if ! mmdebstrap --quiet --variant=apt --aptopt='Acquire::Check-Valid-Until "false"' --include=matrix-synapse \
+  unstable "$work" "deb $mirror unstable main" >&2; then
+  die "mmdebstrap failed"
+fi
+v="$(release "$work")" || die "Synapse does not import in the new root filesystem"
+printf 'matrix-synapse %s\nmade %s by .ci/synapse.sh from %s unstable\n' "$v" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$mirror" >"$work/.admin-conformance-root"
+chmod 0755 "$work"
+if [ -e "$root" ]; then
+  old="$parent/.synapse-root-old.$$"
+  mv "$root" "$old"
+  mv "$work" "$root"
+  rm -rf "$old"
 else
-  log "all ${#PACKAGES[@]} packages already installed"
+  mv "$work" "$root"
 fi
-
-# The same import check the test makes before it starts Synapse (the system Python, never a pyenv shim).
-if /usr/bin/python3 -c 'import twisted, treq, signedjson, canonicaljson, unpaddedbase64, frozendict, jsonschema, pymacaroons, msgpack, phonenumbers, prometheus_client, netaddr, jinja2, bleach, ijson, matrix_common, pydantic, sortedcontainers, bcrypt, PIL, yaml, service_identity, OpenSSL' 2>/dev/null; then
-  log "system Python has Synapse's dependencies"
-  exit 0
-fi
-log "system Python still misses a dependency"
-exit 1
+trap - EXIT
+log "Synapse $v ready at $root in $(($(date +%s) - started)) s"
+echo "$v"

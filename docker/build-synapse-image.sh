@@ -1,69 +1,32 @@
 #!/usr/bin/env bash
-# Build an image of the real, unmodified Synapse 1.67.0 with no base image from a registry: this machine's
-# system Python (/usr/bin/python3), the Python files of the Debian packages .ci/synapse.sh installs (and the
-# python3-* packages they depend on), the shared libraries all of it links, and the synapse/ tree of
-# ../shared/reference/upstream/synapse-v1.67.0.tar.gz with the dist-info METADATA that Synapse's start-up
-# dependency check reads; imported with `docker import`. python3-psycopg2 is included when installed, so
-# that the image can use PostgreSQL (label dev.admin-conformance.synapse.postgres=yes|no).
-# Usage: docker/build-synapse-image.sh [IMAGE]   (default admin-conformance/synapse:1.67.0)
-# Idempotent: an image whose content label matches its inputs (this script, the entry point, the tarball,
-# the package versions) is kept as it is, in well under a second.
+# Build an image of the real, unmodified Synapse from Debian's package, with no base image from a registry:
+# the Debian unstable root filesystem that .ci/synapse.sh makes with mmdebstrap (matrix-synapse installed
+# by apt), plus this project's entry point, imported with `docker import`. The release is the installed
+# package's; the image is tagged with it unless a name is given.
+# Usage: docker/build-synapse-image.sh [IMAGE]   (default admin-conformance/synapse:<release>)
+#        AC_SYNAPSE_ROOT=DIR to use another root filesystem (default /var/tmp/admin-conformance/synapse-root)
+# Idempotent: an image whose content label matches its inputs (this script, the entry point, the root
+# filesystem's package list and versions) is kept as it is, in about a second.
 # Exit 0 with the image name on stdout; 1 with the reason on stderr when something is missing.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 project="$(cd "$here/.." && pwd)"
-image="${1:-admin-conformance/synapse:1.67.0}"
-version=1.67.0
-tarball="${AC_SYNAPSE_TARBALL:-$project/../shared/reference/upstream/synapse-v$version.tar.gz}"
-python=/usr/bin/python3
+src="${AC_SYNAPSE_ROOT:-/var/tmp/admin-conformance/synapse-root}"
 # shellcheck source=rootfs-lib.sh
 . "$here/rootfs-lib.sh"
 
 die() { printf 'build-synapse-image: %s\n' "$*" >&2; exit 1; }
-[ -f "$tarball" ] || die "the Synapse source $tarball is missing (it comes with ../shared/reference/upstream)"
-[ -x "$python" ] || die "no system Python at $python"
-command -v dpkg-query >/dev/null || die "no dpkg-query: the Python packages are taken from Debian's"
-
-# The package list is .ci/synapse.sh's, read from its PACKAGES=( ... ) array so that the two cannot drift.
-mapfile -t wanted < <(sed -n '/^PACKAGES=(/,/^)/p' "$project/.ci/synapse.sh" | tr ' ' '\n' | grep -E '^python3' | sort -u)
-[ "${#wanted[@]}" -gt 5 ] || die "could not read the package list of .ci/synapse.sh"
-# One dpkg query for every python3* package: status, version, dependencies, what it provides.
-declare -A pkgver=() depends=() provider=()
-while IFS=$'\t' read -r status pkg ver deps provides; do
-  [ "${status:0:2}" = ii ] || continue
-  pkgver[$pkg]="$ver"
-  depends[$pkg]="$deps"
-  for v in $(printf '%s' "$provides" | tr ',' '\n' | sed -E 's/\(.*\)//; s/ //g'); do provider[$v]="$pkg"; done
-done < <(dpkg-query -W -f='${db:Status-Abbrev}\t${Package}\t${Version}\t${Depends},${Pre-Depends}\t${Provides}\n' 'python3*' 2>/dev/null)
-installed() { [ -n "${pkgver[$1]:-}" ]; }
-missing=()
-for p in "${wanted[@]}"; do installed "$p" || missing+=("$p"); done
-[ "${#missing[@]}" -eq 0 ] || die "Debian packages missing (install them with .ci/synapse.sh): ${missing[*]}"
+[ -f "$src/.admin-conformance-root" ] || die "no Synapse root filesystem at $src (make it with .ci/synapse.sh)"
+[ "$(id -u)" = 0 ] || die "reading the root filesystem and checking it with chroot needs root"
+version="$(chroot "$src" /usr/bin/python3 -c 'import synapse; print(synapse.__version__)' 2>/dev/null)" || die "Synapse does not import in $src"
+image="${1:-admin-conformance/synapse:$version}"
 postgres=no
-if installed python3-psycopg2; then wanted+=(python3-psycopg2); postgres=yes; fi
-
-# Close the list over the python3-* packages they depend on (the libraries come from ldd below); a
-# virtual package (python3-cffi-backend-api-max, say) stands for the installed package that provides it.
-declare -A seen=()
-queue=("${wanted[@]}")
-while [ "${#queue[@]}" -gt 0 ]; do
-  p="${queue[0]}"
-  queue=("${queue[@]:1}")
-  installed "$p" || p="${provider[$p]:-}"
-  [ -n "$p" ] && [ -z "${seen[$p]:-}" ] || continue
-  seen[$p]=1
-  for d in $(printf '%s' "${depends[$p]}" | tr ',|' '\n\n' | sed -E 's/\(.*\)//; s/:any//; s/ //g'); do
-    case "$d" in python3-*) [ -z "${seen[$d]:-}" ] && queue+=("$d") ;; esac
-  done
-done
-packages="$(printf '%s\n' "${!seen[@]}" | sort)"
+chroot "$src" /usr/bin/python3 -c 'import psycopg2' 2>/dev/null && postgres=yes
 
 # Content label: everything the image is made of, so a rebuild happens exactly when an input changed.
 label="$( {
-  cat "${BASH_SOURCE[0]}" "$here/rootfs-lib.sh" "$here/synapse-entrypoint.py" "$project/test/fixtures/synapse/metadata.ts"
-  sha256sum "$tarball" | cut -d' ' -f1
-  readlink -f "$python"
-  for p in $packages; do printf '%s %s\n' "$p" "${pkgver[$p]}"; done
+  cat "${BASH_SOURCE[0]}" "$here/rootfs-lib.sh" "$here/synapse-entrypoint.py"
+  cat "$src/var/lib/dpkg/status"
 } | sha256sum | cut -c1-16)"
 current="$(docker image inspect --format '{{ index .Config.Labels "dev.admin-conformance.content" }}' "$image" 2>/dev/null || true)"
 if [ "$current" = "$label" ]; then
@@ -71,56 +34,22 @@ if [ "$current" = "$label" ]; then
   exit 0
 fi
 
-root="$(mktemp -d /tmp/admin-conformance-rootfs.XXXXXX)"
+# A copy of the root made of hard links (quick, no second 450 MB), so that adding the entry point never
+# changes the shared root the chroot tests use. Package caches and docs are left out of the image.
+root="$(mktemp -d "$(dirname "$src")/.synapse-image.XXXXXX")"
 trap 'rm -rf "$root"' EXIT
-rootfs_base "$root"
-# Synapse runs as this user; it writes only below /tmp (the media store, SQLite, generated configs).
-printf 'synapse:x:991:991:Synapse:/tmp:/usr/sbin/nologin\n' >>"$root/etc/passwd"
-printf 'synapse:x:991:\n' >>"$root/etc/group"
-
-py="$(readlink -f "$python")"
-rootfs_add_binary "$root" "$py"
-ln -sfn "$(basename "$py")" "$root/usr/bin/python3"
-stdlib="$("$python" -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')"
-mkdir -p "$root$(dirname "$stdlib")"
-# The standard library without its tests and the tools no server uses.
-tar -C "$(dirname "$stdlib")" --exclude="$(basename "$stdlib")/test" --exclude='*/idlelib' --exclude='*/tkinter' \
-  --exclude='*/ensurepip' --exclude='*/lib2to3' --exclude='*/turtledemo' --exclude='__pycache__' -cf - "$(basename "$stdlib")" |
-  tar -C "$root$(dirname "$stdlib")" -xf -
-# The packages' Python files (and the data files beside them), not their docs; one tar keeps symlinks.
-for p in $packages; do dpkg-query -L "$p"; done | { grep -E '^/usr/lib/python3(\.[0-9]+)?/' || true; } | grep -v '/__pycache__/' |
-  while IFS= read -r f; do if [ -f "$f" ] || [ -L "$f" ]; then printf '%s\n' "${f#/}"; fi; done | sort -u >"$root.files"
-tar -C / --no-recursion -cf - -T "$root.files" | tar -C "$root" -xf -
-rm -f "$root.files"
-# Every extension module and what it links, from the standard library and the packages.
-while IFS= read -r so; do rootfs_add_binary "$root" "$so"; done < <(find "$root/usr/lib" -path "$root/usr/lib/python3*" -name '*.so*' -type f | sed "s|^$root||")
-# OpenSSL's providers (cryptography loads the legacy one at import) and its configuration.
-for so in /usr/lib/*/ossl-modules/*.so; do [ -e "$so" ] && rootfs_add_binary "$root" "$so"; done
-for f in /usr/lib/ssl/openssl.cnf /etc/ssl/openssl.cnf; do [ -e "$f" ] && rootfs_copy "$root" "$f"; done
-
-# Synapse itself: the released source, untouched, and its METADATA (written as an installer would).
-mkdir -p "$root/opt/synapse/site/matrix_synapse-$version.dist-info"
-tar -xzf "$tarball" -C "$root/opt/synapse" --strip-components=1 --wildcards '*/synapse' '*/pyproject.toml' '*/LICENSE'
-(cd "$project" && node --import tsx -e "
-  const { readFileSync } = await import('node:fs')
-  const { distMetadata } = await import('./test/fixtures/synapse/metadata.ts')
-  process.stdout.write(distMetadata(readFileSync(process.argv[1], 'utf8')))" "$root/opt/synapse/pyproject.toml") \
-  >"$root/opt/synapse/site/matrix_synapse-$version.dist-info/METADATA"
+cp -al "$src/." "$root/"
+rm -rf "$root/var/cache/apt" "$root/var/lib/apt/lists" "$root/usr/share/doc" "$root/usr/share/man" "$root/srv"/ac-synapse-*
+mkdir -p "$root/data" "$root/srv"
+rm -f "$root/usr/local/bin/synapse-entrypoint"
 install -D -m 0755 "$here/synapse-entrypoint.py" "$root/usr/local/bin/synapse-entrypoint"
-mkdir -p "$root/data"
+printf '127.0.0.1 localhost\n::1 localhost ip6-localhost\n' >"$root/etc/hosts.new" && mv "$root/etc/hosts.new" "$root/etc/hosts"
 
-# The same check Synapse makes at start-up, inside the assembled root before it becomes an image (as root;
-# otherwise with the host's Python on the same files, which proves less).
-check='from synapse.util.check_dependencies import check_requirements; check_requirements(); import synapse.app.homeserver, nacl.signing'
-if [ "$postgres" = yes ]; then check="$check; import psycopg2"; fi
-if [ "$(id -u)" = 0 ]; then
-  out="$(env -i PATH=/usr/bin:/bin LANG=C.UTF-8 PYTHONPATH=/opt/synapse:/opt/synapse/site "$(command -v chroot)" "$root" /usr/bin/python3 -c "$check" 2>&1 </dev/null)" || die "Synapse's dependency check fails in the image: $out"
-else
-  out="$(PYTHONPATH="$root/opt/synapse:$root/opt/synapse/site" "$python" -c "$check" 2>&1)" || die "Synapse's dependency check fails: $out"
-fi
+# Debian's package made the matrix-synapse system user; Synapse runs as it and writes below /tmp.
+uid="$(awk -F: '$1 == "matrix-synapse" { print $3 }' "$root/etc/passwd")"
+[ -n "$uid" ] || die "no matrix-synapse user in $src/etc/passwd"
 
 rootfs_import "$root" "$image" \
-  'ENV PYTHONPATH=/opt/synapse:/opt/synapse/site' \
   'ENV PYTHONUNBUFFERED=1' \
   'ENV LANG=C.UTF-8' \
   'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
@@ -128,7 +57,8 @@ rootfs_import "$root" "$image" \
   "LABEL dev.admin-conformance.content=$label" \
   "LABEL dev.admin-conformance.synapse.version=$version" \
   "LABEL dev.admin-conformance.synapse.postgres=$postgres" \
+  'LABEL dev.admin-conformance.synapse.source=debian-unstable-matrix-synapse' \
   'WORKDIR /tmp' \
-  'USER synapse' \
+  'USER matrix-synapse' \
   'ENTRYPOINT ["/usr/bin/python3", "/usr/local/bin/synapse-entrypoint"]'
 echo "$image"

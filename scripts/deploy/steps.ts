@@ -103,7 +103,7 @@ export function configure(run: DeployRun, setup: { host: string; ports: Record<R
     chmodSync(join(dir, name), 0o600)
   }
   if (plan.delegation === 'none') {
-    run.progress.detail(`homeserver delegation: none: ${images.homeserver} predates delegation to the auth service (Synapse ${DELEGATION_SINCE.msc3861} brought it); it keeps its own login, no auth service is started; database: ${plan.sqlite ? 'SQLite' : 'PostgreSQL'}`)
+    run.progress.detail(`homeserver delegation: none: ${ownLoginWhy(opts, images.homeserver)}; it keeps its own login, no auth service is started; database: ${plan.sqlite ? 'SQLite' : 'PostgreSQL'}`)
   } else run.progress.detail(`homeserver delegation: ${plan.delegation}; auth service matrix.kind: ${plan.homeserverKind}${opts.standIn ? '; the mock stands in for both services' : ''}`)
   run.plan = plan
   run.specs = serviceSpecs(plan, files, images, opts.standIn ?? false)
@@ -191,7 +191,14 @@ export async function tokensForRunner(run: DeployRun, minValidMs: number): Promi
 /** Why an area cannot run on this deployment, or undefined when it can. */
 function areaUnavailable(run: DeployRun, area: Area): string | undefined {
   if (run.plan?.delegation !== 'none' || area === 'reports') return undefined
-  return `no auth service in this deployment: the homeserver ${run.images.homeserver} predates delegation to it (Synapse ${DELEGATION_SINCE.msc3861} brought it) and keeps its own login, so the ${area === 'log' ? "auth service's request log" : "auth service's admin API"} does not exist here`
+  return `no auth service in this deployment: ${ownLoginWhy(run.opts, run.images.homeserver)}; it keeps its own login, so the ${area === 'log' ? "auth service's request log" : "auth service's admin API"} does not exist here`
+}
+
+/** Why the homeserver keeps its own login: asked for (--delegation none), or a release before delegation. */
+function ownLoginWhy(opts: DeployOptions, image: string): string {
+  return opts.delegation === 'none'
+    ? `the homeserver ${image} was asked to keep its own login (--delegation none)`
+    : `the homeserver ${image} predates delegation to the auth service (Synapse ${DELEGATION_SINCE.msc3861} brought it)`
 }
 
 /** One area of the suites as one phase per pass (read-only, with writes), or a skip with the reason. */

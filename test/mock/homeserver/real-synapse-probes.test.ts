@@ -1,17 +1,19 @@
-// The mock claiming Synapse 1.67.0 against the recorded answers of the real 1.67.0
-// (test/fixtures/synapse/probes-1.67.0.json, written by test/fixtures/synapse/record-probes.ts):
-// identical status, errcode, error text and extra error keys, the keys of success bodies, and the
-// selected headers (content type, caching, CORS, Allow, Server) for every data-independent probe.
+// The mock claiming each recorded Synapse release against the recorded answers of the real one
+// (test/fixtures/synapse/probes-<release>.json, written by test/fixtures/synapse/record-probes.ts: 1.67.0
+// from its source tarball, earlier; the newer ones from Debian's package): identical status, errcode,
+// error text and extra error keys, the keys of success bodies, and the selected headers (content type,
+// caching, CORS, Allow, Server) for every data-independent probe.
 import t from 'tap'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { compareAnswers, PROBES, runProbe, type ProbeAnswer } from '../../fixtures/synapse/probes.ts'
 import { ADMIN_TOKEN, USER_TOKEN, startHs } from './helpers.ts'
 
-const fixture = JSON.parse(readFileSync(fileURLToPath(new URL('../../fixtures/synapse/probes-1.67.0.json', import.meta.url)), 'utf8')) as {
-  synapse: string
-  answers: Record<string, ProbeAnswer>
-}
+const dir = fileURLToPath(new URL('../../fixtures/synapse/', import.meta.url))
+const fixtures = readdirSync(dir)
+  .filter((f) => /^probes-\d+\.\d+\.\d+\.json$/.test(f))
+  .map((f) => JSON.parse(readFileSync(dir + f, 'utf8')) as { synapse: string; answers: Record<string, ProbeAnswer> })
+t.ok(fixtures.length >= 2, `recorded probes of ${fixtures.map((f) => f.synapse).join(', ')}`)
 
 /**
  * Where the mock answers differently on purpose, and what it answers instead. The real server's
@@ -22,7 +24,7 @@ const DELIBERATE: Record<string, { status: number; errcode: string; why: string 
   'report id beyond 64 bits': { status: 404, errcode: 'M_NOT_FOUND', why: 'the real 500 is an overflow inside the server' },
 }
 
-t.test(`the mock claiming ${fixture.synapse} answers every probe as the real ${fixture.synapse} did`, async (t) => {
+for (const fixture of fixtures) t.test(`the mock claiming ${fixture.synapse} answers every probe as the real ${fixture.synapse} did`, async (t) => {
   const hs = await startHs({ hsVersion: fixture.synapse })
   t.teardown(() => hs.close())
   t.equal(Object.keys(fixture.answers).length, PROBES.length, 'the fixture answers every probe (re-record it after changing the probes)')
