@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { QUICK, reportFigure } from './figures.ts'
 import { Pool } from 'undici'
 
 const RSS_TARGET_MB = 1024
@@ -248,10 +249,10 @@ function pool(rounds: Load[]): Load {
 }
 
 export async function runAdminBench(opts: { sessions?: number; loadSessions?: number; seconds?: number; iterations?: number } = {}): Promise<AdminBenchResult> {
-  const sessions = opts.sessions ?? 1_000_000
-  const loadSessions = opts.loadSessions ?? 100_000
-  const seconds = opts.seconds ?? 10
-  const iterations = opts.iterations ?? 2000
+  const sessions = opts.sessions ?? (QUICK ? 20_000 : 1_000_000)
+  const loadSessions = opts.loadSessions ?? (QUICK ? 10_000 : 100_000)
+  const seconds = opts.seconds ?? (QUICK ? 3 : 10)
+  const iterations = opts.iterations ?? (QUICK ? 200 : 2000)
   const lines: string[] = []
   let ok = true
   const verdict = (pass: boolean) => {
@@ -266,6 +267,8 @@ export async function runAdminBench(opts: { sessions?: number; loadSessions?: nu
   lines.push(
     `admin mock, ${report.sessions.toLocaleString('en')} sessions: seeded in ${(report.seedMs / 1000).toFixed(1)} s, RSS ${report.rssMb.toFixed(0)} MiB after seeding, peak ${report.peakRssMb.toFixed(0)} MiB (heap ${report.heapMb.toFixed(0)} MiB) — target ≤ ${RSS_TARGET_MB} MiB: ${verdict(report.peakRssMb <= RSS_TARGET_MB)}`,
   )
+  reportFigure({ id: 'mock-admin.seed-rss', label: `mock seeded with ${report.sessions.toLocaleString('en')} sessions: peak RSS`, value: report.peakRssMb, unit: ' MiB', better: 'lower', ...(QUICK ? {} : { goal: 768 }) })
+  reportFigure({ id: 'mock-admin.seed-time', label: `mock seeded with ${report.sessions.toLocaleString('en')} sessions: seeding time`, value: report.seedMs / 1000, unit: ' s', better: 'lower', ...(QUICK ? {} : { goal: 10 }) })
   // The store alone runs in microseconds, where a cache miss is a doubling: shown for context; the
   // target applies to the whole handler below.
   lines.push('  store query alone (page of 10 + count), median of 5 rounds, first vs last page of the same filter (context):')
@@ -282,6 +285,7 @@ export async function runAdminBench(opts: { sessions?: number; loadSessions?: nu
     }
     const ratio = ms / first
     lines.push(`    ${name}: ${ms.toFixed(3)} ms, ${ratio.toFixed(2)}× — target ≤ ${PAGE_RATIO_TARGET}×: ${verdict(ratio <= PAGE_RATIO_TARGET)}`)
+    if (name === 'last') reportFigure({ id: 'mock-admin.last-page', label: `page at the end of ${report.sessions.toLocaleString('en')} sessions vs the first`, value: ratio, unit: '×', detail: `${ms.toFixed(3)} vs ${first.toFixed(3)} ms`, better: 'lower', goal: 1.2 })
   }
 
   // 3: throughput against a bare server, each in its own process. The bare server answers the
@@ -322,6 +326,8 @@ export async function runAdminBench(opts: { sessions?: number; loadSessions?: nu
     lines.push(row("bare node:http, the page's bytes", b, `(${bytes.length} bytes)`))
     lines.push(row('mock', m, `(${m.errors} non-200)`))
     lines.push(`    ratio ${ratio.toFixed(2)}× — target ≥ ${THROUGHPUT_RATIO_TARGET}×: ${verdict(ratio >= THROUGHPUT_RATIO_TARGET)}; p99 ${m.p99.toFixed(2)} ms — target ≤ ${P99_TARGET_MS} ms: ${verdict(m.p99 <= P99_TARGET_MS && m.errors === 0)}`)
+    reportFigure({ id: 'mock-admin.throughput', label: 'mock list throughput vs bare node:http, 10 connections', value: ratio, unit: '×', detail: `${m.rps.toFixed(0)} vs ${b.rps.toFixed(0)} req/s, p99 ${m.p99.toFixed(2)} ms`, better: 'higher', goal: 0.5 })
+    reportFigure({ id: 'mock-admin.p99', label: 'mock list p99 latency, 10 connections', value: m.p99, unit: ' ms', detail: `bare node:http ${b.p99.toFixed(2)} ms`, better: 'lower', goal: 5 })
     // The p99 target is absolute; the bare server's p99 in the same run shows the machine's floor.
     if (b.p99 > P99_TARGET_MS) lines.push(`    (the bare server's own p99 is ${b.p99.toFixed(2)} ms in this run: the machine is too busy for a p99 of ${P99_TARGET_MS} ms)`)
   } finally {

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
 import { stop } from './mock-admin.ts'
+import { QUICK, reportFigure } from './figures.ts'
 
 const RATIO_TARGET = 0.2
 const ROUNDS = 3
@@ -82,7 +83,7 @@ function summary(rounds: Load[]): { rps: number; p50: number; p99: number; error
 }
 
 export async function runStateBench(opts: { seconds?: number; connections?: number } = {}): Promise<{ ok: boolean; lines: string[] }> {
-  const seconds = opts.seconds ?? 6
+  const seconds = opts.seconds ?? (QUICK ? 1.5 : 6)
   const connections = opts.connections ?? 10
   const dir = mkdtempSync(join(tmpdir(), 'bench-state-'))
   const memory = startMock(['--log-file', join(dir, 'memory.log')])
@@ -115,6 +116,7 @@ export async function runStateBench(opts: { seconds?: number; connections?: numb
     lines.push(row('--state, 1 connection (fsync each)', st1))
     lines.push(`    journal: ${info.state.records} records, ${journalMb.toFixed(1)} MiB`)
     lines.push(`    ratio with/without --state: ${ratio.toFixed(2)}× at ${connections} connections, ${(st1.rps / mem1.rps).toFixed(2)}× at 1 — target ≥ ${RATIO_TARGET}× at ${connections}: ${pass ? 'ok' : 'MISSED'}`)
+    reportFigure({ id: 'mock-state.writes', label: `--state writes vs in memory, ${connections} connections`, value: ratio, unit: '×', detail: `${s.rps.toFixed(0)} vs ${m.rps.toFixed(0)} writes/s`, better: 'higher', goal: 0.5 })
   } finally {
     await Promise.all([stop(memory.child), stop(durable.child)])
     rmSync(dir, { recursive: true, force: true })

@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { RunReport } from '../scripts/run/main.ts'
 import { startMock } from '../mock/core/server.ts'
+import { QUICK, reportFigure } from './figures.ts'
 import { mockOptions } from '../mock/core/options.ts'
 
 const BIN = fileURLToPath(new URL('../bin/admin-conformance.mjs', import.meta.url))
@@ -142,7 +143,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     options: { runs: { type: 'string' }, 'target-seconds': { type: 'string' }, 'target-ratio': { type: 'string' }, jobs: { type: 'string' } },
     strict: true,
   })
-  const runs = Math.max(1, Number(values.runs ?? 5))
+  const runs = Math.max(1, Number(values.runs ?? (QUICK ? 1 : 5)))
   const targetMs = Number(values['target-seconds'] ?? 5) * 1000
   const targetRatio = Number(values['target-ratio'] ?? 5)
   const jobs = values.jobs ? Number(values.jobs) : undefined
@@ -177,6 +178,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       `ratio ${med.ratio.toFixed(1)}× (target ≤ ${targetRatio}×) ${near ? 'ok' : 'TOO SLOW'}: that round's run ${s(b.wallMs)} (${s(b.cpuMs)} CPU, ${b.requests.length} requests) against its bare replay, one request after another (undici, plain node), ${s(bare.wallMs)}; ` +
       `best ${byRatio[0]!.ratio.toFixed(1)}×, worst ${byRatio.at(-1)!.ratio.toFixed(1)}×; load average now ${loadavg()[0]!.toFixed(1)}${failed ? '; A RUN FAILED' : ''}\n`,
   )
+  reportFigure({ id: 'run.vs-replay', label: 'full default run vs a bare replay of its own requests', value: med.ratio, unit: '×', detail: `${s(b.wallMs)} vs ${s(bare.wallMs)}, median of ${runs}`, better: 'lower', goal: 4 })
+  reportFigure({ id: 'run.wall', label: 'full default run, wall time (npm start)', value: medianWall / 1000, unit: ' s', detail: `${b.requests.length} requests`, better: 'lower', goal: targetMs / 1000 })
   return ok ? 0 : 1
 }
 
