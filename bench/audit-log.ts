@@ -8,7 +8,7 @@
 // error responses, and a few background-job lines. Then it times, interleaved and best of --runs:
 //   - grep -c http.server.response FILE
 //   - the real command line: node bin/admin-conformance.mjs audit-log --json FILE (start-up included)
-//   - the same command in this process (scripts/audit-log.ts main(), start-up excluded)
+//   - the same command in this process (scripts/audit-log/main.ts main(), start-up excluded)
 //   - for context, the same with the other choice of threads, and with --engine js
 // It checks the command's counts against what it generated, prints lines/s for each and the ratios,
 // and exits 1 when audit-log misses a target: at least 1,000,000 lines/s, and at least 0.25x the
@@ -341,7 +341,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
 
     reportFigure({ id: 'audit-log.vs-grep', label: `audit-log on ${fmt(gen.lines)} lines vs grep -c`, value: inProcRate / grepRate, unit: '×', detail: `${fmt(inProcRate)} vs ${fmt(grepRate)} lines/s`, better: 'higher', goal: 1 })
     reportFigure({ id: 'audit-log.wasm-vs-js', label: 'audit-log: WebAssembly engine vs JavaScript engine', value: jsBest / inProcBest, unit: '×', detail: `${inProcBest.toFixed(2)} vs ${jsBest.toFixed(2)} s`, better: 'higher', goal: 3 })
-    // The gate is the command's own work (main() of scripts/audit-log.ts in this process): the
+    // The gate is the command's own work (main() of scripts/audit-log/main.ts in this process): the
     // command-line row adds the start-up of Node and of the TypeScript loader, a constant that
     // says nothing about the parser and dominates on a busy machine.
     const misses: string[] = []

@@ -6,7 +6,7 @@ const a = <N extends string>(name: N, description: string, more?: Parameters<typ
 const auth = <N extends string>(name: N, description: string, more?: Parameters<typeof fault>[3]) => fault(name, 'auth', description, more)
 
 export const adminFaults = [
-  // pagination and links (mock/admin/pagination.ts)
+  // pagination and links (mock/admin/framework/pagination.ts)
   a('pagination-drop-next-link', 'listings never carry links.next, even when more items follow'),
   a('pagination-off-by-one', 'page[after] is inclusive: the cursor item is repeated at the top of the next page'),
   a('pagination-count-ignores-filters', 'meta.count is the size of the whole collection, whatever the filters'),
@@ -18,7 +18,7 @@ export const adminFaults = [
   a('links-self-wrong-order', 'links.self puts page[first]/page[last] before the cursors and the filters'),
   a('count-only-includes-data', 'count=only still returns data and the first/last links', { versions: { mas: 'count-param' }, differsBy: 'mas' }),
   a('item-cursor-missing', 'listed items lack meta.page.cursor'),
-  // filters (mock/admin/filters.ts and the listings)
+  // filters (mock/admin/framework/filters.ts and the listings)
   a('filter-status-inverted', 'filter[status] returns the opposite state (active <-> finished/revoked)'),
   a('filter-client-only-first', 'a repeated filter[client] uses only its first value', { versions: { mas: 'client-filter-repeatable' } }),
   a('filter-scope-any', 'filter[scope] matches sessions with any of the tokens instead of all of them'),
@@ -33,10 +33,10 @@ export const adminFaults = [
   a('personal-access-token-in-get', 'personal sessions carry an access_token key (null) outside the create/regenerate answers', { versions: { mas: 'personal-sessions' } }),
   a('policy-latest-oldest', 'policy-data/latest returns the oldest record instead of the newest', { versions: { mas: 'policy-data' } }),
   a('policy-get-by-id-returns-latest', 'policy-data/{id} returns the latest record whatever the id (what the real v1.22 handler does)', { versions: { mas: 'policy-data' } }),
-  // errors (mock/admin/resource.ts)
+  // errors (mock/admin/framework/resource.ts)
   a('error-envelope-flat', 'admin API errors are {"error": "..."} instead of {"errors": [{"title": "..."}]}', { differsBy: 'mas' }),
   a('error-title-missing-id', 'not-found titles leave out the id (e.g. "Compatibility session not found")', { differsBy: 'mas' }),
-  // auth (mock/admin/auth.ts)
+  // auth (mock/admin/framework/auth.ts)
   auth('auth-missing-scope-200', 'a token without urn:mas:admin is accepted by the admin API', { differsBy: 'mas' }),
   auth('auth-missing-header-401', 'a request without Authorization header gets 401 instead of 400', { differsBy: 'mas' }),
 ]

@@ -20,9 +20,9 @@ const SUITE_SOURCES = ['suites', 'lib', path.join('scripts', 'run')]
 const OLD_BUILD_MS = 10 * 60_000
 
 export interface PreparedSuites {
-  /** a suite file ('suites/admin/x.suite.ts') → the file the workers and tap are given (relative to the project) */
+  /** a suite file ('suites/admin/<name>.suite.ts') → the file the workers and tap are given (relative to the project) */
   built(file: string): string
-  /** a file name of the TAP stream → the suite file it came from ('suites/admin/x.suite.ts') */
+  /** a file name of the TAP stream → the suite file it came from ('suites/admin/<name>.suite.ts') */
   sourceOf(name: string): string
   mode: 'bundle' | 'tsx'
   /** bundle mode: the probe's build, preloaded into each suite worker */
@@ -95,7 +95,7 @@ function sharedLib(finalDir: string): Plugin {
 
 /**
  * Every suite file of every area, the probe and the modules of lib/ (shared by the bundles), built into
- * `outdir` (same relative paths, `.mjs`; lib/'s common code in lib/chunks/). The bundles name lib/'s
+ * `outdir` (same relative paths, `.mjs`; lib/'s common code in <outdir>/lib/chunks/). The bundles name lib/'s
  * modules by `finalDir`'s URLs: the build may be written elsewhere and moved there whole. Each module's `import.meta.url` stays its source's URL, so a
  * bundle reads the package's files (the schemas) exactly as the sources do.
  */
