@@ -1548,7 +1548,7 @@ export interface UpstreamOauthProviderSingleLinks {
  */
 export interface UserAddRequest {
   username: string
-  skip_homeserver_check?: boolean | null
+  skip_homeserver_check?: boolean
   displayname?: string | null
   avatar_url?: string | null
 }

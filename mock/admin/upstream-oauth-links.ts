@@ -77,7 +77,7 @@ export function listLinks(ctx: Ctx): Reply {
   return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: x.links, query, toResource: linkResource })
 }
 
-const ADD = { name: 'Request', fields: [['user_id', 'ulid'], ['provider_id', 'ulid'], ['subject', 'string'], ['human_account_name', 'string?']] } as const
+const ADD = { name: 'AddUpstreamOauthLinkRequest', fields: [['user_id', 'ulid'], ['provider_id', 'ulid'], ['subject', 'string'], ['human_account_name', 'string?']] } as const
 
 export function addLink(ctx: Ctx): Reply {
   const auth = authenticate(ctx)

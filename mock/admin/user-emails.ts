@@ -63,7 +63,7 @@ export function listUserEmails(ctx: Ctx): Reply {
   return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection, query: where ? { in: conditions, where } : { in: conditions }, toResource: userEmailResource })
 }
 
-const ADD = { name: 'Request', fields: [['user_id', 'ulid'], ['email', 'string']] } as const
+const ADD = { name: 'AddUserEmailRequest', fields: [['user_id', 'ulid'], ['email', 'string']] } as const
 
 export function addUserEmail(ctx: Ctx): Reply {
   const auth = authenticate(ctx)

@@ -71,7 +71,7 @@ function bodyDate(field: string, value: unknown): { ok: true; micros: Micros | n
   return { ok: false, reply: { status: 422, body: `Failed to deserialize the JSON body into the target type: ${field}: ${d.error}`, contentType: 'text/plain; charset=utf-8' } }
 }
 
-const ADD = { name: 'Request', fields: [['token', 'string?'], ['usage_limit', 'u32?'], ['expires_at', 'string?']] } as const
+const ADD = { name: 'AddUserRegistrationTokenRequest', fields: [['token', 'string?'], ['usage_limit', 'u32?'], ['expires_at', 'string?']] } as const
 
 export function addToken(ctx: Ctx): Reply {
   const auth = authenticate(ctx)
@@ -98,7 +98,7 @@ export function getToken(ctx: Ctx): Reply {
   return x.ok ? single(200, tokenResource(x.item, nowMicros(ctx.now()))) : x.reply
 }
 
-const UPDATE = { name: 'Request', fields: [['expires_at', 'string?'], ['usage_limit', 'u32?']] } as const
+const UPDATE = { name: 'EditUserRegistrationTokenRequest', fields: [['expires_at', 'string?'], ['usage_limit', 'u32?']] } as const
 
 export function updateToken(ctx: Ctx): Reply {
   const id = pathTarget(ctx)

@@ -143,7 +143,7 @@ const ADD = {
   name: 'AddUserRequest',
   fields: [
     ['username', 'string'],
-    ['skip_homeserver_check', 'bool?'],
+    ['skip_homeserver_check', 'bool='],
     ['displayname', 'string?'],
     ['avatar_url', 'string?'],
   ],
@@ -227,26 +227,20 @@ function action(ctx: Ctx, name: string, line: number, change: (u: UserState, now
   return single(200, userResource(user), `${PATH}/${user.id}/${name}`)
 }
 
-const SET_ADMIN_ANY = { name: 'Request', fields: [['admin', 'any']] } as const
-const SET_ADMIN_BOOL = { name: 'Request', fields: [['admin', 'bool?']] } as const
+const SET_ADMIN = { name: 'UserSetAdminRequest', fields: [['admin', 'bool']] } as const
 
 export function setUserAdmin(ctx: Ctx): Reply {
   let admin = false
   return action(ctx, 'set-admin', 60, (u) => ({ ...u, admin: ctx.faults.has('users-set-admin-ignored') ? u.admin : admin }), (c) => {
-    // `admin` is a required bool: missing and wrong types are the body parser's 422s
-    const present = readJsonBody(c, SET_ADMIN_ANY)
-    if (!present.ok) return present.reply
-    const typed = readJsonBody(c, SET_ADMIN_BOOL)
+    // `admin` is a required bool: missing, null and wrong types are the body parser's 422s
+    const typed = readJsonBody(c, SET_ADMIN)
     if (!typed.ok) return typed.reply
-    if (typed.value.admin === null) {
-      return { status: 422, body: 'Failed to deserialize the JSON body into the target type: admin: invalid type: null, expected a boolean', contentType: 'text/plain; charset=utf-8' }
-    }
     admin = typed.value.admin as boolean
     return undefined
   })
 }
 
-const DEACTIVATE = { name: 'Request', fields: [['skip_erase', 'bool?']] } as const
+const DEACTIVATE = { name: 'DeactivateUserRequest', fields: [['skip_erase', 'bool=']] } as const
 
 export function deactivateUser(ctx: Ctx): Reply {
   return action(

@@ -5,6 +5,9 @@ import { FAULTS } from '../../mock/faults/registry.ts'
 import { corsOrigin } from '../../mock/core/options.ts'
 import { readStateHeader } from '../../mock/store/journal/state.ts'
 import { normalisePrefix } from '../../lib/target.ts'
+
+/** A ULID as the auth service's configuration reads one: 26 characters of Crockford's base 32, at most 7ZZ…. */
+const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i
 import { EXIT, didYouMean, failWith, prefixed, listLines, parseCommandLine, positiveNumber, processIo, UsageError, type Io, type OptionSpecs, type ParsedValues } from '../common/index.ts'
 
 const HELP = `usage: admin-conformance mock [options]
@@ -197,6 +200,16 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     }
   }
   const options = mockOptions(over)
+  // The auth service's configuration reads client ids as ULIDs (clients[].client_id); a mock accepting
+  // another shape would hand out ids that real tools and the upstream schema then refuse.
+  for (const [flag, env, id] of [
+    ['--admin-client-id', 'MOCK_ADMIN_CLIENT_ID', options.adminClientId],
+    ['--hs-delegate-client-id', 'MOCK_HS_DELEGATE_CLIENT_ID', options.hsDelegateClientId],
+  ] as const) {
+    if (id !== undefined && !ULID.test(id)) {
+      return failWith(io, 'mock', new UsageError(`${flag} (or ${env}) must be a ULID, 26 characters of Crockford's base 32 such as 01J00000000000000000ADM1N0, as the auth service's clients[].client_id; got ${JSON.stringify(id)}`))
+    }
+  }
   let mock
   try {
     mock = await startMock(options)

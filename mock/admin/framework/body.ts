@@ -275,7 +275,12 @@ export function toValue(n: JsonNode): unknown {
   }
 }
 
-export type FieldType = 'string' | 'string?' | 'ulid' | 'u32?' | 'bool?' | 'any'
+/**
+ * A field's Rust type as serde reads it: `T` is required and rejects null; `T?` is `Option<T>` (missing or
+ * null is None); `T=` is `#[serde(default)] T` (missing is the default, null is refused as any other
+ * wrong type: "invalid type: null, expected a boolean").
+ */
+export type FieldType = 'string' | 'string?' | 'ulid' | 'u32?' | 'bool' | 'bool?' | 'bool=' | 'any'
 
 export interface StructSpec {
   /** the struct's serde name, used in "expected struct X" */
@@ -299,7 +304,9 @@ function fieldValue(t: FieldType, n: JsonNode): { ok: true; value: unknown } | {
       const u = parseUlid(n.value)
       return u.ok ? { ok: true, value: u.value } : { ok: false, error: u.error }
     }
+    case 'bool':
     case 'bool?':
+    case 'bool=':
       return n.kind === 'bool' ? { ok: true, value: n.value } : wrong('a boolean')
     case 'u32?': {
       if (n.kind !== 'number' || /[.eE]/.test(n.raw)) return wrong('u32')
@@ -350,8 +357,8 @@ export function readJsonBody(ctx: Ctx, spec: StructSpec): BodyResult {
   }
   for (const [name, t] of spec.fields) {
     if (seen.has(name)) continue
-    if (t === 'string' || t === 'ulid' || t === 'any') return data(`missing field \`${name}\``, root.end)
-    value[name] = null
+    if (t === 'string' || t === 'ulid' || t === 'any' || t === 'bool') return data(`missing field \`${name}\``, root.end)
+    value[name] = t === 'bool=' ? false : null
   }
   return { ok: true, value }
 }

@@ -150,6 +150,9 @@ t.test('set-admin: both ways, body errors', async (t) => {
   t.match(wrong.text, /expected a boolean/)
   const nul = await tm.post(`${API}/users/${u.id}/set-admin`, { admin: null })
   t.equal(nul.status, 422)
+  t.equal(nul.text, 'Failed to deserialize the JSON body into the target type: admin: invalid type: null, expected a boolean at line 1 column 13', 'null is a wrong type, with its position')
+  const arr = await tm.post(`${API}/users/${u.id}/set-admin`, [])
+  t.match(arr.text, /expected struct UserSetAdminRequest at line 1 column 2/, "the struct's serde name")
   const none = await tm.post(`${API}/users/${NIL}/set-admin`, { admin: true })
   t.same([none.status, ...titles(none.body)], [404, `User ID ${NIL} not found`])
 })
@@ -191,4 +194,27 @@ t.test('the users-* faults change what they name', async (t) => {
     const r = await tm.post(`${API}/users/${target.id}/reactivate`)
     t.equal(r.body.data.attributes.locked_at, null)
   })
+})
+
+// Types as strict as the service's serde structs (crates/handlers/src/admin/v1/**: `#[serde(default)]
+// bool` refuses null, `Option<bool>` takes it; each struct's serde rename names it in the messages).
+t.test('request bodies: null refused where the field is a plain bool, accepted where it is an Option', async (t) => {
+  const data = 'Failed to deserialize the JSON body into the target type: '
+  const u = mas.users.all().find((x) => x.deactivatedAt === null && !x.admin)!
+  const erase = await tm.post(`${API}/users/${u.id}/deactivate`, { skip_erase: null })
+  t.same([erase.status, erase.text], [422, `${data}skip_erase: invalid type: null, expected a boolean at line 1 column 18`], 'deactivate: skip_erase null')
+  const shape = await tm.post(`${API}/users/${u.id}/deactivate`, 'yes')
+  t.same([shape.status, shape.text], [422, `${data}invalid type: string "yes", expected struct DeactivateUserRequest at line 1 column 5`])
+  const add = await tm.post(`${API}/users`, { username: 'strict-null', skip_homeserver_check: null })
+  t.same([add.status, add.text], [422, `${data}skip_homeserver_check: invalid type: null, expected a boolean at line 1 column 54`], 'add user: skip_homeserver_check null')
+  const pw = await tm.post(`${API}/users/${u.id}/set-password`, { password: 'correct horse battery staple 9', skip_password_check: null })
+  t.not(pw.status, 422, 'set-password: skip_password_check is an Option<bool>, null is None')
+  for (const [path, body, name] of [
+    ['/user-emails', 7, 'AddUserEmailRequest'],
+    ['/user-registration-tokens', 'x', 'AddUserRegistrationTokenRequest'],
+    ['/upstream-oauth-links', true, 'AddUpstreamOauthLinkRequest'],
+  ] as const) {
+    const r = await tm.post(`${API}${path}`, body)
+    t.match(r.text, new RegExp(`expected struct ${name} at`), `${path}: ${name}`)
+  }
 })

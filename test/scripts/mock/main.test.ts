@@ -40,6 +40,8 @@ t.test('numbers, choices and unknown options', async (t) => {
     [['--log-format', 'v120'], /--log-format: unknown value 'v120'; did you mean 'v1.20'\?/],
     [['--sesions', '5'], /unknown option '--sesions'; did you mean '--sessions'\?/],
     [['--hs-prefix', 'nope'], /--hs-prefix: 'nope' must look like \/_synapse/],
+    [['--admin-client-id', 'admin-client', '--port', '0'], /--admin-client-id \(or MOCK_ADMIN_CLIENT_ID\) must be a ULID, .*; got "admin-client"/],
+    [['--hs-delegate-client-id', '01J00000000000000000ADM1NU', '--port', '0'], /--hs-delegate-client-id \(or MOCK_HS_DELEGATE_CLIENT_ID\) must be a ULID/],
   ]
   for (const [argv, re] of cases) {
     const io = collect()
