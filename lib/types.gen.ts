@@ -348,6 +348,10 @@ export type ResponseLineRequester =
 export type ResponseLineLogFormat = 'v1.20' | 'pre-v1.20'
 export type RollbackRangesSource = 'interface' | 'reference'
 export type RollbackRangesVersion = string
+/**
+ * A state event of the room (it has a state_key).
+ */
+export type RoomContextStateEvent = {} & RoomContextClientEvent
 export type SynapseFeaturesFeature = {
   since?: SynapseFeaturesVersion
   until?: SynapseFeaturesVersion
@@ -1372,6 +1376,83 @@ export interface RollbackRangesRow {
   source: RollbackRangesSource
   section: string
 }
+/**
+ * An event in the client format, as the admin context API serialises it: the legacy user_id (the sender again) and age beside unsigned.age. Not closed: a server may add keys (unsigned.prev_content, redacted_because, …).
+ */
+export interface RoomContextClientEvent {
+  /**
+   * The event's id.
+   */
+  event_id: string
+  /**
+   * The room it is in.
+   */
+  room_id: string
+  /**
+   * Who sent it.
+   */
+  sender: string
+  /**
+   * The event type.
+   */
+  type: string
+  /**
+   * The event content.
+   */
+  content: {}
+  /**
+   * When it was sent, in milliseconds since the Unix epoch.
+   */
+  origin_server_ts: number
+  /**
+   * Present on state events only.
+   */
+  state_key?: string
+  /**
+   * Data the server adds; age is how long ago it was sent, in milliseconds.
+   */
+  unsigned?: {
+    age?: number
+  }
+  /**
+   * The legacy copy of unsigned.age.
+   */
+  age?: number
+  /**
+   * The legacy copy of sender.
+   */
+  user_id?: string
+}
+/**
+ * The event, up to floor(limit/2) events before it (newest first) and the rest of limit after it (oldest first), the room's state at the last event returned, and stream tokens around the window.
+ */
+export interface RoomContextContext {
+  events_before: RoomContextClientEvent[]
+  event: RoomContextClientEvent
+  events_after: RoomContextClientEvent[]
+  state: RoomContextStateEvent[]
+  /**
+   * A token to page backwards from the window.
+   */
+  start: string
+  /**
+   * A token to page forwards from the window.
+   */
+  end: string
+}
+/**
+ * Query parameters of the context call as decoded values. All optional.
+ */
+export interface RoomContextQuery {
+  /**
+   * How many events around the event: floor(limit / 2) before it, the rest after it.
+   */
+  limit?: number
+  /**
+   * A room event filter as JSON (types, not_types, senders, not_senders, …), URL-encoded.
+   */
+  filter?: string
+}
 export interface ServerVersion {
   /**
    * The version string, e.g. 1.157.1, or with ' (b=branch, sha)' for a git checkout.
@@ -1996,6 +2077,10 @@ export interface SchemaTypes {
   'homeserver/event-report#ListQuery': EventReportListQuery
   'homeserver/event-report#ReportFields': EventReportReportFields
   'homeserver/event-report#Single': EventReportSingle
+  'homeserver/room-context#ClientEvent': RoomContextClientEvent
+  'homeserver/room-context#Context': RoomContextContext
+  'homeserver/room-context#Query': RoomContextQuery
+  'homeserver/room-context#StateEvent': RoomContextStateEvent
   'homeserver/server-version': ServerVersion
   'homeserver/server-version#ServerVersion': ServerVersion
   'requestlog/audit-result': AuditResult

@@ -17,6 +17,7 @@ import { ClientAuthenticator } from './client/auth.ts'
 import { discoveryRoutes } from './client/discovery.ts'
 import { eventReportRoutes } from './event-reports.ts'
 import { serverVersionRoutes } from './server-version.ts'
+import { CONTEXT_ERRORS, roomContextRoutes } from './room-context.ts'
 
 type Row = Pick<RouteEntry, 'doc' | 'since' | 'until'>
 
@@ -75,6 +76,19 @@ const ROWS: Record<string, Row> = {
       },
     },
   },
+  'GET {admin}/rooms/:roomId/context/:eventId': {
+    ...synapseGate('admin-event-context'),
+    doc: {
+      operationId: 'getEventContext', tag: 'room-context', summary: 'Get the events around an event, with the room state', security: 'hs-admin',
+      description: 'What report consumers fetch for each report (limit=1: the event and the one after it). limit (default 10) is split: floor(limit / 2) events before, newest first; the rest after, oldest first. filter narrows them (types, not_types, senders, not_senders).',
+      query: 'homeserver/room-context#Query',
+      responses: {
+        '200': { description: 'The event, its neighbours and the state at the last one, in the client format.', ref: 'homeserver/room-context#Context' },
+        '400': hsErr(`limit not an integer (M_INVALID_PARAM, in the claimed release's words) or filter not a JSON object (M_NOT_JSON '${CONTEXT_ERRORS.filterNotJson}', from v1.106.0; before, 500).`),
+        '404': hsErr(`The event does not exist: M_NOT_FOUND '${CONTEXT_ERRORS.eventNotFound}'; it is in another room than the one asked for: M_UNKNOWN '${CONTEXT_ERRORS.roomNotFound}'.`),
+      },
+    },
+  },
   'GET {admin}/server_version': {
     doc: {
       operationId: 'getServerVersion', tag: 'homeserver', summary: 'Get the homeserver version', security: 'none',
@@ -130,6 +144,7 @@ export function homeserverTable(options: MockOptions): RouteTable {
   const clientAuth = new ClientAuthenticator(options)
   const routes = [
     ...eventReportRoutes(adminBase, auth),
+    ...roomContextRoutes(adminBase, auth),
     ...serverVersionRoutes(adminBase, options),
     ...backgroundUpdateRoutes(adminBase, auth),
     ...clientReportRoutes(clientBase, clientAuth),

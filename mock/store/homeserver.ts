@@ -35,6 +35,10 @@ export class HomeserverStore {
   /** transaction ids of the send API: (user, device, room, type, txn) → event id; `set` is a recorded write */
   readonly txns: Map<string, string> = new TxnMap(this)
   private readonly tokens = new Map<string, HsSession>()
+  /** each room's events in order (index = depth - 1): the context of an event without a walk of the graph */
+  private readonly timelines = new Map<string, string[]>()
+  /** each room's state events in order: the state at a point is the last of each (type, state_key) up to it */
+  private readonly stateLogs = new Map<string, HsEvent[]>()
   private readonly reports = new ReportIndex()
   /** where writes are recorded before they are applied (the state journal); none while seeding */
   recorder: Recorder | null = null
@@ -132,6 +136,14 @@ export class HomeserverStore {
     room.depth = ev.depth
     room.lastEventId = ev.eventId
     this.events.set(ev.eventId, ev)
+    let timeline = this.timelines.get(room.roomId)
+    if (!timeline) this.timelines.set(room.roomId, (timeline = []))
+    timeline.push(ev.eventId)
+    if (stateKey !== undefined) {
+      let log = this.stateLogs.get(room.roomId)
+      if (!log) this.stateLogs.set(room.roomId, (log = []))
+      log.push(ev)
+    }
     if (type === 'm.room.member' && stateKey !== undefined && content.membership === 'join') room.members.set(stateKey, ev.eventId)
     return ev
   }
@@ -210,6 +222,37 @@ export class HomeserverStore {
   private joinContent(userId: string): Record<string, unknown> {
     const displayName = this.users.get(userId)?.displayName
     return displayName ? { membership: 'join', displayname: displayName } : { membership: 'join' }
+  }
+
+  /**
+   * The event's context as the admin API gives it (synapse/handlers/room.py, get_event_context): up to
+   * `before` events before it, newest first, and `after` after it, oldest first, each list filtered by
+   * `keep`; the room's state at the last event returned. Undefined when the room or the event in it is
+   * unknown. Cost: the window and the room's state events, never the whole room.
+   */
+  eventContext(roomId: string, eventId: string, before: number, after: number, keep: (ev: HsEvent) => boolean): { before: HsEvent[]; event: HsEvent; after: HsEvent[]; state: HsEvent[]; startDepth: number; endDepth: number } | undefined {
+    const event = this.events.get(eventId)
+    const timeline = this.timelines.get(roomId)
+    if (!event || !timeline || event.roomId !== roomId) return undefined
+    const at = event.depth - 1
+    const take = (from: number, step: number, n: number): HsEvent[] => {
+      const out: HsEvent[] = []
+      // A filter that matches nothing stops at the room's edge or after a bounded look, as a database page would.
+      for (let i = from, looked = 0; out.length < n && i >= 0 && i < timeline.length && looked < 10 * n + 100; i += step, looked++) {
+        const ev = this.events.get(timeline[i]!)!
+        if (keep(ev)) out.push(ev)
+      }
+      return out
+    }
+    const b = before > 0 ? take(at - 1, -1, before) : []
+    const a = after > 0 ? take(at + 1, 1, after) : []
+    const last = a.at(-1) ?? event
+    const current = new Map<string, HsEvent>()
+    for (const ev of this.stateLogs.get(roomId) ?? []) {
+      if (ev.depth > last.depth) break
+      current.set(`${ev.type}\u0000${ev.stateKey}`, ev)
+    }
+    return { before: b, event, after: a, state: [...current.values()], startDepth: (b.at(-1) ?? event).depth, endDepth: last.depth }
   }
 
   /** The stored event JSON, as the single-report response shows it. */

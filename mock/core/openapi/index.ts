@@ -72,7 +72,7 @@ const PATH_PARAMS: Record<string, { description: string; schemaRef?: string; sch
   id: { description: 'The resource id.', schemaRef: ULID_PATH },
   report_id: { description: 'The report id: a non-negative integer in decimal.', schema: { type: 'string' } },
   roomId: { description: 'The room of the event.', schema: { type: 'string' } },
-  eventId: { description: 'The reported event.', schema: { type: 'string' } },
+  eventId: { description: 'The event (the reported one, or the one whose context is asked for).', schema: { type: 'string' } },
   username: { description: 'The username (localpart) of the user.', schema: { type: 'string' } },
 }
 
@@ -208,6 +208,7 @@ export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown>
       { name: 'upstream-oauth-link', description: 'Links between users and their accounts at upstream providers.' },
       { name: 'user-registration-token', description: 'Tokens that allow registration: usage limits, expiry, revocation.' },
       { name: 'event-report', description: 'Reports users filed against events (homeserver admin API).' },
+      { name: 'room-context', description: 'The events around an event, as report consumers fetch them (homeserver admin API).' },
       { name: 'homeserver', description: 'Version and background updates of the homeserver.' },
       { name: 'client', description: 'Client API call that files a report.' },
     ],

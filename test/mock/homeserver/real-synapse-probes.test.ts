@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { compareAnswers, PROBES, runProbe, type ProbeAnswer } from '../../fixtures/synapse/probes.ts'
 import { ADMIN_TOKEN, USER_TOKEN, startHs } from './helpers.ts'
+import { compareVersions } from '../../../lib/versions.ts'
 
 const dir = fileURLToPath(new URL('../../fixtures/synapse/', import.meta.url))
 const fixtures = readdirSync(dir)
@@ -27,13 +28,16 @@ const DELIBERATE: Record<string, { status: number; errcode: string; why: string 
 for (const fixture of fixtures) t.test(`the mock claiming ${fixture.synapse} answers every probe as the real ${fixture.synapse} did`, async (t) => {
   const hs = await startHs({ hsVersion: fixture.synapse })
   t.teardown(() => hs.close())
-  t.equal(Object.keys(fixture.answers).length, PROBES.length, 'the fixture answers every probe (re-record it after changing the probes)')
+  // The newest recording answers every probe (re-record it after adding probes); a release that can no
+  // longer be started keeps the probes it was recorded with.
+  const newest = fixtures.every((f) => compareVersions(f.synapse, fixture.synapse) <= 0)
+  if (newest) t.equal(Object.keys(fixture.answers).length, PROBES.length, 'the newest fixture answers every probe (re-record it after changing the probes)')
   let same = 0
   let sameBody = 0
   for (const p of PROBES) {
     const want = fixture.answers[p.name]
     if (!want) {
-      t.fail(`${p.name}: no recorded answer`)
+      if (newest) t.fail(`${p.name}: no recorded answer`)
       continue
     }
     const got = await runProbe(hs.url, p, { admin: ADMIN_TOKEN, user: USER_TOKEN })
