@@ -71,6 +71,7 @@ export function curlOf(info: RequestInfo): string {
   if (tok) {
     const value = 'env' in tok ? `$${tok.env}` : tok.literal
     if ('env' in tok) live.push(tok.env)
+    // (a token in the query only when the run allows it, --allow-token-in-url; the curl line names its variable)
     if (tok.inQuery) url += `${url.includes('?') ? '&' : '?'}access_token=${value}`
     else auth = `Authorization: Bearer ${value}`
   }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { renderRun, writeReport } from '../../../scripts/run/report-write.ts'
 import type { RunReport } from '../../../scripts/run/results.ts'
-import { knownTokens, runCaptured } from './helpers.ts'
+import { knownTokens, mockWith, runCaptured, tokenEnv } from './helpers.ts'
 import { hostileOutputServer } from './hostile-output.ts'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ac-hostile-out-'))
@@ -142,4 +142,19 @@ t.test('the preflight: escaped titles, and a page that is not JSON named as such
   t.match(r.stderr, /the admin token was rejected \(401: \\x1b\[2J\\x1b\]0;owned\\x07\\rall checks passed\\u202e\)/, "the auth service's title is shown escaped")
   t.match(r.stderr, /server_version answered 200 but not with JSON \(text\/html; charset=utf-8, begins "<!DOCTYPE html> <html><head><title>Welcome to nginx!/, 'the homeserver page: not JSON, its content type and an excerpt')
   t.match(r.stderr, /wrong URL or prefix \(--hs-url, --hs-prefix\), or a reverse proxy's or web server's own page/, 'and what that usually means')
+})
+
+t.test('the query-token checks: skipped with the reason against a real target, run with --allow-token-in-url', async (t) => {
+  const mock = await mockWith()
+  t.teardown(() => mock.close())
+  const env = tokenEnv(mock)
+  const grep = ['--grep', 'access_token=|header and the query']
+  const off = await runCaptured(['--hs-url', mock.url, '--area', 'reports', ...grep], env)
+  const offChecks = (off.result.report as RunReport).suites.flatMap((s) => s.checks)
+  t.equal(offChecks.length, 2, 'both checks are selected')
+  t.ok(offChecks.every((c) => c.outcome === 'skip' && /--allow-token-in-url/.test(c.skip ?? '')), 'both skip, naming --allow-token-in-url')
+  t.match(off.stdout, /skipped:\n\s+2 × sends the admin token in the URL \(query parameter access_token\), which proxies and load balancers log; --allow-token-in-url runs it/, 'the summary says why')
+  const on = await runCaptured(['--hs-url', mock.url, '--area', 'reports', '--allow-token-in-url', ...grep], env)
+  t.equal(on.exitCode, 0, 'with the flag they run and pass')
+  t.same((on.result.report as RunReport).suites.flatMap((s) => s.checks).map((c) => c.outcome), ['pass', 'pass'], 'both pass')
 })
