@@ -137,7 +137,7 @@ if (!avail.ok) {
 
   t.test('--allow-writes: the area B suites pass', async (t) => {
     const before = await admin(s, w, '/event_reports?limit=0')
-    const run = await runSuites(s, w, work, 'writes', ['--allow-writes'])
+    const run = await runSuites(s, w, work, 'writes', ['--allow-writes', '--allow-token-in-url'])
     t.ok(run.report, 'the run wrote its JSON report', { output: run.output.slice(-3000) })
     t.equal(run.code, 0, 'exit code 0', { failures: failures(run.report), output: run.output.slice(-3000) })
     t.equal(run.report?.counts.fail, 0, 'no check failed', { failures: failures(run.report) })
@@ -153,7 +153,7 @@ if (!avail.ok) {
   })
 
   t.test('--allow-writes again: a second write run on the same server passes too', async (t) => {
-    const run = await runSuites(s, w, work, 'writes-again', ['--allow-writes'])
+    const run = await runSuites(s, w, work, 'writes-again', ['--allow-writes', '--allow-token-in-url'])
     t.equal(run.code, 0, 'exit code 0', { failures: failures(run.report), output: run.output.slice(-3000) })
     t.equal(run.report?.counts.fail, 0, 'no check failed', { failures: failures(run.report) })
   })
