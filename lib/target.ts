@@ -47,6 +47,12 @@ export interface Target {
   hs?: HsTarget
   /** checks that finish, revoke, regenerate, create, set policy data or delete run only when true */
   allowWrites: boolean
+  /**
+   * A token may travel in a URL (`?access_token=`): only when the user said so (`--allow-token-in-url`),
+   * or against the bundled mock (its tokens are made for the run and die with it). Proxies and load
+   * balancers log URLs, so a real admin token is never put in one by default.
+   */
+  allowTokenInUrl?: boolean
   /** the target is the bundled mock started by the runner */
   isMock: boolean
   /** base URL of the mock's control API (/_mock/...), when the target is the mock */
@@ -213,6 +219,7 @@ export function loadTarget(env: NodeJS.ProcessEnv = process.env): Target {
     const logFile = str(parsed.logFile)
     if (logFile) t.logFile = logFile
     if (parsed.logStdin === true) t.logStdin = true
+    if (parsed.allowTokenInUrl === true) t.allowTokenInUrl = true
     const limits = limitsOf(parsed.limits)
     if (limits) t.limits = limits
     const masUrl = str(mas.url)

@@ -14,6 +14,7 @@ import { HELP } from './help.ts'
 import { fmtInt, humanReport, timelineLine } from './report.ts'
 import { requesterSelector } from './requesters.ts'
 import { scanModule } from './wasm-scanner.ts'
+import { streamSafe, visible } from '../../lib/escape.ts'
 
 export { HELP } from './help.ts'
 export { humanReport } from './report.ts'
@@ -103,7 +104,7 @@ async function run(s: Settings, io: AuditIo, out: { write(s: string): void }): P
   if (s.requester !== undefined && !s.json) {
     // Print the timeline while reading instead of keeping it: memory stays flat.
     s.opts.collectTimeline = false
-    out.write(`timeline of ${s.requester}:\n`)
+    out.write(`timeline of ${visible(s.requester)}:\n`)
     s.opts.onTimeline = (e) => {
       clearProgress()
       out.write(timelineLine(e) + '\n')
@@ -114,14 +115,15 @@ async function run(s: Settings, io: AuditIo, out: { write(s: string): void }): P
     throw new UsageError(`cannot read ${input}: ${describeError(err)}`)
   }).finally(clearProgress)
   const empty = result.requests === 0
-  if (s.json) out.write(JSON.stringify(result, null, 2) + '\n')
+  // JSON escapes the C0 controls; streamSafe the rest (C1, bidi, U+2028...) as \uXXXX, the same values
+  if (s.json) out.write(streamSafe(JSON.stringify(result, null, 2)) + '\n')
   else if (!empty || result.lines > result.blank) out.write(humanReport(result, { top: s.top, requester: s.requester }))
   if (empty) {
     const what = result.lines === result.blank ? 'the input is empty' : `${fmtInt(result.lines)} lines read`
     throw new CommandError(`${input} holds no http.server.response line (${what}): nothing was audited`, EXIT.failed)
   }
   if (s.requester !== undefined && !requesterSeen(result, s.requester)) {
-    throw new CommandError(`--requester ${s.requester}: no request of ${input} was made by it${requesterHint(result, s.requester)}`, EXIT.usage)
+    throw new CommandError(visible(`--requester ${s.requester}: no request of ${input} was made by it${requesterHint(result, s.requester)}`), EXIT.usage)
   }
   return result.malformedCount > 0 ? EXIT.failed : EXIT.pass
 }

@@ -1,6 +1,11 @@
 // The human summary of `audit-log`: counts per activity, the admin actions with who did what to
 // which target, GraphQL operations, requesters, malformed lines, and the time range of the input.
 
+// Every text that comes from the log (paths, request ids, requesters and usernames, operations,
+// targets, timestamps, the malformed lines' messages) is shown escaped (lib/escape.ts): a log line can
+// hold BEL, backspaces, ESC and C1 controls, bidi overrides, anything a terminal obeys.
+
+import { visible as v } from '../../lib/escape.ts'
 import { ACTIVITIES, isAdminActivity } from './activities.ts'
 import type { AdminActionEntry, AuditResult, TimelineEntry } from './types.ts'
 
@@ -9,10 +14,10 @@ export function fmtInt(n: number): string {
 }
 
 export function timelineLine(e: TimelineEntry): string {
-  const extra = [e.operation !== undefined ? `op=${e.operation}` : '', e.clientAddress !== undefined ? `from ${e.clientAddress}` : '']
+  const extra = [e.operation !== undefined ? `op=${v(e.operation)}` : '', e.clientAddress !== undefined ? `from ${v(e.clientAddress)}` : '']
     .filter((x) => x !== '')
     .join(' ')
-  return `  line ${e.line}  ${e.timestamp}  ${e.requestId}  ${e.method} ${e.path} ${e.status}  ${e.activity} ${e.outcome}${extra ? '  ' + extra : ''}`
+  return `  line ${e.line}  ${v(e.timestamp)}  ${v(e.requestId)}  ${v(e.method)} ${v(e.path)} ${e.status}  ${e.activity} ${e.outcome}${extra ? '  ' + extra : ''}`
 }
 
 function table(rows: string[][], rightAligned: Set<number>): string[] {
@@ -33,7 +38,7 @@ export function humanReport(r: AuditResult, opts: { top: number; requester?: str
     `${fmtInt(r.lines)} lines: ${fmtInt(r.requests)} requests (v1.20 ${fmtInt(r.formats['v1.20'])}, pre-v1.20 ${fmtInt(r.formats['pre-v1.20'])}), ` +
       `${fmtInt(r.events)} other events, ${fmtInt(r.blank)} blank, ${fmtInt(r.malformedCount)} malformed`,
   )
-  out.push(r.timeRange === null ? 'time range: none (no line with a timestamp)' : `time range: ${r.timeRange.first} to ${r.timeRange.last}`)
+  out.push(r.timeRange === null ? 'time range: none (no line with a timestamp)' : `time range: ${v(r.timeRange.first)} to ${v(r.timeRange.last)}`)
   out.push('')
   const rows = [['activity', 'requests', 'ok', 'failed']]
   // The admin actions only when there are some: they are many, and most logs have none.
@@ -49,7 +54,7 @@ export function humanReport(r: AuditResult, opts: { top: number; requester?: str
   const ops = Object.entries(r.operations)
   if (ops.length > 0) {
     out.push('', 'GraphQL operations (account self-service):')
-    out.push(...table(ops.map(([name, n]) => ['  ' + name, fmtInt(n)]), new Set([1])))
+    out.push(...table(ops.map(([name, n]) => ['  ' + v(name), fmtInt(n)]), new Set([1])))
   }
 
   const reqs = Object.values(r.requesters)
@@ -57,7 +62,7 @@ export function humanReport(r: AuditResult, opts: { top: number; requester?: str
     const shown = reqs.slice(0, opts.top)
     out.push('', `requesters (${shown.length < reqs.length ? `top ${shown.length} of ${fmtInt(reqs.length)}` : fmtInt(reqs.length)}, by requests):`)
     const rrows = shown.map((s) => [
-      '  ' + (s.username !== undefined ? `${s.requester}(${s.username})` : s.requester),
+      '  ' + v(s.username !== undefined ? `${s.requester}(${s.username})` : s.requester),
       fmtInt(s.requests),
       Object.entries(s.activities)
         .map(([a, n]) => `${a} ${fmtInt(n)}`)
@@ -68,7 +73,7 @@ export function humanReport(r: AuditResult, opts: { top: number; requester?: str
 
   if (r.malformedCount > 0) {
     out.push('', `malformed lines (${fmtInt(r.malformedCount)}):`)
-    for (const m of r.malformed) out.push(`  line ${m.line}: ${m.error}`)
+    for (const m of r.malformed) out.push(`  line ${m.line}: ${v(m.error)}`)
     if (r.malformedTruncated) out.push(`  … and ${fmtInt(r.malformedCount - r.malformed.length)} more (raise --max-malformed to list them)`)
   }
   return out.join('\n') + '\n'
@@ -84,5 +89,5 @@ function adminActionLines(r: AuditResult): string[] {
 }
 
 function adminActionRow(e: AdminActionEntry): string[] {
-  return [`  line ${e.line}`, e.timestamp, e.requester, e.activity, e.target ?? '-', `${e.status} ${e.outcome}`]
+  return [`  line ${e.line}`, v(e.timestamp), v(e.requester), e.activity, v(e.target ?? '-'), `${e.status} ${e.outcome}`]
 }

@@ -60,6 +60,7 @@ export function defaultJobs(opts: Options, cpus = availableParallelism()): numbe
 export async function resolveTarget(opts: Options, project: string, runId: string, version: string, keep: (close: () => Promise<void>) => void, workers = 1): Promise<Resolved> {
   const target: Target = {
     allowWrites: opts.allowWrites,
+    allowTokenInUrl: opts.allowTokenInUrl,
     isMock: false,
     runId,
     userAgent: userAgentFor(version, runId),
@@ -79,6 +80,9 @@ export async function resolveTarget(opts: Options, project: string, runId: strin
   const { mocks, extra } = await startMocks(opts, project, target, keep, opts.faultMatrix ? 0 : Math.min(workers, 8) - 1)
   target.allowWrites = true
   target.isMock = true
+  // The mock's tokens are made for this run and its log is discarded with it: the query-token checks
+  // run there (npm start keeps its count, and the fault matrix proves them).
+  target.allowTokenInUrl = true
   // The log area reads its own target's log: each worker's is its mock's (a --log-file stays everyone's).
   const own = (m: MockHandle): Target => ({ ...target, mas: { ...target.mas!, url: m.url }, hs: { ...target.hs!, url: m.url }, mockControlUrl: m.url, logFile: opts.logFile ? target.logFile : m.logFile })
   return { target, mocks, workerTargets: [target, ...extra.map(own)] }

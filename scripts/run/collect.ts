@@ -1,10 +1,29 @@
 // Turning each suite file's TAP tree into results as the file ends. In the fault matrix the checks of a
 // file are grouped per target (`target: <label>`); the clean mock's are the file's own results.
 import { areaOfPath } from '../../lib/areas.ts'
+import { visible, visibleDeep } from '../../lib/escape.ts'
 import type { CheckResult, SuiteResult } from './results.ts'
 import { filteredOut, toCheck, toSuite, type TapNode } from './tap-tree.ts'
 
 const TARGET_GROUP = /^target: (.*)$/
+
+/**
+ * Every text of a file's tree shown escaped from here on (lib/escape.ts): names, skip and TODO reasons,
+ * diagnostics (their newlines kept: a diff is multi-line; the suites escaped the target's own), leftovers.
+ * Every reporter and the terminal read the results made from it.
+ */
+function escapeTree(n: TapNode): void {
+  n.name = visible(n.name)
+  const r = n.result
+  if (r) {
+    r.name = visible(r.name)
+    if (typeof r.skip === 'string') r.skip = visible(r.skip)
+    if (typeof r.todo === 'string') r.todo = visible(r.todo)
+    if (r.diag) r.diag = visibleDeep(r.diag, { newlines: 'keep' })
+  }
+  n.leftovers = n.leftovers.map((l) => visibleDeep(l))
+  n.children.forEach(escapeTree)
+}
 
 export class Collector {
   readonly suites: SuiteResult[] = []
@@ -24,6 +43,7 @@ export class Collector {
 
   /** One finished suite file: its result, also kept in `suites`. */
   file(n: TapNode): SuiteResult {
+    escapeTree(n)
     const own: CheckResult[] = []
     const names: string[] = []
     for (const c of n.children) {

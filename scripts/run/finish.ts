@@ -1,5 +1,6 @@
 // The end of a run: the verdict, the summary on the terminal, and the report in the chosen format.
 import { redact } from '../../lib/http.ts'
+import { visible, visibleDeep } from '../../lib/escape.ts'
 import type { Area } from '../../lib/areas.ts'
 import type { Leftover, Target } from '../../lib/target.ts'
 import pkg from '../../package.json' with { type: 'json' }
@@ -60,11 +61,14 @@ export async function finishRun(ctx: FinishContext, col: Collector): Promise<Run
   const counts = countChecks(checks)
   const failed = counts.fail > 0 || suites.some((s) => s.error)
   const proved = st.interrupted ? [] : nothingProved(ctx.areas, suites, opts.grep)
-  const requests = requestSummary(st.project)
+  // the endpoints are the suites' request paths, ids of the target's in them: redacted and escaped here
+  const summary = requestSummary(st.project)
+  const requests = summary && { ...summary, slowest: summary.slowest.map((e) => ({ ...e, endpoint: visible(redact(e.endpoint, ctx.secrets)) })) }
   const spent = budgetProblem(requests)
   // A spent budget is never a pass, even with --allow-partial: the checks after it proved nothing.
   const problems = [...(opts.allowPartial && counts.pass + counts.deviation > 0 ? [] : proved), ...(spent ? [spent] : [])]
-  const warnings = [...ctx.warnings, ...(problems.length ? [] : proved.map((p) => `accepted (--allow-partial): ${p}`))]
+  // (a warning can quote the target: the introspection client's registration error)
+  const warnings = [...ctx.warnings, ...(problems.length ? [] : proved.map((p) => `accepted (--allow-partial): ${p}`))].map((w) => visible(w))
   const grepMissed = !!opts.grep && counts.checks === 0 && !st.interrupted
   let exitCode: number = grepMissed ? EXIT.usage : exitFor(st.interrupted, failed, problems.length > 0)
   const report: RunReport = {
@@ -89,7 +93,7 @@ export async function finishRun(ctx: FinishContext, col: Collector): Promise<Run
     problems,
     warnings,
     skipReasons: groupSkips(checks),
-    leftovers: [...(ctx.leftovers ?? []), ...suites.flatMap((s) => s.leftovers.map((l) => ({ ...l, file: s.file })))],
+    leftovers: [...visibleDeep(ctx.leftovers ?? []), ...suites.flatMap((s) => s.leftovers.map((l) => ({ ...l, file: s.file })))],
     requests,
     suites,
   }

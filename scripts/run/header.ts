@@ -1,5 +1,6 @@
 // The header of a run: what is checked, where, with which versions, and what the preflight noticed.
 import { formatVersion, parseServerVersionString } from '../../lib/versions.ts'
+import { visible } from '../../lib/escape.ts'
 import type { Target } from '../../lib/target.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import type { MockHandle } from './mock-handle.ts'
@@ -10,7 +11,9 @@ import type { Preflight } from './preflight.ts'
 function describeVersion(raw: string | undefined): string {
   if (raw === undefined) return '(unknown: version-dependent checks run and say so)'
   const p = parseServerVersionString(raw)
-  return p.ok ? `${JSON.stringify(raw)} → ${formatVersion(p.version)}` : `${JSON.stringify(raw)} (not a release: ${p.reason}; version-dependent checks run and say so)`
+  // the target's string, shown escaped (lib/escape.ts)
+  const shown = visible(JSON.stringify(raw))
+  return p.ok ? `${shown} → ${formatVersion(p.version)}` : `${shown} (not a release: ${visible(p.reason)}; version-dependent checks run and say so)`
 }
 
 /** What the bundled mock claims to be, and whether the user chose it (--mock-hs-version, --mock-mas-version). */
@@ -33,7 +36,7 @@ export function header(st: RunState, target: Target, areas: string[], mocks: Moc
   else if (opts.mockFaults.length) rows.push(['mock faults', opts.mockFaults.join(', ')])
   // The bundled mock's own log lives in the run's scratch folder and goes with it: only a given log is named.
   if (target.logFile && !target.isMock) rows.push(['request log', target.logStdin ? '(standard input)' : target.logFile])
-  for (const w of pf.warnings) rows.push(['warning', w])
+  for (const w of pf.warnings) rows.push(['warning', visible(w)])
   const width = Math.max(...rows.map(([k]) => k.length))
   return [st.st.bold(`admin-conformance ${pkg.version}  run ${st.runId}`), ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`)].join('\n')
 }

@@ -35,6 +35,9 @@ fields, headers, log format, known deviations):
 selection and verdict:
   --area A[,B]            areas: ${AREA_NAMES.join(', ')} (default: every area the target has)
   --grep PATTERN          run only the checks whose name matches (a regular expression; /re/i allowed)
+  --allow-token-in-url    run the checks that send the admin token in the URL (?access_token=);
+                          proxies and load balancers log URLs, so use a throwaway token (off by
+                          default: those checks skip; always on for the bundled mock)
   --allow-partial         accept a partial run: an area without a target, a token or a check is
                           skipped with a warning instead of failing the run
   --strict                count deviations (known differences of a real release) as failures

@@ -21,6 +21,8 @@ export interface Options {
   hsPrefix: string
   clientPrefix: string
   allowWrites: boolean
+  /** --allow-token-in-url: the checks that send a token as ?access_token= may run */
+  allowTokenInUrl: boolean
   allowPartial: boolean
   strict: boolean
   logFile?: string
@@ -57,6 +59,7 @@ const FLAGS = {
   'hs-prefix': { type: 'string' },
   'client-prefix': { type: 'string' },
   'allow-writes': { type: 'boolean' },
+  'allow-token-in-url': { type: 'boolean' },
   'allow-partial': { type: 'boolean' },
   strict: { type: 'boolean' },
   'log-file': { type: 'string' },
@@ -96,6 +99,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
     hsPrefix: DEFAULT_HS_PREFIX,
     clientPrefix: DEFAULT_CLIENT_PREFIX,
     allowWrites: values['allow-writes'] === true,
+    allowTokenInUrl: values['allow-token-in-url'] === true,
     allowPartial: values['allow-partial'] === true,
     strict: values.strict === true,
     logFile: values['log-file'],

@@ -1,6 +1,7 @@
 // The preflight: does each target answer, and do its tokens work? A problem here ends the run with exit
 // code 3 before any suite starts; warnings go in the header.
-import { HttpClient, HttpError } from '../../lib/http.ts'
+import { visible } from '../../lib/escape.ts'
+import { HttpClient, HttpError, type HttpResponse } from '../../lib/http.ts'
 import { knownTokens, type Target } from '../../lib/target.ts'
 
 export interface Preflight {
@@ -21,6 +22,17 @@ function hsErr(json: unknown): string {
   return [b?.errcode, b?.error].filter((x) => typeof x === 'string').join(': ')
 }
 
+/**
+ * A 200 whose body is not JSON: an HTML page or the like, with its content type and an excerpt (the
+ * target's bytes escaped), and what it usually means.
+ */
+function notJson(what: string, res: HttpResponse, flag: string): string {
+  const ct = res.headers['content-type'] || 'no content type'
+  const text = res.text.replace(/\s+/g, ' ').trim()
+  const excerpt = text ? `, begins "${text.slice(0, 80)}${text.length > 80 ? '…' : ''}"` : ', empty'
+  return `${what} answered ${res.status} but not with JSON (${ct}${excerpt}); usually a wrong URL or ${flag}, or a reverse proxy's or web server's own page answering for that path`
+}
+
 type Fail = (who: string, url: string, text: string) => void
 
 async function masCheck(client: HttpClient, target: Target, out: Preflight, fail: Fail): Promise<void> {
@@ -35,6 +47,7 @@ async function masCheck(client: HttpClient, target: Target, out: Preflight, fail
       return
     }
     if (res.status === 200 && typeof v === 'string') out.masVersion = v
+    else if (res.status === 200 && res.json === undefined) fail(who, m.url, notJson('GET /api/admin/v1/version', res, 'base URL (--mas-url)'))
     else if (res.status === 200) fail(who, m.url, 'GET /api/admin/v1/version answered 200 without a version string')
     else if (res.status === 401) fail(who, m.url, `the admin token was rejected (401${firstTitle(res.json) ? ': ' + firstTitle(res.json) : ''})`)
     else if (res.status === 400) fail(who, m.url, `the admin token was not accepted (400${firstTitle(res.json) ? ': ' + firstTitle(res.json) : ''})`)
@@ -57,10 +70,12 @@ async function hsCheck(client: HttpClient, target: Target, out: Preflight, fail:
     const sv = await client.request(h.url, `${h.prefix}/admin/v1/server_version`)
     const v = (sv.json as { server_version?: unknown } | undefined)?.server_version
     if (sv.status === 200 && typeof v === 'string') out.hsVersion = v
+    else if (sv.status === 200 && sv.json === undefined) return fail(who, h.url, notJson(`GET ${h.prefix}/admin/v1/server_version`, sv, 'prefix (--hs-url, --hs-prefix)'))
     else if (sv.status === 404) return fail(who, h.url, `no admin API under ${h.prefix}/admin/v1 (server_version answered 404); check --hs-prefix`)
     else return fail(who, h.url, `GET ${h.prefix}/admin/v1/server_version answered ${sv.status}${hsErr(sv.json) ? ' (' + hsErr(sv.json) + ')' : ''}`)
     if (!h.adminToken) return
     const r = await client.request(h.url, `${h.prefix}/admin/v1/event_reports`, { token: h.adminToken, query: { limit: 1 } })
+    if (r.status === 200 && r.json === undefined) return fail(who, h.url, notJson(`GET ${h.prefix}/admin/v1/event_reports`, r, 'prefix (--hs-url, --hs-prefix)'))
     if (r.status === 200) return
     if (r.status === 401) fail(who, h.url, `the admin token was rejected (401${hsErr(r.json) ? ' ' + hsErr(r.json) : ''})`)
     else if (r.status === 403) fail(who, h.url, `the token is not a server admin's (403${hsErr(r.json) ? ' ' + hsErr(r.json) : ''})`)
@@ -82,7 +97,8 @@ export async function preflight(target: Target): Promise<Preflight> {
   const out: Preflight = { ok: true, problems: [], warnings: [] }
   const fail: Fail = (who, url, text) => {
     out.ok = false
-    out.problems.push(client.redact(`${who} at ${url}: ${text}`))
+    // the target's words (titles, errors, excerpts) shown escaped: they reach the operator's terminal
+    out.problems.push(visible(client.redact(`${who} at ${url}: ${text}`)))
   }
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<'late'>((resolve) => {

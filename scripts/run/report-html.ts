@@ -4,11 +4,13 @@
 // reasons; data left behind.
 import { AREAS, isArea } from '../../lib/areas.ts'
 import type { RequestSummary } from '../../lib/meter.ts'
+import { visible } from '../../lib/escape.ts'
 import type { Assertion, CheckResult, RunReport, SuiteResult } from './results.ts'
 import { nextStep, seconds } from './terminal.ts'
 
+/** HTML text: controls, bidi overrides and other format characters shown as escapes (lib/escape.ts), then entities. */
 function esc(s: string): string {
-  return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c]!)
+  return visible(s, { newlines: 'keep' }).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c]!)
 }
 
 const CSS = `

@@ -1,9 +1,11 @@
 // The JUnit report of a run: one testsuite per suite file, one testcase per check. Deviations pass with
 // their reason in system-out (JUnit has no third outcome); files an interruption left unrun are skipped.
+import { visible } from '../../lib/escape.ts'
 import type { Assertion, RunReport } from './results.ts'
 
+/** XML text: controls and format characters shown as escapes (lib/escape.ts; XML 1.0 forbids most C0), then entities. */
 export function xml(s: string): string {
-  return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+  return visible(s, { newlines: 'keep' }).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
 }
 
 function assertionText(a: Assertion): string {

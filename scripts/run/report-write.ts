@@ -1,9 +1,11 @@
 // Rendering a report in the chosen format and writing it. A report that cannot be written fails the run.
 import { writeFile } from 'node:fs/promises'
 import { redact } from '../../lib/http.ts'
+import { streamSafe } from '../../lib/escape.ts'
 import { matrixJunit, type MatrixReport } from './fault-matrix.ts'
 import { htmlReport } from './report-html.ts'
 import { junit } from './report-junit.ts'
+import { markdownReport } from './report-markdown.ts'
 import type { Reporter } from './options.ts'
 import type { RunReport } from './results.ts'
 
@@ -31,19 +33,10 @@ export async function renderRun(reporter: Reporter, report: RunReport, raw: stri
     case 'html':
       return htmlReport(report)
     case 'markdown':
-      return (await tapReporter(reporter, raw)) + requestsMarkdown(report)
+      return markdownReport(report)
     default:
       return tapReporter(reporter, raw)
   }
-}
-
-/** The requests part of the summary, for the markdown report. */
-function requestsMarkdown(r: RunReport): string {
-  const q = r.requests
-  if (!q?.total) return ''
-  const rows = q.slowest.map((e) => `| \`${e.endpoint}\` | ${e.count} | ${e.p50Ms.toFixed(1)} ms | ${e.maxMs.toFixed(1)} ms |`)
-  const areas = Object.entries(q.byArea).map(([a, n]) => `${a} ${n}`).join(', ')
-  return ['', '## Requests', '', `${q.total} sent (${areas})`, '', '| slowest endpoint | count | median | max |', '|---|---|---|---|', ...rows, ''].join('\n')
 }
 
 export async function renderMatrix(reporter: Reporter, matrix: MatrixReport, raw: string): Promise<string> {
@@ -54,9 +47,13 @@ export async function renderMatrix(reporter: Reporter, matrix: MatrixReport, raw
   return tapReporter(reporter, raw)
 }
 
-/** Writes the report (redacted) to the file or to stdout; the error message when the file cannot be written. */
+/**
+ * Writes the report (redacted) to the file or to stdout; the error message when the file cannot be
+ * written. Last guard of every format: no control, format or separator character but the newline
+ * (each reporter escaped the target's text already; in JSON the `\uXXXX` escape keeps the value).
+ */
 export async function writeReport(text: string, secrets: string[], output: string | undefined, stdout: { write(s: string): unknown }): Promise<string | undefined> {
-  const safe = redact(text, secrets)
+  const safe = streamSafe(redact(text, secrets))
   if (!output) {
     stdout.write(safe)
     return undefined

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { redact } from '../../lib/http.ts'
+import { streamSafe, visible } from '../../lib/escape.ts'
 import { STRICT_ENV, TARGETS_ENV, TARGET_ENV, TOKEN_ENV } from '../../lib/target.ts'
 import { PROBE_ENV } from './probe-data.ts'
 import { attach, newNode } from './tap-tree.ts'
@@ -87,10 +88,10 @@ async function runTapRunner(opts: TapOptions): Promise<TapRun> {
   const parser = new Parser()
   const root = newNode('')
   attach(parser, root, opts.onFile)
-  // Everything the child says is redacted before it is parsed, kept or shown.
+  // Everything the child says is redacted and escaped (lib/escape.ts) before it is parsed, kept or shown.
   let buf = ''
   const take = (text: string) => {
-    const lines = redact(text, opts.secrets)
+    const lines = streamSafe(redact(text, opts.secrets))
     raw += lines
     parser.write(lines)
   }
@@ -103,7 +104,7 @@ async function runTapRunner(opts: TapOptions): Promise<TapRun> {
     buf = buf.slice(nl + 1)
   })
   child.stderr!.setEncoding('utf8')
-  child.stderr!.on('data', (chunk: string) => opts.stderr.write(redact(chunk, opts.secrets)))
+  child.stderr!.on('data', (chunk: string) => opts.stderr.write(visible(redact(chunk, opts.secrets), { newlines: 'keep' })))
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       if (buf) take(buf)

@@ -11,6 +11,7 @@ import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Parser } from 'tap-parser'
 import { redact } from '../../lib/http.ts'
+import { streamSafe, visible } from '../../lib/escape.ts'
 import { TapMerge, type Death, type WorkerStream } from './tap-merge.ts'
 import { attach, newNode } from './tap-tree.ts'
 import type { TapOptions, TapRun } from './tap-types.ts'
@@ -111,8 +112,9 @@ export class SuiteWorkers {
     let raw = ''
     const merge = new TapMerge(
       (text) => {
-        // Everything a worker says is redacted (whole lines) before it is parsed, kept or shown.
-        const lines = redact(text, opts.secrets)
+        // Everything a worker says is redacted (whole lines) and escaped (no control character but the
+        // newline: tap-parser would cut a line at U+2028) before it is parsed, kept or shown.
+        const lines = streamSafe(redact(text, opts.secrets))
         raw += lines
         if (parser) parser.write(lines)
         else unparsed += lines
@@ -162,9 +164,9 @@ export class SuiteWorkers {
         const stream = merge.worker()
         live.set(child, stream)
         child.stdout!.removeAllListeners('data').on('data', (chunk: string) => stream.write(chunk))
-        child.stderr!.removeAllListeners('data').on('data', (chunk: string) => start.stderr.write(redact(chunk, opts.secrets)))
+        child.stderr!.removeAllListeners('data').on('data', (chunk: string) => start.stderr.write(visible(redact(chunk, opts.secrets), { newlines: 'keep' })))
         // (a worker writes nothing before its line unless it failed to start: that goes to stderr)
-        if (early.length) start.stderr.write(redact(early.join(''), opts.secrets))
+        if (early.length) start.stderr.write(visible(redact(early.join(''), opts.secrets), { newlines: 'keep' }))
         child.stdin!.end(JSON.stringify({ env: envOf(slot), files: opts.files, ...(opts.orderOf ? { order: opts.orderOf(slot) } : {}) }) + '\n')
         child.on('close', (code, signal) => {
           live.delete(child)

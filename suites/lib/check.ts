@@ -10,6 +10,7 @@ import { budgetReason, noteBudgetStop } from './limits.ts'
 import { contexts, current, isMatrix, runCleanups, runIn, type Context } from './context.ts'
 import { Skip, WRITES_REASON, unmetNeed, type Need } from './needs.ts'
 import { checkState, lastResponse, responseFields, type CheckState } from './failure.ts'
+import { mapStrings, visible } from '../../lib/escape.ts'
 
 type Extra = Record<string, unknown>
 
@@ -111,7 +112,7 @@ class Checker implements Test {
     return this.emit(false, (x) => this.tt.fail(m ?? "", x), e)
   }
   comment(text: string): void {
-    this.tt.comment(current().client.redact(text))
+    this.tt.comment(cleanText(text)!)
   }
 
   /** Close the check: skips only → skipped; nothing at all → failed, naming the check. */
@@ -120,7 +121,7 @@ class Checker implements Test {
       const reasons = [...new Set([...(skipReason ? [skipReason] : []), ...this.pendingSkips.map(([, r]) => r)])]
       if (reasons.length) {
         this.pendingSkips = []
-        this.tt.plan(0, reasons.join('; '))
+        this.tt.plan(0, cleanText(reasons.join('; ')))
         return
       }
       this.tt.fail(`the check "${this.state.name}" asserted nothing (a check that proves nothing is not a pass)`, { at: null, rule: 'issue 13: a check that asserted nothing is never counted as passed' })
@@ -129,6 +130,42 @@ class Checker implements Test {
     this.flush()
     if (skipReason) this.tt.pass('the rest of the check', { skip: skipReason })
   }
+}
+
+/**
+ * Every assertion of a check leaves this process clean: tap writes an assertion's message and its
+ * diagnostics (found, wanted, diff, and the fields the failure context adds) as YAML, and YAML folds a
+ * long line anywhere, also inside a token a target echoed back, where the runner's redaction can no
+ * longer see it whole. So each string is redacted here, before tap serialises it, and every control,
+ * format and separator character a target sent is escaped (lib/escape.ts), its newlines too except in
+ * tap's own multi-line diff. tap's assertions all end in the test's pass() or fail(): those are wrapped.
+ */
+function cleanAssertions(tt: TapTest): void {
+  type Emit = (message?: string, extra?: Extra) => boolean
+  const t = tt as unknown as { pass: Emit; fail: Emit }
+  const pass = t.pass
+  const fail = t.fail
+  t.pass = (m, e) => pass(cleanText(m), e && (e.diagnostic === true ? cleanExtra(e) : cleanReasons(e)))
+  t.fail = (m, e) => fail(cleanText(m), e && cleanExtra(e))
+}
+
+function cleanText(s: string | undefined): string | undefined {
+  return s === undefined ? s : visible(current().client.redact(s))
+}
+
+function cleanReasons(e: Extra): Extra {
+  const out = { ...e }
+  for (const k of ['skip', 'todo'] as const) if (typeof out[k] === 'string') out[k] = cleanText(out[k] as string)
+  return out
+}
+
+function cleanExtra(e: Extra): Extra {
+  const redact = (s: string) => current().client.redact(s)
+  const out: Extra = {}
+  for (const [k, v] of Object.entries(e)) {
+    out[k] = mapStrings(v, (s) => visible(redact(s), { newlines: k === 'diff' ? 'keep' : 'escape' }))
+  }
+  return out
 }
 
 const checkers = new WeakMap<CheckState, Checker>()
@@ -153,6 +190,7 @@ export interface CheckDef {
 
 async function runCheck(tt: TapTest, def: CheckDef): Promise<void> {
   const state: CheckState = { name: def.name, rule: def.rule ?? defaultRule }
+  cleanAssertions(tt)
   const c = new Checker(tt, state)
   checkers.set(state, c)
   await checkState.run(state, async () => {
@@ -250,6 +288,7 @@ export function setRule(rule: string): void {
  * comment line `# ac-leftover {json}` that the runner lists in its summary.
  */
 export function leftover(item: { target: 'mas' | 'hs'; kind: string; id: string; reason: string }): void {
-  const line = JSON.stringify({ target: item.target, kind: item.kind, id: item.id, reason: current().client.redact(item.reason) })
+  const clean = (s: string) => visible(current().client.redact(s))
+  const line = JSON.stringify({ target: item.target, kind: item.kind, id: clean(item.id), reason: clean(item.reason) })
   tap.comment(`ac-leftover ${line}`)
 }

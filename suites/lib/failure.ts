@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { HttpResponse } from '../../lib/http.ts'
 import { current } from './context.ts'
+import { visible } from '../../lib/escape.ts'
 
 /** Who sent a request, as the environment variable that holds the token (or a literal, harmless token). */
 export type TokenRef = { env: string; inQuery?: boolean } | { literal: string; inQuery?: boolean } | null
@@ -70,6 +71,7 @@ export function curlOf(info: RequestInfo): string {
   if (tok) {
     const value = 'env' in tok ? `$${tok.env}` : tok.literal
     if ('env' in tok) live.push(tok.env)
+    // (a token in the query only when the run allows it, --allow-token-in-url; the curl line names its variable)
     if (tok.inQuery) url += `${url.includes('?') ? '&' : '?'}access_token=${value}`
     else auth = `Authorization: Bearer ${value}`
   }
@@ -93,10 +95,11 @@ export function responseFields(res: HttpResponse | undefined): Record<string, un
   const redact = current().client.redact.bind(current().client)
   const info = requests.get(res)
   const body = info?.body !== undefined ? ` body ${clip(redact(info.body), 300)}` : ''
-  out.request = `${res.method} ${res.url}${body}`
+  // The target's bytes shown escaped, its newlines too (lib/escape.ts): an excerpt cannot fake a line.
+  out.request = visible(`${res.method} ${res.url}${body}`)
   out.status = res.status
   const ct = res.headers['content-type']
-  out.response = `${ct ? `(${ct}) ` : ''}${clip(redact(res.text)) || '(empty body)'}`
-  if (info) out.curl = curlOf(info)
+  out.response = visible(`${ct ? `(${ct}) ` : ''}${clip(redact(res.text)) || '(empty body)'}`)
+  if (info) out.curl = visible(curlOf(info))
   return out
 }

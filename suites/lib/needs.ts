@@ -21,6 +21,8 @@ export function skip(reason: string): never {
 export type Need = 'mas' | 'mas-url' | 'mas-user' | 'hs' | 'hs-url' | 'hs-user' | 'writes'
 
 export const WRITES_REASON = 'needs --allow-writes'
+/** why a check that would put a token in a URL skips (see Target.allowTokenInUrl) */
+export const TOKEN_IN_URL_REASON = 'sends the admin token in the URL (query parameter access_token), which proxies and load balancers log; --allow-token-in-url runs it (with a throwaway token)'
 
 export function unmetNeed(needs: readonly Need[], t: Target): string | undefined {
   for (const n of needs) {

@@ -3,7 +3,7 @@
 // failure can show the request and a curl line that replays it (failure.ts).
 import type { HttpResponse, Query } from '../../lib/http.ts'
 import { client, target } from './context.ts'
-import { Skip } from './needs.ts'
+import { Skip, TOKEN_IN_URL_REASON } from './needs.ts'
 import { remember, type TokenRef } from './failure.ts'
 
 export const MAS_API = '/api/admin/v1'
@@ -41,7 +41,25 @@ function tokenRef(side: 'mas' | 'hs', as: As, token: string | undefined, inQuery
   return client.redact(token) === token ? { literal: token, inQuery } : { env: 'TOKEN', inQuery }
 }
 
+/** The target's tokens (and the run's introspection secret): never in a URL unless the user opted in. */
+function secretsOf(): string[] {
+  return [target.mas?.adminToken, target.mas?.userToken, target.mas?.introspection?.clientSecret, target.hs?.adminToken, target.hs?.userToken].filter((s): s is string => !!s)
+}
+
+/**
+ * Refuses, as a skip naming the flag, a request that would carry one of the target's tokens in its URL
+ * (as ?access_token= or as any other query value): the one place every suite request passes.
+ */
+function refuseTokenInUrl(query: CallOptions['query'], path: string, inQuery: boolean, token: string | undefined): void {
+  if (target.allowTokenInUrl) return
+  if (inQuery && token) throw new Skip(TOKEN_IN_URL_REASON)
+  const secrets = secretsOf()
+  const values = [path, ...queryPairs(query).flat()]
+  if (values.some((v) => secrets.some((s) => v.includes(s)))) throw new Skip(TOKEN_IN_URL_REASON)
+}
+
 async function send(side: 'mas' | 'hs', base: string, path: string, method: string, opts: CallOptions, token: string | undefined, inQuery: boolean, as: As): Promise<HttpResponse> {
+  refuseTokenInUrl(opts.query, path, inQuery, token)
   let query = opts.query
   const shownUrl = client.url(base, path, query)
   if (inQuery && token) query = [...queryPairs(query), ['access_token', token]]

@@ -179,7 +179,7 @@ if (!avail.ok) {
   for (const [name, label] of [['writes', '--allow-writes'], ['writes-again', '--allow-writes a second time']] as const) {
     t.test(`${label}: the reports and upgrade suites pass, and what they could not undo is listed`, async (t) => {
       const before = await admin(s, w, '/event_reports?limit=0')
-      const run = await runSuites(s, w, work, name, ['--allow-writes'])
+      const run = await runSuites(s, w, work, name, ['--allow-writes', '--allow-token-in-url'])
       t.ok(run.report, 'the run wrote its JSON report', { output: run.output.slice(-3000) })
       t.equal(run.code, 0, 'exit code 0', { failures: failures(run.report), output: run.output.slice(-3000) })
       t.equal(run.report?.counts.fail, 0, 'no check failed', { failures: failures(run.report) })
