@@ -38,8 +38,13 @@ export interface MockOptions {
   logFormat: LogFormat
   /** file to append request-log lines to; undefined: stderr; null: no log */
   logFile?: string | null
-  /** the origin CORS answers echo with credentials allowed; undefined: `*` without credentials */
+  /**
+   * the origin CORS answers echo with credentials allowed; undefined: `*` without credentials on the
+   * auth service's paths, and no CORS at all on the control API's (core/cors.ts)
+   */
   corsOrigin?: string
+  /** --allowed-host: Host names the mock answers to besides the loopback names (core/host.ts) */
+  allowedHosts?: string[]
   /**
    * --auto-approve USERNAME: GET /authorize signs this seeded user in and consents at once (no login
    * or consent page), for tests and UIs that cannot click through; undefined: the pages.

@@ -40,6 +40,7 @@ t.test('numbers, choices and unknown options', async (t) => {
     [['--log-format', 'v120'], /--log-format: unknown value 'v120'; did you mean 'v1.20'\?/],
     [['--sesions', '5'], /unknown option '--sesions'; did you mean '--sessions'\?/],
     [['--hs-prefix', 'nope'], /--hs-prefix: 'nope' must look like \/_synapse/],
+    [['--allowed-host', 'http://evil.example/'], /--allowed-host: 'http:\/\/evil.example\/' is not a host name or address/],
   ]
   for (const [argv, re] of cases) {
     const io = collect()
@@ -56,9 +57,12 @@ t.test('starts, prints its URL, stops', async (t) => {
   const done = run(['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none'], io, stopped)
   for (let i = 0; i < 100 && !io.stdout; i++) await new Promise((r) => setTimeout(r, 50))
   t.match(io.stdout, /^http:\/\/127\.0\.0\.1:\d+\n$/)
-  const res = await fetch(io.stdout.trim() + '/_mock/info')
+  const res = await fetch(io.stdout.trim() + '/_mock/info', { headers: { 'x-admin-conformance': '1' } })
   t.equal(res.status, 200)
   await res.arrayBuffer()
+  const bare = await fetch(io.stdout.trim() + '/_mock/info')
+  t.equal(bare.status, 403, 'the control API wants its header')
+  await bare.arrayBuffer()
   stop()
   t.equal(await done, 0)
 })
