@@ -46,6 +46,12 @@ export interface MockOptions {
   /** --allowed-host: Host names the mock answers to besides the loopback names (core/host.ts) */
   allowedHosts?: string[]
   /**
+   * A secret of this start, mixed into the tokens of the seeded homeserver users (other than the two
+   * token holders): the seed is public (default 1), so tokens drawn from it alone could be guessed.
+   * undefined (--fixed-tokens): those tokens follow the seed alone, the same at every start.
+   */
+  tokenSecret?: string
+  /**
    * --auto-approve USERNAME: GET /authorize signs this seeded user in and consents at once (no login
    * or consent page), for tests and UIs that cannot click through; undefined: the pages.
    */
@@ -109,6 +115,7 @@ export function mockOptions(over: Partial<MockOptions> = {}, env: NodeJS.Process
     maxBody: undefined,
     faults: [],
     epoch: new Date('2026-01-05T09:00:00Z'),
+    tokenSecret: randomBytes(32).toString('base64url'),
     ...over,
   }
 }

@@ -52,6 +52,10 @@ options:
                            localhost, 127.0.0.1 and [::1] at the mock's port (repeatable); any other
                            Host gets 421 Misdirected Request (a web page rebinding its name to the
                            mock cannot reach it)
+  --fixed-tokens           the seeded homeserver users' tokens (other than the two above) follow the seed
+                           alone, the same at every start, for reproducible demos and tests; by default
+                           a secret of each start is mixed in, so that the public seed does not give
+                           them away (they are never printed)
   --no-deviations          follow the interface document where the claimed release is known to deviate
                            from it (lib/data/deviations.json); by default the mock reproduces them
   --no-policy-data         start with no policy data, as a fresh auth service does: GET
@@ -90,6 +94,7 @@ const OPTIONS = {
   fault: { type: 'string', multiple: true },
   state: { type: 'string' },
   'no-deviations': { type: 'boolean' },
+  'fixed-tokens': { type: 'boolean' },
   'no-policy-data': { type: 'boolean' },
   'cors-origin': { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
@@ -192,6 +197,7 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     clientSecret: !values['admin-client-secret'] && !process.env.MOCK_ADMIN_CLIENT_SECRET,
   }
   if (values['no-deviations']) over.deviations = false
+  if (values['fixed-tokens']) over.tokenSecret = undefined
   if (values['no-policy-data']) over.policyData = false
   if (values['cors-origin'] !== undefined) {
     try {
