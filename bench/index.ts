@@ -8,6 +8,7 @@ const BENCHES: Record<string, string> = {
   'mock-homeserver': 'area B mock: filtered listing p99 with 100,000 reports, total without a scan',
   'mock-state': 'mock --state: write throughput and latency with and without the fsync-ed journal, as a ratio',
   'audit-log': 'audit-log lines/s vs grep -c on 1,000,000 lines',
+  'audit-log-hostile': 'audit-log on NUL files without newlines (0.5..2 GiB) and a 7 MB request line: linear',
   run: 'full run against the bundled mock vs a bare replay of its own requests (wall, CPU, ratio)',
   sizes: 'read-only run against the mock at 1k..1M sessions: time, requests, peak RSS, outcomes (issue 16)',
 }

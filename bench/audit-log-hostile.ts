@@ -1,0 +1,85 @@
+// Benchmark of `audit-log` on hostile input: is it linear when lines are long or missing?
+//
+//   tsx bench/audit-log-hostile.ts [--sizes 0.5,1,2] [--runs N]
+//
+// For each size (GiB) it makes a file of NULs without a newline (a log after a crash: a sparse file,
+// so that the disk is not the measure) and times the command's audit of it in this process with the
+// default number of threads (worker threads from 512 MiB) and with --jobs 1. Then a file with one
+// request line of about 7 MB of one-letter reason words between two canonical lines, with each
+// engine. Prints seconds (best of --runs) and MiB/s, and exits 1 when the default threads take more
+// than three times one thread's time on a size (each worker read on to the end of the file before:
+// 88 s against 3.7 s at 2 GiB), or when an audit does not finish as expected. The spread of seconds
+// per GiB across sizes is printed for the record (on a busy machine it is noisy).
+
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { auditFile, defaultJobs } from '../scripts/audit-log/auditor.ts'
+
+const GOOD = '2026-06-18T09:00:01.234000Z  INFO http.server.response GET-1 - "GET /api/admin/v1/compat-sessions HTTP/1.1" 200 OK "python-requests/2.32.3" [polls: 3, cpu: 0.4ms, db: 1.2ms, elapsed: 2.5ms, queries: 2, fetched: 1] client.address=10.0.0.7\n'
+const GIB = 1024 ** 3
+
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '0.5,1,2' }, runs: { type: 'string', default: '2' } } })
+const sizes = values.sizes.split(',').map(Number)
+const runs = Math.max(1, Number(values.runs))
+const dir = mkdtempSync(path.join(tmpdir(), 'bench-audit-hostile-'))
+let ok = true
+
+async function best(fn: () => Promise<void>): Promise<number> {
+  let min = Infinity
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    await fn()
+    min = Math.min(min, (performance.now() - t0) / 1000)
+  }
+  return min
+}
+
+try {
+  const perGib: Record<string, number[]> = { default: [], one: [] }
+  const ratios: number[] = []
+  for (const gib of sizes) {
+    const bytes = Math.round(gib * GIB)
+    const file = path.join(dir, `nul-${gib}.log`)
+    const fd = openSync(file, 'w')
+    ftruncateSync(fd, bytes)
+    closeSync(fd)
+    for (const [name, jobs] of [['default', undefined], ['one', 1]] as const) {
+      const s = await best(async () => {
+        const r = await auditFile(file, jobs === undefined ? {} : { jobs })
+        if (r.lines !== 1 || r.malformedCount !== 1) {
+          ok = false
+          process.stdout.write(`  unexpected result: ${r.lines} lines, ${r.malformedCount} malformed\n`)
+        }
+      })
+      perGib[name]!.push(s / gib)
+      const threads = jobs ?? defaultJobs(bytes)
+      process.stdout.write(`NULs, no newline, ${gib} GiB, ${threads} thread(s)${jobs === undefined ? ' (default)' : ''}: ${s.toFixed(2)} s, ${(bytes / 2 ** 20 / s).toFixed(0)} MiB/s\n`)
+    }
+    const ratio = perGib.default!.at(-1)! / perGib.one!.at(-1)!
+    ratios.push(ratio)
+    if (ratio > 3) ok = false
+    rmSync(file)
+  }
+  for (const [name, list] of Object.entries(perGib)) {
+    process.stdout.write(`${name === 'default' ? 'default threads' : 'one thread'}: seconds per GiB from ${Math.min(...list).toFixed(2)} to ${Math.max(...list).toFixed(2)}\n`)
+  }
+  process.stdout.write(`default threads / one thread, per size: ${ratios.map((r) => `${r.toFixed(2)}×`).join(', ')} (target ≤ 3×)\n`)
+  const words = path.join(dir, 'words.log')
+  writeFileSync(words, GOOD + GOOD.replace(' 200 OK "', ` 200 ${'a '.repeat(3_500_000)}"`) + GOOD)
+  for (const engine of ['wasm', 'js'] as const) {
+    const s = await best(async () => {
+      const r = await auditFile(words, { engine, jobs: 1 })
+      if (r.requests !== 3) {
+        ok = false
+        process.stdout.write(`  unexpected result: ${r.requests} requests\n`)
+      }
+    })
+    process.stdout.write(`one request line of 7 MB of words, --engine ${engine}: ${s.toFixed(2)} s\n`)
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
+process.stdout.write(ok ? 'audit-log is linear on hostile input: met\n' : 'audit-log on hostile input: NOT met\n')
+process.exit(ok ? 0 : 1)
