@@ -6,10 +6,10 @@
 // so that the disk is not the measure) and times the command's audit of it in this process with the
 // default number of threads (worker threads from 512 MiB) and with --jobs 1. Then a file with one
 // request line of about 7 MB of one-letter reason words between two canonical lines, with each
-// engine. Prints seconds (best of --runs) and MiB/s, and exits 1 when the default threads take more
-// than three times one thread's time on a size (each worker read on to the end of the file before:
-// 88 s against 3.7 s at 2 GiB), or when an audit does not finish as expected. The spread of seconds
-// per GiB across sizes is printed for the record (on a busy machine it is noisy).
+// engine. Prints seconds (best of --runs) and MiB/s, and exits 1 when any audit takes more than
+// 5 s per GiB (each worker read on to the end of the file before: 19 s per GiB at 0.5 GiB, 44 s per
+// GiB at 2 GiB, growing with the size), or does not finish as expected. Worker start-up (bundling
+// included) is a fixed cost of a few tenths of a second, so small sizes show fewer MiB/s.
 
 import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -38,7 +38,6 @@ async function best(fn: () => Promise<void>): Promise<number> {
 
 try {
   const perGib: Record<string, number[]> = { default: [], one: [] }
-  const ratios: number[] = []
   for (const gib of sizes) {
     const bytes = Math.round(gib * GIB)
     const file = path.join(dir, `nul-${gib}.log`)
@@ -57,15 +56,13 @@ try {
       const threads = jobs ?? defaultJobs(bytes)
       process.stdout.write(`NULs, no newline, ${gib} GiB, ${threads} thread(s)${jobs === undefined ? ' (default)' : ''}: ${s.toFixed(2)} s, ${(bytes / 2 ** 20 / s).toFixed(0)} MiB/s\n`)
     }
-    const ratio = perGib.default!.at(-1)! / perGib.one!.at(-1)!
-    ratios.push(ratio)
-    if (ratio > 3) ok = false
     rmSync(file)
   }
   for (const [name, list] of Object.entries(perGib)) {
-    process.stdout.write(`${name === 'default' ? 'default threads' : 'one thread'}: seconds per GiB from ${Math.min(...list).toFixed(2)} to ${Math.max(...list).toFixed(2)}\n`)
+    const worst = Math.max(...list)
+    if (worst > 5) ok = false
+    process.stdout.write(`${name === 'default' ? 'default threads' : 'one thread'}: seconds per GiB from ${Math.min(...list).toFixed(2)} to ${worst.toFixed(2)} (target ≤ 5): ${worst <= 5 ? 'met' : 'NOT met'}\n`)
   }
-  process.stdout.write(`default threads / one thread, per size: ${ratios.map((r) => `${r.toFixed(2)}×`).join(', ')} (target ≤ 3×)\n`)
   const words = path.join(dir, 'words.log')
   writeFileSync(words, GOOD + GOOD.replace(' 200 OK "', ` 200 ${'a '.repeat(3_500_000)}"`) + GOOD)
   for (const engine of ['wasm', 'js'] as const) {
