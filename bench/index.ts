@@ -14,6 +14,7 @@ export const BENCHES: Record<string, string> = {
   'mock-homeserver': 'area B mock: filtered listing p99 with 100,000 reports, total without a scan',
   'mock-state': 'mock --state: write throughput with the fsync-ed journal vs in memory',
   'audit-log': 'audit-log lines/s vs grep -c on 1,000,000 lines; WebAssembly vs JavaScript engine',
+  'audit-log-hostile': 'audit-log on NUL files without newlines and a 7 MB request line: time grows linearly',
   run: 'full run against the bundled mock vs a bare replay of its own requests (wall, CPU, ratio)',
   sizes: 'read-only run against the mock at 1k..1M sessions: time, requests, peak RSS, outcomes',
 }

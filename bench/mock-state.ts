@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
 import { stop } from './mock-admin.ts'
 import { QUICK, reportFigure } from './figures.ts'
+import { MOCK_CONTROL_HEADER } from '../lib/target.ts'
 
 const RATIO_TARGET = 0.2
 const ROUNDS = 3
@@ -102,7 +103,7 @@ export async function runStateBench(opts: { seconds?: number; connections?: numb
     const st1 = summary([await drive(stateUrl, seconds / ROUNDS, 1)])
     const m = summary(mem)
     const s = summary(st)
-    const info = (await (await fetch(`${stateUrl}/_mock/info`)).json()) as { state: { records: number } }
+    const info = (await (await fetch(`${stateUrl}/_mock/info`, { headers: { [MOCK_CONTROL_HEADER]: '1' } })).json()) as { state: { records: number } }
     const journalMb = statSync(join(dir, 'state', 'journal')).size / 2 ** 20
     const row = (name: string, l: ReturnType<typeof summary>) =>
       `    ${name.padEnd(34)}${l.rps.toFixed(0).padStart(7)} writes/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  (${l.n} writes, ${l.errors} not 201)`

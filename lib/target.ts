@@ -101,6 +101,12 @@ function limitsOf(v: unknown): RunLimits | undefined {
   return Object.keys(out).length ? out : undefined
 }
 
+/**
+ * The header every request to the bundled mock's control API (/_mock/...) carries, value '1': a
+ * browser sends a request with it only after a CORS preflight, which the mock grants no web page.
+ */
+export const MOCK_CONTROL_HEADER = 'x-admin-conformance'
+
 export const TARGET_ENV = 'AC_TARGET'
 /** the fault matrix: a JSON array of {@link MatrixTarget} */
 export const TARGETS_ENV = 'AC_TARGETS'

@@ -8,7 +8,8 @@
 // gives the precise errors. The regex is linear: every repeated class excludes the delimiter that
 // follows it, so the engine never re-tries a position more than a character back. It accepts a
 // strict subset of what scan() accepts, with the same values (test/lib/requestlog/fastpath.test.ts
-// checks that on every corpus line, generated lines and mutations of them).
+// checks that on every corpus line, generated lines and mutations of them). Repeated groups are
+// bounded ({1,8}): a group repeated without bound costs the engine a backtracking entry per round.
 
 import {
   CANONICAL_TIMESTAMP_LENGTH,
@@ -60,14 +61,18 @@ const STATS =
   `${esc(STATS_LABELS.polls)}${RE_COUNT}${esc(STATS_LABELS.cpu)}${RE_MS}` +
   `(?:()${esc(STATS_LABELS.db)}${RE_MS}${esc(STATS_LABELS.elapsed)}${RE_MS}${esc(STATS_LABELS.queries)}${RE_COUNT}${esc(STATS_LABELS.fetched)}${RE_COUNT}` +
   `|${esc(STATS_LABELS.elapsed)}${RE_MS})`
+/** The most words a reason phrase has on the fast path; the longest standard one has five ("Request Header Fields Too Large"). */
+const REASON_WORDS = 8
 const FAST_RE = new RegExp(
   // Only the canonical timestamp with 6 fractional digits: it puts the level at a fixed offset.
   String.raw`${RE_DATE_TIME}\.\d{6}Z (?: INFO| WARN|ERROR) ${esc(RESPONSE_EVENT_NAME)} [A-Z_]+-${RE_COUNT} - "` +
     // 1: set (empty) for GET, 2: for POST, 3: any other method; 4: path; 5-7: status digits.
     // Empty and one-character captures allocate nothing, which matters at millions of lines.
     String.raw`(?:GET()|POST()|([A-Z_]+)) (${TOK}+) HTTP\/(?:${HTTP_VERSION_NAMES.map(esc).join('|')})" ([1-5])(\d)(\d) ` +
-    // reason words, then a User-Agent without escapes
-    String.raw`(?:[!#-~]+ )+"[ !#-\[\]-~]*" \[` +
+    // Reason words (at most REASON_WORDS: the engine keeps a backtracking entry per repetition of a
+    // group, so millions of one-letter words overflowed its stack; longer reasons go to the scanner),
+    // then a User-Agent without escapes.
+    String.raw`(?:[!#-~]+ ){1,${REASON_WORDS}}"[ !#-\[\]-~]*" \[` +
     // 8: set (empty) when the stats are the v1.20 form
     `${STATS}\\]` +
     // 9: the requester

@@ -2,6 +2,7 @@
 // `unrouted` hook answers them), crashes, oversized requests.
 import type { Area, Reply } from './context.ts'
 import type { Unrouted } from './table.ts'
+import { MOCK_CONTROL_HEADER } from '../../lib/target.ts'
 
 const TEXT = 'text/plain; charset=utf-8'
 
@@ -35,13 +36,37 @@ export function internalError(area: Area): Reply {
   return { status: 500, body: { errors: [{ title: 'Internal server error' }] } }
 }
 
-export function tooLarge(area: Area): Reply {
-  if (area === 'hs') return { status: 413, body: { errcode: 'M_TOO_LARGE', error: 'Request body too large' } }
-  if (area === 'control') return { status: 413, body: { error: 'request body too large' } }
+/** 413 for a body over `limit` bytes; the homeserver's text is Synapse's (synapse/http/site.py, 1.160). */
+export function tooLarge(area: Area, limit: number): Reply {
+  if (area === 'hs') return { status: 413, body: { errcode: 'M_TOO_LARGE', error: `Request content is too large (>${limit})` } }
+  if (area === 'control') return { status: 413, body: { error: `request body too large (more than ${limit} bytes)` } }
   return { status: 413, body: 'Failed to buffer the request body: length limit exceeded', contentType: TEXT }
 }
 
 export function uriTooLong(area: Area): Reply {
   if (area === 'hs') return { status: 414, body: { errcode: 'M_UNKNOWN', error: 'URI too long' } }
   return { status: 414, body: 'URI Too Long', contentType: TEXT }
+}
+
+/** 421: the Host header names another site (core/host.ts). */
+export function misdirected(area: Area): Reply {
+  const error = 'this mock does not serve the host named in the Host header; start it with --allowed-host NAME to serve another name'
+  const headers = { connection: 'close' }
+  if (area === 'hs') return { status: 421, body: { errcode: 'M_UNKNOWN', error }, headers }
+  if (area === 'control') return { status: 421, body: { error }, headers }
+  if (area === 'mas') return { status: 421, body: { errors: [{ title: error }] }, headers }
+  return { status: 421, body: error, contentType: TEXT, headers }
+}
+
+
+/** 403: a control request a web page could send without a preflight. */
+export function notPreflighted(): Reply {
+  return {
+    status: 403,
+    body: {
+      error:
+        `control requests need the header '${MOCK_CONTROL_HEADER}: 1' or a JSON body (content-type: application/json): ` +
+        'a browser then asks before sending them (CORS preflight), so a web page cannot drive the mock',
+    },
+  }
 }

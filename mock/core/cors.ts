@@ -1,7 +1,8 @@
-// Cross-origin answers, per area. The auth service's and the control API's paths serve frontend
-// developers: the requested headers are reflected, a configured origin (--cors-origin, or the
-// MOCK_CORS_ORIGIN environment variable) is echoed with credentials (cookie-authenticated routes such
-// as /graphql then work from that origin), else `*` without credentials; preflights carry Max-Age.
+// Cross-origin answers, per area. The auth service's paths serve frontend developers: the requested
+// headers are reflected, a configured origin (--cors-origin, or the MOCK_CORS_ORIGIN environment
+// variable) is echoed with credentials (cookie-authenticated routes such as /graphql then work from
+// that origin), else `*` without credentials; preflights carry Max-Age. The control API answers CORS
+// only to the configured origin: any other page gets no CORS headers, so its preflights fail.
 // The homeserver's paths answer as Synapse does (synapse/http/server.py set_cors_headers,
 // OptionsResource, respond_with_json): the same fixed set on every JSON answer and on every OPTIONS,
 // preflight or not, which is a 204; JSON answers also carry Cache-Control: no-cache, no-store,
@@ -23,7 +24,16 @@ export function isPreflight(method: string, headers: IncomingHttpHeaders): boole
   return method === 'OPTIONS' && headers['access-control-request-method'] !== undefined
 }
 
-/** The CORS headers of an auth-service or control answer, as a flat [name, value, ...] list. */
+/**
+ * The CORS headers of a control answer: only for the origin given with --cors-origin (a frontend
+ * developer's dev server); no other page may read or drive the control API.
+ */
+export function controlCors(method: string, headers: IncomingHttpHeaders, options: MockOptions): string[] {
+  if (!options.corsOrigin || headers.origin !== options.corsOrigin) return []
+  return serviceCors(method, headers, options)
+}
+
+/** The CORS headers of an auth-service answer, as a flat [name, value, ...] list. */
 export function serviceCors(method: string, headers: IncomingHttpHeaders, options: MockOptions): string[] {
   const out: string[] = []
   if (options.corsOrigin) out.push('access-control-allow-origin', options.corsOrigin, 'access-control-allow-credentials', 'true', 'vary', 'Origin')

@@ -3,7 +3,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Area, Ctx, Reply } from './context.ts'
 import type { Site } from './state.ts'
-import { internalError, tooLarge, unroutedDefault, uriTooLong } from './answers.ts'
+import { internalError, misdirected, notPreflighted, tooLarge, unroutedDefault, uriTooLong } from './answers.ts'
+import { hostAllowed } from './host.ts'
+import { MOCK_CONTROL_HEADER } from '../../lib/target.ts'
 import { nestsDeeperThan } from './json.ts'
 import { isPreflight } from './cors.ts'
 import { bodyLimit, LIMITS } from './limits.ts'
@@ -25,44 +27,65 @@ export function areaOf(path: string, site: Site): Area {
 
 type Body = Buffer | 'too-large' | 'broken'
 
-/** Past the limit the rest of the body is read and dropped before the 413, up to this much more or this long. */
+/** After a 413 the rest of the body is read and dropped, up to this much more or this long; then the connection is closed. */
 const DRAIN_BYTES = 64 * 1024 * 1024
 const DRAIN_MS = 5_000
 
 /**
- * The body, or 'too-large' once it passes the limit, or 'broken' when the request fails mid-body (node's
- * parser then answers through the server's clientError handler). An oversized body is drained before
- * the 413 goes out: answering while the client still sends and then closing (Connection: close) makes
- * the kernel reset the connection, and the client loses the answer.
+ * The body, or 'too-large' as soon as the declared length or the bytes received pass the limit, or
+ * 'broken' when the request fails mid-body (node's parser then answers through the server's
+ * clientError handler). A request declaring too much is refused at once, as the real services'
+ * limits do (Synapse checks Content-Length against max_request_body_size; tower-http's
+ * RequestBodyLimit answers 413 on the header alone): a client that declares 50 GB and sends 64 KB
+ * gets its answer without the mock waiting for bytes that never come.
  */
-function readBody(req: IncomingMessage, limit: number): Promise<Body> {
+function readBody(req: IncomingMessage, limit: number): Body | Promise<Body> {
+  if (Number(req.headers['content-length']) > limit) {
+    linger(req)
+    return 'too-large'
+  }
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
-    let over = Number(req.headers['content-length']) > limit
-    let timer: NodeJS.Timeout | undefined
-    const overLimit = () => {
-      over = true
-      chunks.length = 0
-      timer = setTimeout(() => resolve('too-large'), DRAIN_MS)
-    }
-    if (over) overLimit()
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (over) {
-        if (size > limit + DRAIN_BYTES) resolve('too-large')
-      } else if (size > limit) overLimit()
-      else chunks.push(chunk)
-    })
-    req.on('end', () => {
-      clearTimeout(timer)
-      resolve(over ? 'too-large' : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
-    })
-    req.on('error', () => {
-      clearTimeout(timer)
-      resolve('broken')
-    })
+      if (size <= limit) {
+        chunks.push(chunk)
+        return
+      }
+      chunks.length = 0
+      req.off('data', onData)
+      linger(req)
+      resolve('too-large')
+    }
+    req.on('data', onData)
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+    req.on('error', () => resolve('broken'))
   })
+}
+
+/**
+ * The 413 goes out at once, and the connection stays open while the client goes on sending (bounded
+ * by DRAIN_BYTES and DRAIN_MS): closing it under a client still sending makes the kernel reset the
+ * connection, and the client may lose the answer. A client that sends its whole body keeps its
+ * connection; one that stalls or sends too much is cut off.
+ */
+function linger(req: IncomingMessage): void {
+  let drained = 0
+  const cut = () => {
+    clearTimeout(timer)
+    req.socket.destroy()
+  }
+  const timer = setTimeout(cut, DRAIN_MS)
+  timer.unref()
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > DRAIN_BYTES) cut()
+  })
+  req.on('end', () => clearTimeout(timer))
+  req.on('close', () => clearTimeout(timer))
+  req.on('error', () => clearTimeout(timer))
+  req.resume()
 }
 
 function clientAddress(req: IncomingMessage): string | undefined {
@@ -106,8 +129,24 @@ export function handle(site: Site, req: IncomingMessage, res: ServerResponse): v
     now: newDate,
   }
   const area = areaOf(path, site)
+  // Refused before the body is read: node drops what follows of it.
+  if (site.hosts && !hostAllowed(site.hosts, req.headers.host)) return finish(site, req, res, ctx, area, misdirected(area), started, 0n)
+  if (area === 'control' && method !== 'OPTIONS' && !preflighted(req.headers)) return finish(site, req, res, ctx, area, notPreflighted(), started, 0n)
   if (!hasBody(req)) return dispatch(site, req, res, ctx, area, started, EMPTY)
-  return readBody(req, bodyLimit(area, state.options.maxBody)).then((body) => dispatch(site, req, res, ctx, area, started, body))
+  const body = readBody(req, bodyLimit(area, state.options.maxBody))
+  if (!(body instanceof Promise)) return dispatch(site, req, res, ctx, area, started, body)
+  return body.then((b) => dispatch(site, req, res, ctx, area, started, b))
+}
+
+/**
+ * A control request a browser sends only after a CORS preflight: one with the control header, or a
+ * JSON content type. Anything else (a form post, a text/plain body, a bare GET) a web page can send
+ * without asking (a "simple request"), so the control API refuses it.
+ */
+function preflighted(headers: IncomingMessage['headers']): boolean {
+  if (headers[MOCK_CONTROL_HEADER] === '1') return true
+  const type = headers['content-type']
+  return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json'
 }
 
 /** The answer to a head (request line and header fields) the area's real server refuses, if it does. */
@@ -136,7 +175,7 @@ function dispatch(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ct
   const { method, path, rawQuery } = ctx
   const early = (reply: Reply) => finish(site, req, res, ctx, area, reply, started, 0n)
   if (body === 'broken') return brokenRequest(site, req, ctx, started)
-  if (body === 'too-large') return early(tooLarge(area))
+  if (body === 'too-large') return early(tooLarge(area, bodyLimit(area, site.state.options.maxBody)))
   const refused = headRefusal(req, area)
   if (refused) return early(refused)
   if (rawQuery.length > MAX_QUERY) return early(uriTooLong(area))

@@ -38,8 +38,19 @@ export interface MockOptions {
   logFormat: LogFormat
   /** file to append request-log lines to; undefined: stderr; null: no log */
   logFile?: string | null
-  /** the origin CORS answers echo with credentials allowed; undefined: `*` without credentials */
+  /**
+   * the origin CORS answers echo with credentials allowed; undefined: `*` without credentials on the
+   * auth service's paths, and no CORS at all on the control API's (core/cors.ts)
+   */
   corsOrigin?: string
+  /** --allowed-host: Host names the mock answers to besides the loopback names (core/host.ts) */
+  allowedHosts?: string[]
+  /**
+   * A secret of this start, mixed into the tokens of the seeded homeserver users (other than the two
+   * token holders): the seed is public (default 1), so tokens drawn from it alone could be guessed.
+   * undefined (--fixed-tokens): those tokens follow the seed alone, the same at every start.
+   */
+  tokenSecret?: string
   /**
    * --auto-approve USERNAME: GET /authorize signs this seeded user in and consents at once (no login
    * or consent page), for tests and UIs that cannot click through; undefined: the pages.
@@ -104,6 +115,7 @@ export function mockOptions(over: Partial<MockOptions> = {}, env: NodeJS.Process
     maxBody: undefined,
     faults: [],
     epoch: new Date('2026-01-05T09:00:00Z'),
+    tokenSecret: randomBytes(32).toString('base64url'),
     ...over,
   }
 }

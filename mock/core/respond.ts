@@ -6,7 +6,7 @@ import type { Area, Ctx, Reply } from './context.ts'
 import type { MockState, Site } from './state.ts'
 import { internalError } from './answers.ts'
 import { safeStringify } from './json.ts'
-import { serviceCors } from './cors.ts'
+import { controlCors, serviceCors } from './cors.ts'
 
 const HTTP_VERSIONS = new Set(['0.9', '1.0', '1.1', '2.0', '3.0'])
 
@@ -38,7 +38,7 @@ export function send(site: Site, req: IncomingMessage, res: ServerResponse, area
   if (hooks?.cors) {
     headers = []
     for (const [k, v] of Object.entries(hooks.cors(method, req.headers, options))) headers.push(k, v)
-  } else headers = serviceCors(method, req.headers, options)
+  } else headers = area === 'control' ? controlCors(method, req.headers, options) : serviceCors(method, req.headers, options)
   const extra = hooks?.headers?.(method, reply, options)
   if (extra) for (const [k, v] of Object.entries(extra)) headers.push(k, v)
   if (reply.headers) {

@@ -16,6 +16,7 @@ import { answeredByParser, handle, type Site } from './dispatch.ts'
 import { MAX_HEAD_BYTES } from './limits.ts'
 import { routesAt, type AreaHooks, type RouteTable } from './table.ts'
 import { synapseHooks } from './cors.ts'
+import { allowedHosts } from './host.ts'
 import type { Area } from './context.ts'
 import type { MockOptions } from './options.ts'
 import type { MockState, ReseedOptions } from './state.ts'
@@ -144,6 +145,7 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
   const port = (server.address() as AddressInfo).port
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   baseUrl = `http://${host}:${port}`
+  site.hosts = allowedHosts(options, port)
   return {
     url: baseUrl,
     port,

@@ -8,6 +8,7 @@ import type { Router } from './router.ts'
 import type { Area } from './context.ts'
 import type { AreaHooks } from './table.ts'
 import type { StateJournal } from '../store/journal/state.ts'
+import type { HostAllowlist } from './host.ts'
 
 export type ReseedOptions = Partial<Pick<MockOptions, 'seed' | 'sessions' | 'reports'>>
 
@@ -27,4 +28,6 @@ export interface Site {
   state: MockState
   router: Router
   hooks: Partial<Record<Area, AreaHooks>>
+  /** the Host names answered (core/host.ts); set once the port is known */
+  hosts?: HostAllowlist
 }

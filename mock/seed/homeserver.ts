@@ -2,6 +2,7 @@
 // more users (reporters and senders, with tokens that stay internal), rooms with and without names and
 // canonical aliases, the reported events and `options.reports` reports, all before `options.epoch`.
 // Same seed and sizes, same world: every random choice comes from one seeded faker.
+import { createHmac } from 'node:crypto'
 import { Faker, base, en } from '@faker-js/faker'
 import type { MockOptions } from '../core/options.ts'
 import { HomeserverStore, type HsRoom, type HsUser } from '../store/homeserver.ts'
@@ -68,6 +69,17 @@ function seedTokenHolders(s: HsSeed): { admin: HsUser; user: HsUser } {
   return { admin, user }
 }
 
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/** `part` unchanged without a secret (--fixed-tokens), else as many characters of HMAC(secret, part). */
+function keyed(secret: string | undefined, part: string): string {
+  if (secret === undefined) return part
+  const mac = createHmac('sha256', secret).update(part).digest()
+  let out = ''
+  for (let i = 0; i < part.length; i++) out += ALPHANUMERIC[mac[i % mac.length]! % ALPHANUMERIC.length]
+  return out
+}
+
 /** More users, each with a token of the real format (kept internal: nothing prints them). */
 function seedPeople(s: HsSeed, user: HsUser): string[] {
   const { store, options, faker, epoch, int } = s
@@ -79,7 +91,8 @@ function seedPeople(s: HsSeed, user: HsUser): string[] {
     let localpart = localpartOf(`${firstName}.${lastName}`) || `user${i}`
     if (store.users.has(`@${localpart}:${options.serverName}`)) localpart += String(i)
     const u = store.addUser(localpart, { displayName: `${firstName} ${lastName}`, createdTs: epoch - int(30, 290) * DAY })
-    const token = `syt_${Buffer.from(localpart).toString('base64url')}_${faker.string.alphanumeric(20)}_${faker.string.alphanumeric(6)}`
+    // Drawn from the seed either way (the rest of the world must not move), then keyed with this start's secret.
+    const token = `syt_${Buffer.from(localpart).toString('base64url')}_${keyed(options.tokenSecret, faker.string.alphanumeric(20))}_${keyed(options.tokenSecret, faker.string.alphanumeric(6))}`
     store.addToken(token, u.userId, s.deviceId())
     people.push(u.userId)
   }

@@ -72,6 +72,11 @@ export class HomeserverStore {
     return this.tokens.get(token)
   }
 
+  /** Every token and whose it is (tests: seeded tokens are keyed with the start's secret). */
+  allTokens(): [token: string, session: HsSession][] {
+    return [...this.tokens]
+  }
+
   // ---- rooms and events -------------------------------------------------------------------------
 
   /**

@@ -112,7 +112,9 @@ async function run(s: Settings, io: AuditIo, out: { write(s: string): void }): P
   }
   if (showProgress) s.opts.onProgress = progressReporter(io)
   const result = await audit(s, io).catch((err: unknown) => {
-    throw new UsageError(`cannot read ${input}: ${describeError(err)}`)
+    // Only a failing read is the input's fault; anything else is audit-log's, and says so.
+    if (/^E[A-Z]+$/.test(String((err as NodeJS.ErrnoException | undefined)?.code))) throw new UsageError(`cannot read ${input}: ${describeError(err)}`)
+    throw new CommandError(`auditing ${input} failed inside audit-log (a bug, not the input's fault): ${describeError(err)}`, EXIT.failed)
   }).finally(clearProgress)
   const empty = result.requests === 0
   // JSON escapes the C0 controls; streamSafe the rest (C1, bidi, U+2028...) as \uXXXX, the same values

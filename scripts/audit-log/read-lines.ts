@@ -40,8 +40,27 @@ export function readLines(fd: number, buf: Buffer, auditor: Auditor, start: numb
 
 /** Feeds `auditor` one chunk of a file shared among threads (see ChunkJob). */
 export function auditChunk(fd: number, buf: Buffer, auditor: Auditor, job: ChunkJob): void {
-  // When the byte before the chunk is not a newline, its first line belongs to the chunk before.
-  const startsInLine = job.start > 0 && readSync(fd, buf, 0, 1, job.start - 1) === 1 && buf[0] !== 10
-  auditor.beginChunk(job.chunk, startsInLine)
-  readLines(fd, buf, auditor, job.start, job.end)
+  auditor.beginChunk(job.chunk, false)
+  // When the byte before the chunk is not a newline, its first line belongs to the chunk before:
+  // the chunk's lines start after the first newline in it, and without one it has none. (Skipping
+  // on to a newline past the chunk made every chunk of a file without newlines read to its end.)
+  let from = job.start
+  if (job.start > 0 && readSync(fd, buf, 0, 1, job.start - 1) === 1 && buf[0] !== 10) {
+    const nl = newlineIn(fd, buf, job.start, job.end)
+    if (nl === -1 || nl + 1 >= job.end) return
+    from = nl + 1
+  }
+  readLines(fd, buf, auditor, from, job.end)
+}
+
+/** The offset of the first newline in the bytes [start, end) of a file, or -1. */
+function newlineIn(fd: number, buf: Buffer, start: number, end: number): number {
+  for (let pos = start; pos < end; ) {
+    const n = readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos)
+    if (n === 0) return -1
+    const nl = buf.subarray(0, n).indexOf(10)
+    if (nl !== -1) return pos + nl
+    pos += n
+  }
+  return -1
 }

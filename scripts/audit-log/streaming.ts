@@ -9,8 +9,14 @@ import { createLineScanner, type AuditEngine, type LineScanner } from './scanner
 import { Tally } from './tally.ts'
 import type { AuditOptions, AuditResult } from './types.ts'
 
-// A line longer than this is reported as malformed and skipped rather than buffered without bound.
-const MAX_LINE_BYTES = 16 * 1024 * 1024
+/** A line longer than this is reported as malformed (its number, its length, this limit) and skipped rather than buffered without bound. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024
+
+// What the bytes up to the next newline are: part of a line (kept in `rest`), the end of a line the
+// chunk before counts (dropped), or the rest of a line past MAX_LINE_BYTES (counted, then reported).
+const KEEP = 0
+const CHUNK_START = 1
+const TOO_LONG = 2
 
 export class Auditor {
   private readonly tally: Tally
@@ -19,8 +25,12 @@ export class Auditor {
   private readonly maxAdminActions: number
   private readonly onProgress: ((p: { lines: number; bytes: number }) => void) | undefined
 
-  private rest: Buffer | null = null
-  private skipping = false
+  // The start of the current line, in pieces (joined once, at its end: joining at every read would copy it over and over).
+  private rest: Buffer[] = []
+  private restBytes = 0
+  private skipping: typeof KEEP | typeof CHUNK_START | typeof TOO_LONG = KEEP
+  /** the line being skipped for its length: its number and its bytes so far */
+  private long = { lineNo: 0, bytes: 0 }
   private bytes = 0
   private readonly chunkLines: Array<[chunk: number, lines: number]> = []
   // Set by beginChunk; a single pass is an implicit chunk 0, recorded only when it has lines.
@@ -44,18 +54,22 @@ export class Auditor {
   push(chunk: Buffer): void {
     this.bytes += chunk.length
     let start = 0
-    if (this.rest !== null || this.skipping) {
+    if (this.restBytes > 0 || this.skipping !== KEEP) {
       const nl = chunk.indexOf(10)
       if (nl === -1) {
         this.carry(chunk)
         return
       }
-      if (this.skipping) {
-        this.skipping = false
+      if (this.skipping === CHUNK_START) this.skipping = KEEP
+      else if (this.skipping === TOO_LONG) {
+        this.long.bytes += nl
+        this.reportLong()
+      } else if (this.restBytes + nl > MAX_LINE_BYTES) {
+        this.startLong(nl)
+        this.reportLong()
       } else {
-        const head = Buffer.concat([this.rest!, chunk.subarray(0, nl)])
-        this.rest = null
-        this.scanner.scanText(head.toString('utf8'))
+        this.rest.push(chunk.subarray(0, nl))
+        this.scanner.scanText(this.takeRest())
       }
       start = nl + 1
     }
@@ -80,17 +94,14 @@ export class Auditor {
     this.explicitChunk = true
     this.tally.chunk = index
     this.tally.chunkBase = index * CHUNK_LINE_SPAN
-    this.skipping = skipFirstLine
+    this.skipping = skipFirstLine ? CHUNK_START : KEEP
   }
 
   /** Counts a last line without newline and closes the chunk. */
   private endChunk(): void {
-    if (this.rest !== null) {
-      const text = this.rest.toString('utf8')
-      this.rest = null
-      this.scanner.scanText(text)
-    }
-    this.skipping = false
+    if (this.skipping === TOO_LONG) this.reportLong()
+    else if (this.restBytes > 0) this.scanner.scanText(this.takeRest())
+    this.skipping = KEEP
     const t = this.tally
     if (this.explicitChunk || t.lineNo > 0) this.chunkLines.push([t.chunk, t.lineNo])
     this.explicitChunk = false
@@ -98,17 +109,43 @@ export class Auditor {
     t.lineNo = 0
   }
 
+  /** Keeps the start of a line that goes on in the next push. */
   private carry(part: Buffer): void {
-    if (this.skipping) return
-    // Copy: the caller may reuse its buffer.
-    const joined = this.rest === null ? Buffer.from(part) : Buffer.concat([this.rest, part])
-    if (joined.length > MAX_LINE_BYTES) {
-      this.rest = null
-      this.skipping = true
-      this.tally.addMalformed(++this.tally.lineNo, 'line', 1, `line longer than ${MAX_LINE_BYTES} bytes, skipped`)
+    if (this.skipping === CHUNK_START) return
+    if (this.skipping === TOO_LONG) {
+      this.long.bytes += part.length
       return
     }
-    this.rest = joined
+    if (this.restBytes + part.length > MAX_LINE_BYTES) {
+      this.startLong(part.length)
+      return
+    }
+    // Copy: the caller may reuse its buffer.
+    this.rest.push(Buffer.from(part))
+    this.restBytes += part.length
+  }
+
+  /** The kept line so far, as text; forgets it. */
+  private takeRest(): string {
+    const text = (this.rest.length === 1 ? this.rest[0]! : Buffer.concat(this.rest)).toString('utf8')
+    this.rest = []
+    this.restBytes = 0
+    return text
+  }
+
+  /** The current line passed MAX_LINE_BYTES with `more` bytes after those kept: drop them and count on. */
+  private startLong(more: number): void {
+    this.long = { lineNo: ++this.tally.lineNo, bytes: this.restBytes + more }
+    this.rest = []
+    this.restBytes = 0
+    this.skipping = TOO_LONG
+  }
+
+  /** The long line ended (a newline, or the end of the input): reported with its length. */
+  private reportLong(): void {
+    const { lineNo, bytes } = this.long
+    this.skipping = KEEP
+    this.tally.addMalformed(lineNo, 'line', 1, `line of ${bytes} bytes, over the limit of ${MAX_LINE_BYTES} bytes per line; skipped, the audit goes on after it`)
   }
 
   /** Flushes a last line without newline and returns the totals. */

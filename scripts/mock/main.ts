@@ -4,7 +4,8 @@ import { mockOptions, type MockOptions } from '../../mock/core/options.ts'
 import { FAULTS } from '../../mock/faults/registry.ts'
 import { corsOrigin } from '../../mock/core/options.ts'
 import { readStateHeader } from '../../mock/store/journal/state.ts'
-import { normalisePrefix } from '../../lib/target.ts'
+import { allowedHostName } from '../../mock/core/host.ts'
+import { MOCK_CONTROL_HEADER, normalisePrefix } from '../../lib/target.ts'
 
 /** A ULID as the auth service's configuration reads one: 26 characters of Crockford's base 32, at most 7ZZ…. */
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i
@@ -47,8 +48,17 @@ options:
   --state DIR              keep every acknowledged write in DIR/journal (fsync'ed before the answer) and
                            replay it on the next start; seed, sizes, versions and generated tokens are
                            taken from the journal unless given (a given one that differs is an error)
-  --cors-origin ORIGIN     allow credentials (cookies) from this origin on the auth-service and control
-                           paths (default: any origin, no credentials; env MOCK_CORS_ORIGIN)
+  --cors-origin ORIGIN     allow credentials (cookies) from this origin on the auth-service paths, and
+                           let it use the control API (default: any origin without credentials on the
+                           auth service, none on the control API; env MOCK_CORS_ORIGIN)
+  --allowed-host NAME      answer requests whose Host header is NAME (any port) or NAME:PORT, besides
+                           localhost, 127.0.0.1 and [::1] at the mock's port (repeatable); any other
+                           Host gets 421 Misdirected Request (a web page rebinding its name to the
+                           mock cannot reach it)
+  --fixed-tokens           the seeded homeserver users' tokens (other than the two above) follow the seed
+                           alone, the same at every start, for reproducible demos and tests; by default
+                           a secret of each start is mixed in, so that the public seed does not give
+                           them away (they are never printed)
   --no-deviations          follow the interface document where the claimed release is known to deviate
                            from it (lib/data/deviations.json); by default the mock reproduces them
   --no-policy-data         start with no policy data, as a fresh auth service does: GET
@@ -87,8 +97,10 @@ const OPTIONS = {
   fault: { type: 'string', multiple: true },
   state: { type: 'string' },
   'no-deviations': { type: 'boolean' },
+  'fixed-tokens': { type: 'boolean' },
   'no-policy-data': { type: 'boolean' },
   'cors-origin': { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
   'list-faults': { type: 'boolean' },
   quiet: { type: 'boolean' },
   silent: { type: 'boolean' },
@@ -128,6 +140,13 @@ export function parseMockArgs(values: Values): Partial<MockOptions> {
     throw new UsageError((e as Error).message)
   }
   if (values.fault) checkFaults(values.fault)
+  if (values['allowed-host']) {
+    try {
+      over.allowedHosts = values['allowed-host'].map(allowedHostName)
+    } catch (e) {
+      throw new UsageError((e as Error).message)
+    }
+  }
   return over
 }
 
@@ -181,6 +200,7 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     clientSecret: !values['admin-client-secret'] && !process.env.MOCK_ADMIN_CLIENT_SECRET,
   }
   if (values['no-deviations']) over.deviations = false
+  if (values['fixed-tokens']) over.tokenSecret = undefined
   if (values['no-policy-data']) over.policyData = false
   if (values['cors-origin'] !== undefined) {
     try {
@@ -242,7 +262,7 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
       `  admin client:             ${options.adminClientId} secret ${generated.clientSecret ? options.adminClientSecret : '(as given)'}  (client_credentials, scope urn:mas:admin)`,
       options.faults.length ? `  faults injected:          ${options.faults.join(', ')}` : '',
       options.stateDir ? `  state (write journal):    ${options.stateDir}  (GET /_mock/info shows what was replayed)` : '',
-      '  control API:              /_mock/info, /_mock/reset, /_mock/seed, /_mock/jobs, /_mock/faults',
+      `  control API:              /_mock/info, /_mock/reset, /_mock/seed, /_mock/jobs, /_mock/faults  (header '${MOCK_CONTROL_HEADER}: 1' or a JSON body)`,
       'stop with Ctrl-C',
     ]
     io.out(lines.filter(Boolean).join('\n') + '\n')

@@ -2,6 +2,7 @@
 // and the bundled mock's control API. Every answer is remembered with how it was asked for, so that a
 // failure can show the request and a curl line that replays it (failure.ts).
 import type { HttpResponse, Query } from '../../lib/http.ts'
+import { MOCK_CONTROL_HEADER } from '../../lib/target.ts'
 import { client, target } from './context.ts'
 import { Skip, TOKEN_IN_URL_REASON } from './needs.ts'
 import { remember, type TokenRef } from './failure.ts'
@@ -101,7 +102,7 @@ export function masRaw(method: string, path: string, opts: CallOptions = {}): Pr
  */
 export function mockControl(method: string, path: string, body?: unknown): Promise<HttpResponse> {
   if (!target.isMock || !target.mockControlUrl) throw new Skip('observable only on the bundled mock (its control API shows the scheduled jobs)')
-  return client.request(target.mockControlUrl, `/_mock${path}`, { method, body })
+  return client.request(target.mockControlUrl, `/_mock${path}`, { method, body, headers: { [MOCK_CONTROL_HEADER]: '1' } })
 }
 
 /** A request to the homeserver admin API; `path` is relative to <prefix>/admin/v1. */

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { generateToken } from '../../mock/store/domain/token.ts'
+import { MOCK_CONTROL_HEADER } from '../../lib/target.ts'
 
 export const BIN = fileURLToPath(new URL('../../bin/admin-conformance.mjs', import.meta.url))
 export const API = '/api/admin/v1'
@@ -47,6 +48,7 @@ export function kill9(m: Mock): Promise<void> {
 export async function call(url: string, method: string, p: string, body?: unknown, token = ADMIN): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` }
   if (body !== undefined) headers['content-type'] = 'application/json'
+  if (p.startsWith('/_mock/')) headers[MOCK_CONTROL_HEADER] = '1'
   const r = await fetch(url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
   const text = await r.text()
   return { status: r.status, body: text ? JSON.parse(text) : undefined }

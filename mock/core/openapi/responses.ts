@@ -71,7 +71,7 @@ function homeserverShared(s: Shape): Record<string, Shared[]> {
     add('503', { description: "Only when delegating (mock --hs-delegate-url): the auth service cannot be reached, M_UNKNOWN 'Unable to introspect the access token'.", body: 'envelope' })
   }
   if (s.doc.security === 'hs-admin') add('403', { description: "The token's user is not a server admin: M_FORBIDDEN 'You are not a server admin'.", body: 'envelope' })
-  add('413', { description: `The body is larger than ${mib(LIMITS.hs.body)} (or the mock's --max-body): M_TOO_LARGE 'Request body too large'. The real server closes the connection instead.`, body: 'envelope' })
+  add('413', { description: `The body is larger than ${mib(LIMITS.hs.body)} (or the mock's --max-body): M_TOO_LARGE 'Request content is too large (>LIMIT)', as Synapse answers a Content-Length past its limit (a body that passes it without one makes Synapse drop the connection instead).`, body: 'envelope' })
   // No 414: a query past 16 KiB makes the head larger than Twisted takes, so the bare 400 comes first.
   return out
 }

@@ -5,7 +5,12 @@
 // dropped with a warning (and cut off the file), anything worse stops the start with the offset.
 // A reset or reseed through the control API starts a new journal for the new world (the old writes
 // are gone with the old world). DIR/lock keeps a second mock off the same directory.
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
+//
+// The journal holds every token and the admin client's secret: it is created 0600, and a directory
+// the mock creates 0700. An existing journal readable by others is tightened to 0600 (the file is
+// the mock's own; the warning says so). An existing directory open to others is left as it is with
+// a warning: it may be the developer's own (`--state .`), and the journal inside is closed anyway.
+import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { MockOptions } from '../../core/options.ts'
 import type { World } from '../world.ts'
@@ -64,15 +69,40 @@ function lockDir(dir: string): void {
     }
     if (alive) throw new StateError(`state directory ${dir} is in use by process ${pid} (remove ${lock} if that process is not a mock)`)
   }
-  writeFileSync(lock, `${process.pid}\n`)
+  writeFileSync(lock, `${process.pid}\n`, { mode: 0o600 })
+}
+
+/** Journal files: the owner's alone (they hold tokens and secrets). */
+const FILE_MODE = 0o600
+const DIR_MODE = 0o700
+
+/** Creates DIR 0700, or warns when an existing one lets others in. */
+function prepareDir(dir: string, warn: (message: string) => void): void {
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true, mode: DIR_MODE })
+    // mkdir's mode passes through the umask, which may only take bits away: 0700 or tighter.
+    return
+  }
+  const mode = statSync(dir).mode & 0o777
+  if (mode & 0o077) warn(`state directory ${dir} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); the journal inside is 0600, but others may delete or replace it (chmod 700 ${dir})`)
+}
+
+/** Tightens an existing journal that others could read, saying so. */
+function tightenFile(file: string, warn: (message: string) => void): void {
+  const mode = statSync(file).mode & 0o777
+  if ((mode & 0o077) === 0) return
+  chmodSync(file, FILE_MODE)
+  warn(`state journal ${file} was readable by other users (mode ${mode.toString(8).padStart(4, '0')}); it holds tokens and secrets, so it is now 0600`)
 }
 
 /** Writes a new journal holding only its header, atomically (temporary file, fsync, rename, fsync of the directory). */
 function createJournal(dir: string, header: JournalHeader): void {
   const file = join(dir, 'journal')
   const tmp = join(dir, 'journal.new')
-  const fd = openSync(tmp, 'w')
+  const fd = openSync(tmp, 'w', FILE_MODE)
   try {
+    // A journal.new left by a crash keeps its old mode: set it.
+    fchmodSync(fd, FILE_MODE)
     writeSync(fd, Buffer.concat([MAGIC, encodeRecord(header)]))
     fsyncSync(fd)
   } finally {
@@ -98,11 +128,14 @@ export class StateJournal {
   /** Opens (or starts) DIR's journal, replays it over `world`, and records the world's writes from now on. */
   static open(options: MockOptions, world: World, warn: (message: string) => void): StateJournal {
     const dir = options.stateDir!
-    mkdirSync(dir, { recursive: true })
+    prepareDir(dir, warn)
     lockDir(dir)
     const self = new StateJournal(dir)
     const file = join(dir, 'journal')
-    if (existsSync(file)) self.replay(file, options, world, warn)
+    if (existsSync(file)) {
+      tightenFile(file, warn)
+      self.replay(file, options, world, warn)
+    }
     else {
       self.header = headerFor(options, 'start')
       createJournal(dir, self.header)

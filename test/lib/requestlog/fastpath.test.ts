@@ -128,3 +128,20 @@ t.test('IPv6 client addresses: the fast path takes the valid forms and never an 
   t.ok(validCount >= n / 2, `at least the generated valid half is valid for node:net (${validCount} of ${n})`)
   t.equal(fast, validCount, 'exactly the valid addresses take the fast path')
 })
+
+t.test('a line of millions of reason words: the fast path declines it, the scanner reads it', async (t) => {
+  const line = canonicalLine().replace(' 200 OK "', ` 200 ${'a '.repeat(3_500_000)}"`)
+  t.ok(line.length > 7_000_000)
+  let m: RegExpExecArray | null | undefined
+  t.doesNotThrow(() => (m = new CanonicalMatcher().match(line, 0)), 'no stack overflow in the regex')
+  t.equal(m, null, 'left to the scanner')
+  const v = newLineView()
+  t.equal(scanLine(line, v), 'response', 'the scanner reads it')
+  t.equal(v.status, 200)
+  // Up to eight words stay on the fast path.
+  t.not(new CanonicalMatcher().match(canonicalLine().replace(' 200 OK "', ` 200 ${'OK '.repeat(8)}"`), 0), null, 'eight words: canonical')
+})
+
+function canonicalLine(): string {
+  return '2026-06-18T09:00:01.234000Z  INFO http.server.response GET-1 - "GET /api/admin/v1/compat-sessions HTTP/1.1" 200 OK "python-requests/2.32.3" [polls: 3, cpu: 0.4ms, db: 1.2ms, elapsed: 2.5ms, queries: 2, fetched: 1] client.address=10.0.0.7'
+}

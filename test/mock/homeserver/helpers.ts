@@ -6,6 +6,7 @@ import { request } from 'undici'
 import { startMock, type RunningMock } from '../../../mock/core/server.ts'
 import { mockOptions, type MockOptions } from '../../../mock/core/options.ts'
 import { validate } from '../../../lib/schemas.ts'
+import { MOCK_CONTROL_HEADER } from '../../../lib/target.ts'
 
 export const ADMIN_TOKEN = 'syt_YWRtaW4_testadmintoken0000000_abcdef'
 export const USER_TOKEN = 'syt_dXNlcg_testusertoken00000000_abcdef'
@@ -47,7 +48,7 @@ export async function startHs(over: Partial<MockOptions> = {}): Promise<Hs> {
     admin,
     reports: `${admin}/event_reports`,
     req: async (method, path, opts = {}) => {
-      const headers: Record<string, string> = { ...opts.headers }
+      const headers: Record<string, string> = path.startsWith('/_mock/') ? { [MOCK_CONTROL_HEADER]: '1', ...opts.headers } : { ...opts.headers }
       if (opts.token) headers.authorization = `Bearer ${opts.token}`
       let body: string | Buffer | undefined = opts.raw
       if (opts.body !== undefined) {

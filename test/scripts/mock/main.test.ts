@@ -42,6 +42,7 @@ t.test('numbers, choices and unknown options', async (t) => {
     [['--hs-prefix', 'nope'], /--hs-prefix: 'nope' must look like \/_synapse/],
     [['--admin-client-id', 'admin-client', '--port', '0'], /--admin-client-id \(or MOCK_ADMIN_CLIENT_ID\) must be a ULID, .*; got "admin-client"/],
     [['--hs-delegate-client-id', '01J00000000000000000ADM1NU', '--port', '0'], /--hs-delegate-client-id \(or MOCK_HS_DELEGATE_CLIENT_ID\) must be a ULID/],
+    [['--allowed-host', 'http://evil.example/'], /--allowed-host: 'http:\/\/evil.example\/' is not a host name or address/],
   ]
   for (const [argv, re] of cases) {
     const io = collect()
@@ -58,9 +59,12 @@ t.test('starts, prints its URL, stops', async (t) => {
   const done = run(['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none'], io, stopped)
   for (let i = 0; i < 100 && !io.stdout; i++) await new Promise((r) => setTimeout(r, 50))
   t.match(io.stdout, /^http:\/\/127\.0\.0\.1:\d+\n$/)
-  const res = await fetch(io.stdout.trim() + '/_mock/info')
+  const res = await fetch(io.stdout.trim() + '/_mock/info', { headers: { 'x-admin-conformance': '1' } })
   t.equal(res.status, 200)
   await res.arrayBuffer()
+  const bare = await fetch(io.stdout.trim() + '/_mock/info')
+  t.equal(bare.status, 403, 'the control API wants its header')
+  await bare.arrayBuffer()
   stop()
   t.equal(await done, 0)
 })
