@@ -75,7 +75,7 @@ export function hasDeviation(version: string | Version | null | undefined, id: D
   return true
 }
 
-/** The releases a deviation covers, for messages: "v0.16.0 to v1.22.0 (newest examined)". */
+/** The releases a deviation covers, for messages: "v0.15.0 to v1.22.0 (newest examined)". */
 export function deviationRange(id: DeviationId): string {
   const d = DEVIATIONS[id]
   const from = d.since ? formatVersion(d.since) : 'every release'
