@@ -837,7 +837,7 @@ export interface Deviations {
  */
 export interface EventReportDeleteResponse {}
 /**
- * The reported event as stored. Real events carry more keys (state_key, redacts, ...), which are allowed. prev_state was left out of new events from v1.68.0; auth_events is absent in experimental state-DAG rooms; room_id is absent on the create event of rooms whose id is the create event's hash.
+ * The reported event as stored. Real events carry more keys (state_key, redacts, ...), which are allowed. prev_state was left out of new events from v1.68.0, origin from v1.134.0 (events stored before keep them); auth_events is absent in experimental state-DAG rooms; room_id is absent on the create event of rooms whose id is the create event's hash.
  */
 export interface EventReportEventJson {
   auth_events?: EventReportEventId[]
@@ -857,6 +857,10 @@ export interface EventReportEventJson {
   origin_server_ts: number
   prev_events: EventReportEventId[]
   prev_state?: unknown[]
+  /**
+   * The creating server's name; left out of new events from v1.134.0.
+   */
+  origin?: string
   room_id?: string
   sender: string
   /**
