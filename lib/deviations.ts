@@ -10,6 +10,9 @@ export type DeviationId = keyof typeof data.deviations
 export interface DeviationInfo {
   readonly id: DeviationId
   readonly product: 'mas' | 'synapse'
+  /** 'defect': a bug of the real server, reported as a known defect of those releases */
+  readonly kind: 'deviation' | 'defect'
+  readonly reproduction: { readonly request: string; readonly answer: string; readonly observedIn: readonly Version[] } | null
   readonly since: Version | null
   readonly until: Version | null
   readonly observedUpTo: Version | null
@@ -21,6 +24,8 @@ export interface DeviationInfo {
 
 interface Entry {
   product: string
+  kind?: string
+  reproduction?: { request: string; answer: string; observedIn?: string[] }
   since?: string
   until?: string
   observedUpTo?: string
@@ -37,6 +42,10 @@ export const DEVIATIONS: Readonly<Record<DeviationId, DeviationInfo>> = Object.f
       Object.freeze({
         id: id as DeviationId,
         product: e.product as 'mas' | 'synapse',
+        kind: e.kind === 'defect' ? ('defect' as const) : ('deviation' as const),
+        reproduction: e.reproduction
+          ? Object.freeze({ request: e.reproduction.request, answer: e.reproduction.answer, observedIn: Object.freeze((e.reproduction.observedIn ?? []).map(parseVersion)) })
+          : null,
         since: e.since ? parseVersion(e.since) : null,
         until: e.until ? parseVersion(e.until) : null,
         observedUpTo: e.observedUpTo ? parseVersion(e.observedUpTo) : null,
@@ -66,7 +75,7 @@ export function hasDeviation(version: string | Version | null | undefined, id: D
   return true
 }
 
-/** The releases a deviation covers, for messages: "v0.16.0 to v1.22.0 (newest examined)". */
+/** The releases a deviation covers, for messages: "v0.15.0 to v1.22.0 (newest examined)". */
 export function deviationRange(id: DeviationId): string {
   const d = DEVIATIONS[id]
   const from = d.since ? formatVersion(d.since) : 'every release'

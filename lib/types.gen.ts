@@ -97,6 +97,10 @@ export type CompatSessionListQuery = {
 export type CompatSessionStatus = 'active' | 'finished'
 export type DeviationsDeviation = {
   product: 'mas' | 'synapse'
+  /**
+   * deviation (default): the release behaves otherwise than the interface document on purpose or by design; defect: a bug of the real server that the suites report as a known defect of those releases
+   */
+  kind?: 'deviation' | 'defect'
   since?: DeviationsVersion
   until?: DeviationsVersion
   observedUpTo?: DeviationsVersion
@@ -110,6 +114,19 @@ export type DeviationsDeviation = {
   interface: string
   source: 'interface' | 'reference'
   section: string
+  /**
+   * how to see it on a real server: the request and the answer observed
+   */
+  reproduction?: {
+    request: string
+    answer: string
+    /**
+     * the releases where the answer was observed
+     *
+     * @minItems 1
+     */
+    observedIn?: [DeviationsVersion, ...DeviationsVersion[]]
+  }
 } & (
   | {
       since: unknown
@@ -720,7 +737,10 @@ export interface BackgroundUpdatesUpdate {
   name: string
   total_item_count: number
   total_duration_ms: number
-  average_items_per_ms: number
+  /**
+   * Items per millisecond (a moving average); null while total_item_count is 0, right after the update started (what a fresh database shows for about a minute).
+   */
+  average_items_per_ms: number | null
 }
 /**
  * The whole body is stored as the report content. Both keys are optional; present keys must have the right type (null is refused), else 400 M_BAD_JSON. score is not range-checked. Unknown keys are kept.
@@ -808,7 +828,7 @@ export interface CompatSessionSingleLinks {
   self: string
 }
 /**
- * Deviation name -> the product, the releases that have it (since and/or until, plus the newest release it was observed in), the fact, and what the interface document says instead.
+ * Deviation name -> the product, the releases that have it (since and/or until, plus the newest release it was observed in), the fact, and what the interface document says instead. kind defect: a bug of the real server (the interface is right, the release answers wrongly, e.g. a 5xx), listed with its reproduction.
  */
 export interface Deviations {
   description?: string
@@ -821,7 +841,7 @@ export interface Deviations {
  */
 export interface EventReportDeleteResponse {}
 /**
- * The reported event as stored. Real events carry more keys (state_key, redacts, ...), which are allowed. prev_state was left out of new events from v1.68.0; auth_events is absent in experimental state-DAG rooms; room_id is absent on the create event of rooms whose id is the create event's hash.
+ * The reported event as stored. Real events carry more keys (state_key, redacts, ...), which are allowed. prev_state was left out of new events from v1.68.0, origin from v1.134.0 (events stored before keep them); auth_events is absent in experimental state-DAG rooms; room_id is absent on the create event of rooms whose id is the create event's hash.
  */
 export interface EventReportEventJson {
   auth_events?: EventReportEventId[]
@@ -841,6 +861,10 @@ export interface EventReportEventJson {
   origin_server_ts: number
   prev_events: EventReportEventId[]
   prev_state?: unknown[]
+  /**
+   * The creating server's name; left out of new events from v1.134.0.
+   */
+  origin?: string
   room_id?: string
   sender: string
   /**

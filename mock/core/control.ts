@@ -117,7 +117,9 @@ function startBackgroundUpdate(state: MockState): Handler {
     const v = isRecord(parsed.value) ? parsed.value : {}
     const name = typeof v.name === 'string' && v.name ? v.name : 'populate_stats_process_rooms'
     const total = typeof v.total_item_count === 'number' && Number.isInteger(v.total_item_count) && v.total_item_count >= 0 ? v.total_item_count : 1000
-    state.world.backgroundUpdates.current = [{ database: 'master', name, total_item_count: total, total_duration_ms: 1234.5, average_items_per_ms: 0.81 }]
+    // total_item_count 0 is an update that has just started: no time spent and no average yet (null).
+    const started = total === 0
+    state.world.backgroundUpdates.current = [{ database: 'master', name, total_item_count: total, total_duration_ms: started ? 0 : 1234.5, average_items_per_ms: started ? null : 0.81 }]
     return { status: 200, body: { current_updates: state.world.backgroundUpdates.current } }
   }
 }

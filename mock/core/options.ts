@@ -105,7 +105,7 @@ export function mockOptions(over: Partial<MockOptions> = {}, env: NodeJS.Process
     hsDelegateClientId: env.MOCK_HS_DELEGATE_CLIENT_ID || undefined,
     hsDelegateClientSecret: env.MOCK_HS_DELEGATE_CLIENT_SECRET || undefined,
     masVersion: DEFAULT_MAS_VERSION,
-    hsVersion: '1.157.1',
+    hsVersion: '1.160.0',
     hsPrefix: '/_synapse',
     clientPrefix: '/_matrix',
     // The log line's shape follows the claimed version unless set (the v1.20 fields: lib/data/mas-features.json).

@@ -5,7 +5,8 @@ import { hsError, type Ctx, type Reply, type Route } from '../core/context.ts'
 import type { EventReport, HomeserverStore } from '../store/homeserver.ts'
 import type { Authenticator } from './framework/auth.ts'
 import { MAX_SQL_INTEGER, parseInteger, parseString, pythonBigInt } from './framework/parse.ts'
-import { hsHas } from './framework/version.ts'
+import { eventJsonShape, hsHas } from './framework/version.ts'
+import { hasDeviation } from '../../lib/deviations.ts'
 
 const DIRECTIONS = ['b', 'f'] as const
 const BAD_ID = 'The report_id parameter must be a string representing a positive integer.'
@@ -59,6 +60,12 @@ async function list(ctx: Ctx, auth: Authenticator): Promise<Reply> {
     return hsError(400, 'M_INVALID_PARAM', ctx.faults.has('reports-dir-message') ? BAD_DIR_ENUM : badDirLegacy(dir.value))
   }
   const limit = limitParsed.value < 0 ? 100 : limitParsed.value
+  // The real homeserver binds from and limit to LIMIT ? OFFSET ? and overflows past 64 bits: a known
+  // defect of the claimed release (lib/data/deviations.json), reproduced unless --no-deviations.
+  if (beyondSql(q.get('from')) || beyondSql(q.get('limit'))) {
+    const defect = o.deviations !== false && hasDeviation(o.hsVersion, 'event-report-listing-overflow-500')
+    if (defect || ctx.faults.has('reports-listing-overflow-500')) return hsError(500, 'M_UNKNOWN', 'Internal server error')
+  }
 
   const store = ctx.world.hs
   // Empty filters are ignored, as the real server tests them for truthiness.
@@ -87,13 +94,26 @@ async function list(ctx: Ctx, auth: Authenticator): Promise<Reply> {
  * real server's query (500 on SQLite, recorded on 1.67.0); the mock answers what the interface
  * promises for an id no report has, 404, rather than copy a crash (see the probe test's exceptions).
  */
+/** A query integer past what SQL can bind (the value parsed as the servlet parses it). */
+function beyondSql(raw: string | null): boolean {
+  if (raw === null) return false
+  const v = pythonBigInt(raw, 'bytes')
+  return v !== null && v > MAX_SQL_INTEGER
+}
+
 function reportId(ctx: Ctx): { id: number } | { reply: Reply } {
   const id = pythonBigInt(ctx.params.report_id ?? '', 'str')
   if (id === null || id < 0n) {
     if (id === null && ctx.faults.has('reports-invalid-id-404')) return { reply: notFound(ctx) }
     return { reply: hsError(400, 'M_INVALID_PARAM', BAD_ID) }
   }
-  if (id > MAX_SQL_INTEGER) return { reply: notFound(ctx) }
+  if (id > MAX_SQL_INTEGER) {
+    // The real homeserver binds the id as an SQLite INTEGER and overflows: a known defect of the claimed
+    // release (lib/data/deviations.json), reproduced unless --no-deviations.
+    const defect = ctx.options.deviations !== false && hasDeviation(ctx.options.hsVersion, 'event-report-id-overflow-500')
+    if (defect || ctx.faults.has('reports-oversized-id-500')) return { reply: hsError(500, 'M_UNKNOWN', 'Internal server error') }
+    return { reply: notFound(ctx) }
+  }
   return { id: Number(id) }
 }
 
@@ -114,7 +134,7 @@ async function get(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   ctx.log.fetched += 1
   const body: Record<string, unknown> = { ...store.item(found.report) }
   if (body.score === null && ctx.faults.has('reports-null-score-as-zero')) body.score = 0
-  if (!ctx.faults.has('reports-missing-event-json')) body.event_json = store.eventJson(found.event)
+  if (!ctx.faults.has('reports-missing-event-json')) body.event_json = store.eventJson(found.event, eventJsonShape(ctx.options))
   return { status: 200, body }
 }
 

@@ -7,7 +7,7 @@ import { hsError, type Ctx, type Reply, type Route } from '../core/context.ts'
 import type { HomeserverStore, HsEvent } from '../store/homeserver.ts'
 import type { Authenticator } from './framework/auth.ts'
 import { parseInteger } from './framework/parse.ts'
-import { hsHas } from './framework/version.ts'
+import { eventJsonShape, hsHas } from './framework/version.ts'
 
 export const CONTEXT_ERRORS = {
   eventNotFound: 'Event not found.',
@@ -17,9 +17,9 @@ export const CONTEXT_ERRORS = {
 } as const
 
 /** An event as the client API serialises it (and the admin context API, with the legacy `user_id`). */
-export function clientEvent(ev: HsEvent, now: number): Record<string, unknown> {
+export function clientEvent(ev: HsEvent, now: number, content: Record<string, unknown> = ev.content): Record<string, unknown> {
   const age = Math.max(0, now - ev.originServerTs)
-  const out: Record<string, unknown> = { age, content: ev.content, event_id: ev.eventId, origin_server_ts: ev.originServerTs, room_id: ev.roomId, sender: ev.sender }
+  const out: Record<string, unknown> = { age, content, event_id: ev.eventId, origin_server_ts: ev.originServerTs, room_id: ev.roomId, sender: ev.sender }
   if (ev.stateKey !== undefined) out.state_key = ev.stateKey
   out.type = ev.type
   out.unsigned = { age }
@@ -95,15 +95,17 @@ async function context(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   const found = store.eventContext(roomId, eventId, before, after, keepFor(filter))
   if (!found) return hsError(404, 'M_NOT_FOUND', CONTEXT_ERRORS.eventNotFound)
   const now = Date.now()
+  const shape = eventJsonShape(o)
+  const client = (e: HsEvent) => clientEvent(e, now, store.contentAs(e, shape))
   const event = ctx.faults.has('context-wrong-event') ? (found.after[0] ?? found.before[0] ?? found.event) : found.event
   ctx.log.fetched += 1 + found.before.length + found.after.length
   return {
     status: 200,
     body: {
-      events_before: found.before.map((e) => clientEvent(e, now)),
-      event: clientEvent(event, now),
-      events_after: found.after.map((e) => clientEvent(e, now)),
-      state: ctx.faults.has('context-no-state') ? [] : found.state.map((e) => clientEvent(e, now)),
+      events_before: found.before.map(client),
+      event: client(event),
+      events_after: found.after.map(client),
+      state: ctx.faults.has('context-no-state') ? [] : found.state.map(client),
       start: token(found.startDepth),
       end: token(found.endDepth),
     },

@@ -52,6 +52,7 @@ const ROWS: Record<string, Row> = {
       responses: {
         '200': { description: 'A page of reports.', ref: 'homeserver/event-report#List' },
         '400': hsErr("from or limit not a non-negative integer, or dir not b or f: M_INVALID_PARAM, in the claimed release's words (for example 'The start parameter must be a positive integer.', \"Query parameter 'dir' must be one of ['b', 'f']\"); a non-ASCII filter: M_UNKNOWN \"Query parameter '<name>' must be ascii\"."),
+        '500': hsErr("from or limit beyond 64 bits at a release with the known defect event-report-listing-overflow-500 (the default claimed one, unless --no-deviations): M_UNKNOWN 'Internal server error', as the real homeserver on SQLite answers."),
       },
     },
   },
@@ -62,6 +63,7 @@ const ROWS: Record<string, Row> = {
         '200': { description: 'The report and event_json.', ref: 'homeserver/event-report#Single' },
         '400': BAD_REPORT_ID,
         '404': hsErr("The report does not exist, or its event or room data is gone: M_NOT_FOUND 'Event report not found'."),
+        '500': hsErr("An id beyond 64 bits at a release with the known defect event-report-id-overflow-500 (the default claimed one, unless --no-deviations): M_UNKNOWN 'Internal server error', as the real homeserver on SQLite answers."),
       },
     },
   },
@@ -73,6 +75,7 @@ const ROWS: Record<string, Row> = {
         '200': { description: 'Deleted: an empty object.', ref: 'homeserver/event-report#DeleteResponse' },
         '400': BAD_REPORT_ID,
         '404': hsErr("The report does not exist: M_NOT_FOUND 'Event report not found'."),
+        '500': hsErr("An id beyond 64 bits at a release with the known defect event-report-id-overflow-500 (unless --no-deviations): M_UNKNOWN 'Internal server error'."),
       },
     },
   },

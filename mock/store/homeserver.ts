@@ -7,6 +7,22 @@ import { ReportIndex } from './homeserver-reports.ts'
 import type { HsWrite, RoomOpts } from './homeserver-writes.ts'
 import type { EventReport, EventReportItem, HsEvent, HsRoom, HsSession, HsUser, ReportPage, ReportQuery } from './homeserver-records.ts'
 
+
+/** How a release stores a locally created event (see eventJson). */
+export interface EventJsonShape {
+  /** the room version new rooms get (the release's default_room_version) */
+  roomVersion: string
+  /** "prev_state": [] (before v1.68.0) */
+  prevState: boolean
+  /** "origin": the server name (before v1.134.0) */
+  origin: boolean
+  /** the Rust event class's key order (v1.155.0 on) */
+  rustKeyOrder: boolean
+}
+
+/** The shape of 1.67.0, as its recorded probes show it. */
+export const SHAPE_1_67: EventJsonShape = Object.freeze({ roomVersion: '9', prevState: true, origin: true, rustKeyOrder: false })
+
 export * from './homeserver-records.ts'
 
 /** murmur3's finaliser: a bijection on 32-bit integers with good avalanche. */
@@ -260,25 +276,44 @@ export class HomeserverStore {
     return { before: b, event, after: a, state: [...current.values()], startDepth: (b.at(-1) ?? event).depth, endDepth: last.depth }
   }
 
-  /** The stored event JSON, as the single-report response shows it. */
-  eventJson(ev: HsEvent): Record<string, unknown> {
+  /** The event's content as the claimed release stores it: rooms are created in its default room version, and version 11 drops creator (MSC2175). */
+  contentAs(ev: HsEvent, shape: EventJsonShape): Record<string, unknown> {
+    if (ev.type !== 'm.room.create') return ev.content
+    return shape.roomVersion === '11' ? { room_version: shape.roomVersion } : { ...ev.content, room_version: shape.roomVersion }
+  }
+
+  /**
+   * The stored event JSON, as the single-report response shows it, in the shape of the claimed release
+   * (the caller reads it from lib/data/synapse-features.json; the default is the 1.67.0 shape).
+   */
+  eventJson(ev: HsEvent, shape: EventJsonShape = SHAPE_1_67): Record<string, unknown> {
     const hash = createHash('sha256').update(ev.eventId).update(JSON.stringify(ev.content)).digest()
     const sig = createHash('sha512').update(this.serverName).update(ev.eventId).digest()
+    const signatures = { [this.serverName]: { [this.signingKeyId]: b64(sig) } }
+    const unsigned = { age_ts: ev.originServerTs }
+    const content = this.contentAs(ev, shape)
+    if (shape.rustKeyOrder) {
+      // The Rust event class: signatures, unsigned, the format's fields, then the common fields by name.
+      const out: Record<string, unknown> = { signatures, unsigned, room_id: ev.roomId, auth_events: ev.authEvents, prev_events: ev.prevEvents }
+      const rest: Record<string, unknown> = { content, depth: ev.depth, hashes: { sha256: b64(hash) }, origin_server_ts: ev.originServerTs, sender: ev.sender, type: ev.type }
+      if (shape.origin) rest.origin = this.serverName
+      if (shape.prevState) rest.prev_state = []
+      if (ev.stateKey !== undefined) rest.state_key = ev.stateKey
+      for (const k of Object.keys(rest).sort()) out[k] = rest[k]
+      return out
+    }
     const out: Record<string, unknown> = {
       auth_events: ev.authEvents,
       prev_events: ev.prevEvents,
       type: ev.type,
       room_id: ev.roomId,
       sender: ev.sender,
-      content: ev.content,
+      content,
       depth: ev.depth,
-      prev_state: [],
-      origin: this.serverName,
-      origin_server_ts: ev.originServerTs,
-      hashes: { sha256: b64(hash) },
-      signatures: { [this.serverName]: { [this.signingKeyId]: b64(sig) } },
-      unsigned: { age_ts: ev.originServerTs },
     }
+    if (shape.prevState) out.prev_state = []
+    if (shape.origin) out.origin = this.serverName
+    Object.assign(out, { origin_server_ts: ev.originServerTs, hashes: { sha256: b64(hash) }, signatures, unsigned })
     if (ev.stateKey !== undefined) out.state_key = ev.stateKey
     return out
   }

@@ -22,7 +22,8 @@ export interface BackgroundUpdate {
   name: string
   total_item_count: number
   total_duration_ms: number
-  average_items_per_ms: number
+  /** null while no item is done yet (total_item_count 0), as the real server answers */
+  average_items_per_ms: number | null
 }
 
 export interface World {

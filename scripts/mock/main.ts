@@ -37,7 +37,7 @@ options:
   --mas-version V          the auth service release the mock behaves as: routes, filters, log format,
                            known deviations, and /api/admin/v1/version (default v1.22.0)
   --hs-version V           the homeserver release the mock behaves as: routes, error texts, headers,
-                           filters, and server_version (default 1.157.1)
+                           filters, and server_version (default 1.160.0)
   --hs-prefix P            homeserver admin prefix (default /_synapse)
   --client-prefix P        client API prefix (default /_matrix)
   --log-file F             append request-log lines to F (default: stderr; 'none' disables)

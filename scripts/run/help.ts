@@ -40,7 +40,8 @@ selection and verdict:
                           default: those checks skip; always on for the bundled mock)
   --allow-partial         accept a partial run: an area without a target, a token or a check is
                           skipped with a warning instead of failing the run
-  --strict                count deviations (known differences of a real release) as failures
+  --strict                count deviations (known differences and known defects of a real release)
+                          as failures
 
 output:
   --reporter R            report format: ${REPORTERS.join(', ')} (default: none, or from --output's extension)

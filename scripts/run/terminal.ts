@@ -101,7 +101,7 @@ export function summaryLines(r: RunReport, st: Style): string[] {
   }
   const deviating = r.suites.flatMap((s) => s.checks.filter((c) => c.outcome === 'deviation').map((c) => ({ s, c })))
   if (deviating.length) {
-    lines.push(st.yellow('deviations (known differences of the target; --strict counts them as failures):'))
+    lines.push(st.yellow('deviations (known differences and known defects of the target\'s release; --strict counts them as failures):'))
     for (const { s, c } of deviating) lines.push(`  ~ ${s.file}: ${c.name}`, ...[...new Set(c.deviations.map((d) => d.reason))].map((reason) => `      ${reason}`))
     lines.push('')
   }

@@ -126,7 +126,11 @@ export async function underDeviation(id: DeviationId, fn: () => Promise<void> | 
   }
   const product = d.product === 'mas' ? 'auth service' : 'homeserver'
   const before = c.deviation
-  c.deviation = { id, reason: `${product} ${v.shown}: ${id}: ${d.fact} (known in ${deviationRange(id)}; ${d.section})` }
+  // A defect is the server's own bug: said so, with the request that shows it, so that the operator
+  // knows the release (not the harness) is wrong and how to see it by hand.
+  const what = d.kind === 'defect' ? `known defect ${id}` : id
+  const repro = d.reproduction ? `; reproduce: ${d.reproduction.request} → ${d.reproduction.answer}` : ''
+  c.deviation = { id, reason: `${product} ${v.shown}: ${what}: ${d.fact} (known in ${deviationRange(id)}; ${d.section}${repro})` }
   try {
     await fn()
   } finally {

@@ -364,6 +364,9 @@ t.test('server version, errors, background updates, client report', async (t) =>
 
   accepts(t, 'homeserver/background-updates#Status', { enabled: true, current_updates: {} }, 'nothing running')
   accepts(t, 'homeserver/background-updates#Status', { enabled: true, current_updates: { master: { name: 'populate_stats_process_rooms', total_item_count: 50, total_duration_ms: 1234.005, average_items_per_ms: 0.1 } } }, 'an update running')
+  // What a real 1.160.0 answers right after start: no item done yet, no average.
+  accepts(t, 'homeserver/background-updates#Status', { enabled: true, current_updates: { master: { name: 'redactions_recheck', total_item_count: 0, total_duration_ms: 0.0, average_items_per_ms: null } } }, 'an update just started: average null')
+  rejects(t, 'homeserver/background-updates#Status', { enabled: true, current_updates: { master: { name: 'redactions_recheck', total_item_count: 5, total_duration_ms: 3, average_items_per_ms: null } } }, 'null average once items are done')
   rejects(t, 'homeserver/background-updates#Status', { current_updates: {} }, 'no enabled')
   rejects(t, 'homeserver/background-updates#Status', { enabled: true, current_updates: { master: { name: 'x' } } }, 'an incomplete update')
 

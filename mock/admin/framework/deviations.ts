@@ -3,7 +3,7 @@
 // suites' side adds (with lib/deviations.ts) and whose suites then report such an answer as a
 // deviation instead of a failure. The mock reads the file when it is there and reproduces nothing
 // without it: deviating before those suites are merged would fail their checks (npm start). The
-// range of the row, for the record: since v0.16.0, observed up to v1.22.0 (reference/mas-admin-api.md
+// range of the row, for the record: since v0.15.0 (when the route appeared), observed up to v1.22.0 (reference/mas-admin-api.md
 // §1.8 and §2.3: the get handler fetches the latest).
 // TODO(policy-data-get-returns-latest): use lib/deviations.ts `hasDeviation` once it is merged here.
 import { existsSync, readFileSync } from 'node:fs'

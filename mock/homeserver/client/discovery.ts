@@ -1,6 +1,6 @@
 // What a client asks the homeserver before signing in, as Synapse delegating authentication to the
 // auth service answers (versions by lib/data/synapse-features.json):
-// - GET /.well-known/matrix/client: {"m.homeserver": {"base_url"}} and, from v1.87.0,
+// - GET /.well-known/matrix/client: {"m.homeserver": {"base_url"}} and, from v1.86.0,
 //   "org.matrix.msc2965.authentication": {issuer, account};
 // - GET {client}/unstable/org.matrix.msc2965/auth_issuer (v1.99.0): {issuer};
 // - GET {client}/unstable/org.matrix.msc2965/auth_metadata (v1.123.0) and {client}/v1/auth_metadata

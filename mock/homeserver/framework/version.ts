@@ -4,6 +4,7 @@
 // suites assume the same): features with `since` are there, features with `until` are gone.
 import { SYNAPSE_FEATURES, synapseHas, type SynapseFeature } from '../../../lib/versions.ts'
 import type { MockOptions } from '../../core/options.ts'
+import type { EventJsonShape } from '../../store/homeserver.ts'
 
 const cache = new Map<string, boolean>()
 
@@ -17,4 +18,10 @@ export function hsHas(options: Pick<MockOptions, 'hsVersion'>, feature: SynapseF
     cache.set(key, has)
   }
   return has
+}
+
+/** The stored-event shape of the claimed release (lib/data/synapse-features.json). */
+export function eventJsonShape(o: Pick<MockOptions, 'hsVersion'>): EventJsonShape {
+  const roomVersion = hsHas(o, 'default-room-version-11') ? '11' : hsHas(o, 'default-room-version-10') ? '10' : hsHas(o, 'default-room-version-9') ? '9' : '6'
+  return { roomVersion, prevState: hsHas(o, 'event-json-prev-state'), origin: hsHas(o, 'event-json-origin'), rustKeyOrder: hsHas(o, 'event-json-rust-key-order') }
 }

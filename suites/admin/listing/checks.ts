@@ -219,6 +219,7 @@ function itemChecks(spec: FamilySpec): void {
   const base = `${MAS_API}/${f}`
 
   familyCheck(spec, `every item's meta.page.cursor equals its id`, ['mas'], async (t) => {
+    await requireMasFeature(t, 'item-cursor')
     const fwd = await allItems(spec)
     const bad = fwd.filter((i) => i.meta?.page?.cursor !== i.id)
     t.equal(bad.length, 0, `meta.page.cursor equals the id on all ${fwd.length} items`, { firstBad: bad.slice(0, 3).map((i) => ({ id: i.id, meta: i.meta })) })

@@ -217,10 +217,11 @@ t.test('default table is the interface one; after v1.102.0 is beyond it, never a
 })
 
 t.test('reference table: open-ended last row is flagged past the observed releases', async (t) => {
-  const seen = rollbackFloor('v1.157.1', { table: 'reference' })
+  // v1.160.0: its installed code still has SCHEMA_COMPAT_VERSION 84, so the row was observed up to it.
+  const seen = rollbackFloor('v1.160.0', { table: 'reference' })
   t.equal(floorOf(seen), 'v1.100.0')
   t.equal(seen.kind === 'floor' && seen.extrapolated, false)
-  const later = rollbackFloor('v1.157.2', { table: 'reference' })
+  const later = rollbackFloor('v1.160.1', { table: 'reference' })
   t.equal(floorOf(later), 'v1.100.0')
   t.equal(later.kind === 'floor' && later.extrapolated, true)
   t.throws(() => rollbackFloor('v1.0.0', { table: 'bogus' as TableName }), /unknown rollback table/)
@@ -255,9 +256,11 @@ t.test('changesBetween: from < version <= to, oldest first', async (t) => {
     ['v1.0.0', 'v1.8.0', ['v1.7.0']],
     ['v0.99.0', 'v1.0.0', ['v1.0.0']],
     ['v1.22.0', 'v1.25.0', ['v1.24.0', 'v1.25.0']],
-    ['v1.100.0', 'v1.157.1', ['v1.106.0', 'v1.122.0', 'v1.150.0']],
+    ['v1.100.0', 'v1.157.1', ['v1.106.0', 'v1.122.0', 'v1.134.0', 'v1.150.0']],
+    ['v1.157.1', 'v1.160.0', ['v1.158.0']],
+    ['v1.67.0', 'v1.68.0', ['v1.68.0', 'v1.68.0']],
     ['v1.121.0', 'v1.122.0', ['v1.122.0']],
-    ['v1.122.0', 'v1.149.9', []],
+    ['v1.122.0', 'v1.133.9', []],
   ]
   for (const [from, to, versions] of cases) {
     t.same(changesBetween(from, to).map((c) => c.version), versions, `${from} -> ${to}`)
@@ -358,15 +361,26 @@ t.test('planUpgrade beyond the interface table: no floor, reference shown labell
   const r = planUpgrade('v1.95.0', 'v1.110.0', { table: 'reference' })
   t.match(r, { table: 'reference', rollbackFloor: 'v1.100.0', canRollBackToFrom: false, beyondTable: null })
   t.match(r.warnings.join('\n'), /uses the reference table/)
-  const x = planUpgrade('v1.157.1', 'v1.160.0', { table: 'reference' })
+  const x = planUpgrade('v1.160.0', 'v1.161.0', { table: 'reference' })
   t.equal(x.canRollBackToFrom, true)
-  t.match(x.warnings.join('\n'), /newer than the newest release the reference table was computed from \(v1\.157\.1\)/)
+  t.match(x.warnings.join('\n'), /newer than the newest release the reference table was computed from \(v1\.160\.0\)/)
+  t.notMatch(planUpgrade('v1.157.1', 'v1.160.0', { table: 'reference' }).warnings.join('\n'), /newer than the newest release/, 'v1.160.0 is observed')
 })
 
 t.test('masHas / synapseHas', async (t) => {
   const mas: [string | null, Parameters<typeof masHas>[1], boolean | 'unknown'][] = [
-    ['v0.15.9', 'policy-data', false],
-    ['v0.16.0', 'policy-data', true],
+    ['v0.14.9', 'policy-data', false],
+    ['v0.15.0', 'policy-data', true],
+    ['v1.2.0', 'site-config', false],
+    ['v1.3.0', 'site-config', true],
+    ['v0.19.0', 'users-reactivate', false],
+    ['v0.20.0', 'users-reactivate', true],
+    ['v0.16.0', 'user-registration-tokens', false],
+    ['v0.17.0', 'user-registration-tokens', true],
+    ['v1.3.0', 'item-cursor', false],
+    ['v1.4.0', 'item-cursor', true],
+    ['v1.17.0', 'users-add-profile', false],
+    ['v1.18.0', 'users-add-profile', true],
     ['v1.3.9', 'count-param', false],
     ['v1.4.0', 'count-param', true],
     ['v1.4.0', 'site-config', true],
@@ -403,6 +417,16 @@ t.test('masHas / synapseHas', async (t) => {
     ['1.121.0', 'event-sender-filter', false],
     ['1.122.0', 'event-sender-filter', true],
     ['1.157.1 (b=develop, abcdef1)', 'event-sender-filter', true],
+    ['1.85.0', 'well-known-msc2965-authentication', false],
+    ['1.86.0', 'well-known-msc2965-authentication', true],
+    ['1.67.0', 'event-json-prev-state', true],
+    ['1.68.0', 'event-json-prev-state', false],
+    ['1.133.0', 'event-json-origin', true],
+    ['1.134.0', 'event-json-origin', false],
+    ['1.157.1', 'default-room-version-10', true],
+    ['1.157.1', 'default-room-version-11', false],
+    ['1.160.0', 'default-room-version-10', false],
+    ['1.160.0', 'default-room-version-11', true],
     ['1.93.0', 'server-version-python-version', true],
     ['1.94.0', 'server-version-python-version', false],
     ['1.105.0', 'negative-integer-generic-message', false],

@@ -32,14 +32,15 @@ t.test('v1.22.0: date filters and a repeatable filter[client]', async (t) => {
   t.equal((await tm.get(`${API}/oauth2-sessions?filter[client]=${clients[0]}&filter[client]=${clients[1]}`)).status, 200)
 })
 
-t.test('v1.3.0: no count parameter, no site-config or version endpoint', async (t) => {
+t.test('v1.3.0: no count parameter and no version endpoint, but site-config (since v1.3.0)', async (t) => {
   const tm = await startTestMock(t, { seed: 3, sessions: 30, masVersion: 'v1.3.0' })
   const only = await tm.get(`${API}/compat-sessions?count=only`)
   t.equal(only.status, 200)
   t.ok(Array.isArray(only.body.data), 'count=only is ignored: the data is there')
   t.type(only.body.meta.count, 'number', 'and meta.count always')
   t.equal((await tm.get(`${API}/compat-sessions?count=nonsense`)).status, 200, 'even a bad value is just an unknown key')
-  t.equal((await tm.get(`${API}/site-config`)).status, 404)
+  t.equal((await tm.get(`${API}/site-config`)).status, 200, 'site-config: registered in v1.3.0')
+  t.equal((await startTestMock(t, { seed: 3, sessions: 3, masVersion: 'v1.2.0' }).then((m) => m.get(`${API}/site-config`))).status, 404, 'not in v1.2.0')
   t.equal((await tm.get(`${API}/version`)).status, 404)
   const now = await startTestMock(t, { seed: 3, sessions: 30 })
   t.equal((await now.get(`${API}/compat-sessions?count=nonsense`)).status, 400, 'v1.22.0 checks it')
@@ -58,7 +59,7 @@ t.test('the request log follows the version unless its format is set', async (t)
 })
 
 t.test('policy-data-get-returns-latest: reproduced where lib/data names it', async (t) => {
-  t.ok(inRange({ since: 'v0.16.0' }, 'v1.22.0'))
+  t.ok(inRange({ since: 'v0.15.0' }, 'v1.22.0'))
   t.notOk(inRange({ since: 'v0.16.0' }, 'v0.15.9'))
   t.notOk(inRange({ since: 'v0.16.0', until: 'v1.23.0' }, 'v1.23.0'))
   t.ok(inRange({ since: 'v0.16.0' }, 'not a version'), 'an unparsable version is the newest')

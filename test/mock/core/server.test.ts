@@ -32,6 +32,11 @@ t.test('background updates: idle, running, idle again', async (t) => {
   t.same(Object.keys(res.body.current_updates), ['master'])
   t.equal(res.body.current_updates.master.name, 'event_stream_ordering_bigint')
   t.equal(res.body.current_updates.master.total_item_count, 50)
+  // Just started (0 items), as a real fresh database shows: no duration yet, average null.
+  await hs.req('POST', '/_mock/background-updates', { body: { name: 'redactions_recheck', total_item_count: 0 } })
+  res = await status()
+  valid(t, 'homeserver/background-updates#Status', res.body)
+  t.same(res.body.current_updates, { master: { name: 'redactions_recheck', total_item_count: 0, total_duration_ms: 0, average_items_per_ms: null } })
   t.equal((await hs.req('DELETE', '/_mock/background-updates')).status, 200)
   t.same((await status()).body.current_updates, {})
   hsErr(t, await hs.req('GET', `${hs.admin}/background_updates/status`, { token: USER_TOKEN }), 403, 'M_FORBIDDEN')
@@ -74,7 +79,9 @@ t.test('routing misses, removed legacy prefixes, body limits', async (t) => {
 })
 
 t.test('hostile input never gets a 5xx', async (t) => {
-  const hs = await startHs({ reports: 20 })
+  // Without the known defects of the claimed release (ids past 64 bits answer 500 there, as the real
+  // server does; test/mock/homeserver/versions.test.ts): the mock's own code never fails.
+  const hs = await startHs({ reports: 20, deviations: false })
   t.teardown(() => hs.close())
   const junk = ['%', '%ZZ', '%00', '%C3', '..', '%2F', '\u00e9', '~', '%E2%80%AE', '9'.repeat(400), '-'.repeat(3), '+', '_', '%20', '٣']
   const paths: string[] = []

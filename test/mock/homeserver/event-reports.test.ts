@@ -6,7 +6,9 @@ import { ADMIN_TOKEN, USER_TOKEN, hsErr, peerFixture, report, send, startHs, val
 const KEYS = ['id', 'received_ts', 'room_id', 'event_id', 'user_id', 'score', 'reason', 'sender', 'canonical_alias', 'name'].sort()
 const BAD_ID = 'The report_id parameter must be a string representing a positive integer.'
 
-const hs = await startHs()
+// The interface's answers; the known defects of the claimed release (500 for integers past 64 bits)
+// are tested in versions.test.ts.
+const hs = await startHs({ deviations: false })
 t.teardown(() => hs.close())
 const fx = await peerFixture(hs)
 const list = (query = '') => hs.req('GET', `${hs.reports}${query}`, { token: ADMIN_TOKEN })
@@ -234,14 +236,12 @@ t.test('single report with event_json', async (t) => {
   t.equal(res.body.score, -100)
   t.equal(res.body.reason, 'this makes me sad')
   const ev = res.body.event_json
-  for (const k of ['auth_events', 'type', 'room_id', 'sender', 'content', 'depth', 'hashes', 'origin_server_ts', 'prev_events', 'prev_state', 'signatures', 'unsigned']) {
-    t.ok(k in ev, `event_json has ${k}`)
-  }
+  // The claimed 1.160.0's shape: no prev_state (gone in v1.68.0), no origin (gone in v1.134.0).
+  t.same(Object.keys(ev).sort(), ['auth_events', 'content', 'depth', 'hashes', 'origin_server_ts', 'prev_events', 'room_id', 'sender', 'signatures', 'type', 'unsigned'])
   t.equal(ev.type, 'm.room.message')
   t.equal(ev.room_id, fx.room1)
   t.equal(ev.sender, fx.userId)
   t.same(ev.content, { msgtype: 'm.text', body: 'body_text_here' })
-  t.same(ev.prev_state, [])
   t.match(ev.hashes.sha256, /^[A-Za-z0-9+/]{43}$/)
   t.type(ev.unsigned.age_ts, 'number')
   t.ok(ev.auth_events.length >= 3, 'create, power levels and the sender membership')

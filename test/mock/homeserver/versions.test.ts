@@ -151,3 +151,48 @@ t.test('a version that does not parse is taken as the newest release', async (t)
     t.same(Object.keys((await hs.req('GET', `${hs.admin}/server_version`)).body), ['server_version'], `${v}: no python_version`)
   }
 })
+
+t.test('event_json in the shape of the release: prev_state until v1.68.0, origin until v1.134.0, the Rust key order from v1.155.0', async (t) => {
+  const eventJson = async (version: string) => {
+    const hs = await startHs({ hsVersion: version, reports: 5 })
+    t.teardown(() => hs.close())
+    const page = (await hs.req('GET', `${hs.reports}?dir=f&limit=50`, { token: ADMIN_TOKEN })).body as { event_reports: { id: number; sender: string | null }[] }
+    const r = page.event_reports.find((x) => x.sender !== null)!
+    return (await hs.req('GET', `${hs.reports}/${r.id}`, { token: ADMIN_TOKEN })).body.event_json as Record<string, unknown>
+  }
+  const old = ['auth_events', 'prev_events', 'type', 'room_id', 'sender', 'content', 'depth']
+  const tail = ['origin_server_ts', 'hashes', 'signatures', 'unsigned']
+  // 1.67.0 as its recorded probes show it (test/fixtures/synapse/probes-1.67.0.json).
+  t.same(Object.keys(await eventJson('1.67.0')), [...old, 'prev_state', 'origin', ...tail], '1.67.0: prev_state and origin')
+  t.same(Object.keys(await eventJson('1.68.0')), [...old, 'origin', ...tail], '1.68.0: no prev_state')
+  t.same(Object.keys(await eventJson('1.133.0')), [...old, 'origin', ...tail], '1.133.0: origin still')
+  t.same(Object.keys(await eventJson('1.134.0')), [...old, ...tail], '1.134.0: no origin')
+  // What a real 1.160.0 stored for a message in a version 11 room (its default).
+  const rust = ['signatures', 'unsigned', 'room_id', 'auth_events', 'prev_events', 'content', 'depth', 'hashes', 'origin_server_ts', 'sender', 'type']
+  t.same(Object.keys(await eventJson('1.155.0')), rust, '1.155.0: the Rust event class order')
+  t.same(Object.keys(await eventJson('1.160.0')), rust, '1.160.0 likewise')
+})
+
+t.test('known defects: ids, from and limit beyond 64 bits answer 500 where lib/data lists them, unless --no-deviations', async (t) => {
+  const big = '99999999999999999999999'
+  const internal = { errcode: 'M_UNKNOWN', error: 'Internal server error' }
+  for (const version of ['1.67.0', '1.160.0']) {
+    const hs = await at(version)
+    const get = await hs.req('GET', `${hs.reports}/${big}`, { token: ADMIN_TOKEN })
+    t.equal(get.status, 500, `${version}: GET of report ${big} → 500`)
+    t.same(get.body, internal)
+    t.equal((await hs.req('GET', `${hs.reports}/9223372036854775808`, { token: ADMIN_TOKEN })).status, 500, `${version}: 2^63 → 500`)
+    t.equal((await hs.req('GET', `${hs.reports}/9223372036854775807`, { token: ADMIN_TOKEN })).status, 404, `${version}: 2^63-1 → 404`)
+    t.equal((await list(version, `?from=${big}`)).status, 500, `${version}: from=${big} → 500`)
+    t.equal((await list(version, `?limit=${big}`)).status, 500, `${version}: limit=${big} → 500`)
+    t.equal((await list(version, '?from=9223372036854775807')).status, 200, `${version}: from=2^63-1 → 200`)
+  }
+  const before = await at('1.66.0')
+  t.equal((await before.req('GET', `${before.reports}/${big}`, { token: ADMIN_TOKEN })).status, 404, '1.66.0 (before the examined releases): 404')
+  const clean = await startHs({ deviations: false })
+  t.teardown(() => clean.close())
+  hsErr(t, await clean.req('GET', `${clean.reports}/${big}`, { token: ADMIN_TOKEN }), 404, 'M_NOT_FOUND', 'Event report not found')
+  const page = await clean.req('GET', `${clean.reports}?from=${big}`, { token: ADMIN_TOKEN })
+  t.equal(page.status, 200, '--no-deviations: from beyond 64 bits lists nothing')
+  t.same(page.body.event_reports, [])
+})

@@ -23,15 +23,36 @@ t.test('the data validates against its schema, which rejects broken rows', async
   t.notOk(validate(bad), 'versions are vX.Y.Z')
 })
 
+t.test('known defects of the real homeserver: kind defect, with their reproduction', async (t) => {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true })
+  const validate = ajv.compile(json('schemas/versions/deviations.json'))
+  const data = json('lib/data/deviations.json')
+  const noRepro = structuredClone(data)
+  delete noRepro.deviations['event-report-id-overflow-500'].reproduction
+  t.notOk(validate(noRepro), 'a defect needs its reproduction')
+  for (const id of ['event-report-id-overflow-500', 'event-report-listing-overflow-500'] as const) {
+    const d = DEVIATIONS[id]
+    t.equal(d.product, 'synapse')
+    t.equal(d.kind, 'defect', `${id} is a defect of the real server`)
+    t.match(d.reproduction, { request: /99999999999999999999999/, answer: /^500 .*M_UNKNOWN/ })
+    t.ok(hasDeviation('1.160.0', id), `${id}: 1.160.0 has it`)
+    t.ok(hasDeviation('1.67.0', id), `${id}: 1.67.0 has it`)
+    t.notOk(hasDeviation('1.66.0', id), `${id}: not claimed before the oldest release examined`)
+    t.match(deviationRange(id), /v1\.67\.0 to v1\.160\.0 \(the newest examined\)/)
+  }
+  t.same(DEVIATIONS['event-report-id-overflow-500'].reproduction?.observedIn.map((v) => `${v.major}.${v.minor}.${v.patch}`), ['1.67.0', '1.160.0'])
+  t.equal(DEVIATIONS['policy-data-get-returns-latest'].kind, 'deviation', 'without kind: a deviation')
+})
+
 t.test('policy-data-get-returns-latest', async (t) => {
   const id = 'policy-data-get-returns-latest'
   t.equal(DEVIATIONS[id].product, 'mas')
   t.ok(hasDeviation('v1.22.0', id), 'v1.22.0 has it')
-  t.ok(hasDeviation('v0.16.0', id), 'since v0.16.0 (when policy data appeared)')
-  t.notOk(hasDeviation('v0.15.0', id), 'not before')
+  t.ok(hasDeviation('v0.15.0', id), 'since v0.15.0 (when the policy-data routes appeared; the handler fetches the latest there already)')
+  t.notOk(hasDeviation('v0.14.0', id), 'not before')
   t.ok(hasDeviation(undefined, id), 'an unknown version is taken as the newest: it has it (no release fixes it)')
   t.ok(hasDeviation('v1.22.0-12-gabcdef', id), 'an unparsable version likewise')
-  t.match(deviationRange(id), /v0\.16\.0 to v1\.22\.0 \(the newest examined\)/)
+  t.match(deviationRange(id), /v0\.15\.0 to v1\.22\.0 \(the newest examined\)/)
 })
 
 t.test('the homeserver release facts the suites read', async (t) => {

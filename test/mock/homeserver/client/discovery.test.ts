@@ -21,8 +21,11 @@ t.test('discovery through the homeserver, by version', async (t) => {
   t.same(answers[3]!.body, answers[2]!.body, 'stable and unstable metadata are the same document')
   const old = await probe('1.122.0')
   t.same(old.answers.map((a) => a.status), [200, 200, 404, 404], '1.122.0: auth_issuer only')
-  const older = await probe('1.86.0')
-  t.same(older.answers[0]!.body, { 'm.homeserver': { base_url: `${older.tm.url}/` } }, 'before 1.87.0: no MSC2965 field')
+  const first = await probe('1.86.0')
+  t.match(first.answers[0]!.body, { 'org.matrix.msc2965.authentication': { issuer: `${first.tm.url}/` } }, '1.86.0 (MSC3861 support arrived in 1.86.0rc1): the MSC2965 field')
+  t.same(first.answers.slice(1).map((a) => a.status), [404, 404, 404])
+  const older = await probe('1.85.0')
+  t.same(older.answers[0]!.body, { 'm.homeserver': { base_url: `${older.tm.url}/` } }, 'before 1.86.0: no MSC2965 field')
   t.same(older.answers.slice(1).map((a) => a.status), [404, 404, 404])
 })
 
