@@ -42,8 +42,11 @@ pkg="$root/usr/local/lib/node_modules/admin-conformance"
 [ -f "$pkg/dist/build.json" ] || { echo "build-harness-image: the package has no build (dist/)" >&2; exit 1; }
 chmod -R a-w "$pkg"
 
-# A home for the user the commands run as: its cache (XDG_CACHE_HOME), and the working folder.
-install -d -m 0700 -o 65534 -g 65534 "$root/home/conformance" "$root/work"
+# A home for the user the commands run as (its cache, 0700), and the working folder, open to any
+# --user so that reports can be written to a folder mounted there (a user without the home runs
+# without a cache).
+install -d -m 0700 -o 65534 -g 65534 "$root/home/conformance"
+install -d -m 1777 "$root/work"
 
 ca=()
 [ -f "$root/etc/ssl/certs/ca-certificates.crt" ] && ca=('ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt')

@@ -2,7 +2,7 @@
 // the tarball with npm from the local cache only (--offline: the registry is never asked). Shared by the
 // tests of test/package/.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, readdirSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,11 +16,31 @@ export function openTempDir(prefix: string): string {
   return dir
 }
 
-/** `npm pack` of the checkout into `dest`; the tarball's path. */
+/**
+ * `npm pack` of the checkout into `dest`; the tarball's path. One pack at a time in a checkout (its
+ * prepack rebuilds dist/, which a concurrent pack would be reading): a lock folder in the checkout's
+ * .tap/, taken atomically by mkdir, and given up after 15 minutes (a crashed holder).
+ */
 export function pack(dest: string): string {
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 })
-  const info = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[]
-  return path.join(dest, info[0]!.filename)
+  const lock = path.join(ROOT, '.tap', 'npm-pack.lock')
+  mkdirSync(path.dirname(lock), { recursive: true })
+  const until = Date.now() + 15 * 60_000
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      break
+    } catch {
+      if (Date.now() > until) rmSync(lock, { recursive: true, force: true })
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500)
+    }
+  }
+  try {
+    const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 })
+    const info = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[]
+    return path.join(dest, info[0]!.filename)
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
 }
 
 /** npm from the local cache only, without audit or funding chatter. */
