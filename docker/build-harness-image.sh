@@ -37,7 +37,12 @@ if [ -f /etc/ssl/certs/ca-certificates.crt ]; then rootfs_copy "$root" /etc/ssl/
 # resolv.conf is provided by Docker at run time; names of targets resolve through it.
 
 # The package, as `npm install -g` lays it out, from the local cache only.
-npm install -g --prefix "$root/usr/local" --offline --no-audit --no-fund --loglevel=error "$tarball" >/dev/null
+# (a cache filled by `npm ci` lacks the dependencies' registry documents: then npm may fetch those alone)
+npm_install() { npm install -g --prefix "$root/usr/local" "$1" --no-audit --no-fund --loglevel=error "$tarball" >/dev/null 2>"$work/npm.err"; }
+if ! npm_install --offline; then
+  grep -q ENOTCACHED "$work/npm.err" || { cat "$work/npm.err" >&2; exit 1; }
+  npm_install --prefer-offline || { cat "$work/npm.err" >&2; exit 1; }
+fi
 pkg="$root/usr/local/lib/node_modules/admin-conformance"
 [ -f "$pkg/dist/build.json" ] || { echo "build-harness-image: the package has no build (dist/)" >&2; exit 1; }
 chmod -R a-w "$pkg"

@@ -43,10 +43,17 @@ export function pack(dest: string): string {
   }
 }
 
-/** npm from the local cache only, without audit or funding chatter. */
-export function npmOffline(args: string[], cwd: string): { status: number | null; output: string } {
-  const r = spawnSync('npm', [...args, '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } })
-  return { status: r.status, output: `${r.stdout}${r.stderr}` }
+/**
+ * npm from the local cache only, without audit or funding chatter. A cache filled by `npm ci` holds the
+ * dependencies' tarballs but not their registry documents, which resolving the tarball's dependencies
+ * needs: then (ENOTCACHED) npm may ask the registry for those documents alone (--prefer-offline).
+ */
+export function npmOffline(args: string[], cwd: string): { status: number | null; output: string; online: boolean } {
+  const npm = (mode: string) => spawnSync('npm', [...args, mode, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } })
+  let r = npm('--offline')
+  const online = r.status !== 0 && /ENOTCACHED/.test(`${r.stdout}${r.stderr}`)
+  if (online) r = npm('--prefer-offline')
+  return { status: r.status, output: `${r.stdout}${r.stderr}`, online }
 }
 
 /** Every file under `dir`, recursively (relative paths). */
