@@ -81,6 +81,11 @@ t.test(`every command works for ${other ? 'nobody' : 'this user'}, the install r
   const ownCache = readdirSync(path.join(cache, 'admin-conformance'))
   t.equal(statSync(path.join(cache, 'admin-conformance')).mode & 0o777, 0o700, 'the cache folder is 0700')
   t.ok(ownCache.length > 0, 'the run cached what it learnt in the user cache')
+  const compiled = ownCache.flatMap((d) => {
+    const v = path.join(cache, 'admin-conformance', d, 'validators')
+    return existsSync(v) ? readdirSync(v) : []
+  })
+  t.same(compiled, [], 'no validator compiled at run time: the shipped ones (dist/validators/) fit the installed ajv')
   const grep = as(['run', '--grep', 'no-such-check-anywhere'])
   t.match(grep.all, /no check matched --grep no-such-check-anywhere \(none of the \d+ checks/, "--grep of no check is told at once, from the names the first run cached")
 
