@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The package runs its TypeScript sources through tsx: no build step between a checkout and a run. The
-// `run` command (npm start) is the exception, for speed: built once and kept until a source changes
-// (built-cli.mjs); if that build fails, or AC_CLI_LOADER=tsx, it runs through tsx like the rest.
+// A packed package (npm install, the container image) runs dist/cli/, built when it was packed
+// (scripts/dev/build-package.ts): no loader, nothing built or written in the package's folder.
+// A checkout runs its TypeScript sources through tsx: no build step between a checkout and a run. The
+// `run` command (npm start) is the exception, for speed: built once and kept in the user's cache until a
+// source changes (built-cli.mjs); if that build fails, or AC_CLI_LOADER=tsx, it runs through tsx like the rest.
 const argv = process.argv.slice(2)
 // `admin-conformance … | head`: once the reader of stdout (or stderr) is gone, a write fails with EPIPE,
 // an 'error' event that would end the process with a stack trace. Every command stops quietly instead,
@@ -18,21 +20,33 @@ for (const stream of [process.stdout, process.stderr]) {
 // (about 30 MiB less at the peak of a run); set before the bulk of the code is loaded.
 const { setFlagsFromString } = await import('node:v8')
 setFlagsFromString('--max-semi-space-size=1')
-let runMain
-if (argv[0] === 'run' && process.env.AC_CLI_LOADER !== 'tsx') {
-  try {
-    const { builtRunFile } = await import('./built-cli.mjs')
-    const { pathToFileURL } = await import('node:url')
-    runMain = (await import(pathToFileURL(await builtRunFile()).href)).main
-  } catch (e) {
-    process.stderr.write(`note: the run command could not be built once (${String(e?.message ?? e).split('\n')[0]}); running it through tsx\n`)
+const { prebuiltDir } = await import('../lib/package-paths.mjs')
+const packed = prebuiltDir()
+let main
+if (packed) {
+  const { pathToFileURL } = await import('node:url')
+  main = (await import(pathToFileURL(`${packed}/cli/cli.mjs`).href)).main
+} else {
+  if (argv[0] === 'run' && process.env.AC_CLI_LOADER !== 'tsx') {
+    try {
+      const { builtRunFile } = await import('./built-cli.mjs')
+      const { pathToFileURL } = await import('node:url')
+      const runMain = (await import(pathToFileURL(await builtRunFile()).href)).main
+      main = (args) => runMain(args.slice(1))
+    } catch (e) {
+      process.stderr.write(`note: the run command could not be built once (${String(e?.message ?? e).split('\n')[0]}); running it through tsx\n`)
+    }
+  }
+  if (!main) {
+    let register
+    try {
+      ;({ register } = await import('tsx/esm/api'))
+    } catch {
+      process.stderr.write('admin-conformance: this copy has neither a build (dist/) nor the TypeScript loader tsx: install the package from its packed tarball (npm pack), or run npm install in the checkout\n')
+      process.exit(2)
+    }
+    register()
+    main = (await import('../scripts/cli.ts')).main
   }
 }
-if (runMain) {
-  process.exitCode = await runMain(argv.slice(1))
-} else {
-  const { register } = await import('tsx/esm/api')
-  register()
-  const { main } = await import('../scripts/cli.ts')
-  process.exitCode = await main(argv)
-}
+process.exitCode = await main(argv)

@@ -1,18 +1,20 @@
-// The `run` command built once with esbuild and kept (dist/cli/, ignored by git), so that `npm start` does
+// The `run` command built once with esbuild and kept (in the user's cache: lib/package-paths.mjs), so that `npm start` does
 // not load the TypeScript loader and transpile a hundred modules through it on every run (issue 16: that
 // was about a second of each run). The build is keyed by the size and modification time of every source
 // it could contain (scripts/, lib/, mock/, package.json), the package's path, node's and esbuild's
 // versions: any edit makes the next run build again (a few hundred milliseconds). Each module's
 // `import.meta.url` (the expression, not the words in a string) stays the URL of its source file, as in
 // the suites' bundles, so files are found beside the sources. Plain JavaScript: it runs before any
-// loader. On any failure the caller falls back to the sources through tsx.
+// loader. On any failure the caller falls back to the sources through tsx. A packed package runs none of
+// this: its dist/ was built when it was packed (scripts/dev/build-package.ts), with the same plugins.
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { ROOT, packageCacheDir } from '../lib/package-paths.mjs'
 
-export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+export { ROOT }
 const SOURCES = ['scripts', 'lib', 'mock']
 
 /**
@@ -52,19 +54,54 @@ export function cacheKey(root = ROOT, dirs = SOURCES) {
   return h.digest('hex').slice(0, 16)
 }
 
-/** esbuild plugin: `import.meta.url` in each module of the package stays the URL of its source file. */
-export function sourceUrls(root) {
+// (the marks are joined from parts: this file is itself built, and its text must hold no mark)
+/** What a relocatable build writes for a source's URL, until relocate() makes it relative to the output. */
+const SOURCE_MARK = ['__ac', 'source_url__:'].join('_')
+/** What a relocatable build writes for a path in its own output folder (imports between its outputs). */
+export const OUT_MARK = ['__ac', 'out__/'].join('_')
+const esc = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+const SOURCE_RE = new RegExp(`"${esc(SOURCE_MARK)}([^"]+)"`, 'g')
+const OUT_RE = new RegExp(`"${esc(OUT_MARK)}([^"]+)"`, 'g')
+const ANY_MARK = new RegExp(`${esc(SOURCE_MARK)}|${esc(OUT_MARK)}`)
+
+/**
+ * esbuild plugin: `import.meta.url` in each module of the package stays the URL of its source file.
+ * `relocatable`: a mark instead of the absolute URL, which relocate() turns into that file's URL relative
+ * to the built file (a packed package is installed anywhere).
+ */
+export function sourceUrls(root, relocatable = false) {
   return {
     name: 'source-import-meta-url',
     setup(b) {
       b.onLoad({ filter: /\.(ts|mts|js|mjs)$/ }, async (args) => {
-        if (!args.path.startsWith(root) || args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined
+        const rel = path.relative(root, args.path)
+        // (the package's own files only: an installed package itself sits under a node_modules)
+        if (rel.startsWith('..') || path.isAbsolute(rel) || rel.split(path.sep)[0] === 'node_modules') return undefined
         const text = await readFile(args.path, 'utf8')
         if (!text.includes('import.meta.url')) return undefined
-        return { contents: text.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, JSON.stringify(pathToFileURL(args.path).href)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js' }
+        const url = relocatable ? SOURCE_MARK + rel.split(path.sep).join('/') : pathToFileURL(args.path).href
+        return { contents: text.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, JSON.stringify(url)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js' }
       })
     },
   }
+}
+
+/**
+ * A built file's text with the marks of a relocatable build resolved for where it is written: `file`
+ * (an output under `outdir`, built from the sources under `root`). Every mark must go: a mark the build
+ * moved or split would be a wrong URL at run time, so it is refused here.
+ */
+export function relocate(text, file, outdir, root) {
+  const from = path.dirname(file)
+  const rel = (to) => {
+    const r = path.relative(from, to).split(path.sep).join('/')
+    return r.startsWith('.') ? r : `./${r}`
+  }
+  const out = text
+    .replace(SOURCE_RE, (_, src) => `new URL(${JSON.stringify(rel(path.join(root, src)))}, import.meta.url).href`)
+    .replace(OUT_RE, (_, p) => JSON.stringify(rel(path.join(outdir, p))))
+  if (ANY_MARK.test(out)) throw new Error(`${file}: a mark of the build was left unresolved`)
+  return out
 }
 
 /**
@@ -100,7 +137,8 @@ export function packagesExternalBut(bundled) {
  * The built `run` command's file, built now when there is none for the current sources. Old builds of
  * this package are removed. Throws when it cannot build (the caller runs the sources instead).
  */
-export async function builtRunFile(root = ROOT, cacheDir = path.join(root, 'dist', 'cli')) {
+export async function builtRunFile(root = ROOT, cacheDir) {
+  cacheDir ??= packageCacheDir('cli', root)
   const file = path.join(cacheDir, `run-${cacheKey(root)}.mjs`)
   if (existsSync(file)) return file
   const { build, stop } = await import('esbuild')

@@ -7,7 +7,8 @@
 // compiled lazily per ref on first use (lib/schemas.ts).
 //
 // Precompiled validators (issue 16): lib/schema-standalone.ts writes every ref's validator, compiled
-// once, into dist/validators/<fingerprint>.cjs. The fingerprint covers every schema file's text, ajv's
+// once, into <fingerprint>.cjs: a packed package carries it in dist/validators/, a checkout keeps it in
+// the user's cache (lib/package-paths.mjs). The fingerprint covers every schema file's text, ajv's
 // and ajv-formats' versions and the sources of this file and the generator, so an edited schema (or a
 // changed option) names another file: a stale module is never found. When the file for the current
 // fingerprint exists, no Ajv instance is made at all (ajv is not even loaded) unless a validator has
@@ -19,6 +20,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Ajv2020, Options, ValidateFunction } from 'ajv/dist/2020.js'
+import { packageCacheDir, prebuiltDir } from './package-paths.mjs'
 
 export type JsonSchema = { [key: string]: unknown }
 
@@ -27,8 +29,19 @@ export const SCHEMA_ID_BASE = 'https://admin-conformance.invalid/schemas/'
 
 export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
 
-/** Where the precompiled validators are kept: <fingerprint>.cjs, one file per state of the schemas. */
-export const PRECOMPILED_DIR = fileURLToPath(new URL('../dist/validators/', import.meta.url))
+/**
+ * Where the precompiled validators are written: <fingerprint>.cjs, one file per state of the schemas, in
+ * the user's cache; undefined where there is none (then they are compiled at each start).
+ */
+export const PRECOMPILED_DIR: string | undefined = (() => {
+  try {
+    return packageCacheDir('validators')
+  } catch {
+    return undefined
+  }
+})()
+/** The packed package's own, built when it was packed (read-only; found first). */
+const PACKED_DIR = ((dist) => dist && path.join(dist, 'validators'))(prebuiltDir())
 
 // ajv is CommonJS: loaded synchronously, and only when a validator is compiled here.
 const require = createRequire(import.meta.url)
@@ -166,9 +179,16 @@ function indexLocations(node: unknown, where: string): void {
   for (const [k, v] of Object.entries(node)) indexLocations(v, `${where}/${pointerEscape(k)}`)
 }
 
-/** The file of the precompiled validators for the schemas as loaded (it may not exist). */
-export function precompiledFile(dir = PRECOMPILED_DIR): string {
-  return path.join(dir, `${fingerprint}.cjs`)
+/**
+ * The file of the precompiled validators for the schemas as loaded (it may not exist): `dir`'s, else the
+ * packed package's when it has one, else the cache's.
+ */
+export function precompiledFile(dir?: string): string {
+  const name = `${fingerprint}.cjs`
+  if (dir !== undefined) return path.join(dir, name)
+  if (PACKED_DIR !== undefined && existsSync(path.join(PACKED_DIR, name))) return path.join(PACKED_DIR, name)
+  if (PRECOMPILED_DIR === undefined) throw new Error('no cache folder for the precompiled validators')
+  return path.join(PRECOMPILED_DIR, name)
 }
 
 /** What the precompiled validators must have been compiled from: the schemas, ajv, the options. */
@@ -178,7 +198,7 @@ export function schemaFingerprint(): string {
 
 // A precompiled module exists for exactly these schemas: it was written only when every file loaded
 // and compiled (lib/schema-standalone.ts), so the files need not be registered with ajv now.
-const precompiledAtStart = process.env.AC_SCHEMA_VALIDATORS !== 'compile' && problems.length === 0 && existsSync(precompiledFile())
+const precompiledAtStart = process.env.AC_SCHEMA_VALIDATORS !== 'compile' && problems.length === 0 && (PACKED_DIR !== undefined || PRECOMPILED_DIR !== undefined) && existsSync(precompiledFile())
 
 let ajv: Ajv2020 | undefined
 if (!precompiledAtStart) {

@@ -1,7 +1,7 @@
 // Precompiled validators (issue 16): every ref's validator compiled once with ajv and written as code
 // (ajv's standalone code), so that a run's processes load them instead of compiling them at each start.
 //
-// The module is CommonJS, dist/validators/<fingerprint>.cjs (lib/schema-registry.ts names it and loads
+// The module is CommonJS, <fingerprint>.cjs in the user's cache or a packed package's dist/validators/ (lib/schema-registry.ts names it and loads
 // it, synchronously, since validate() is synchronous): `fingerprint`, `refs`, and `create(schemaAt)`
 // which returns the validators by ref ('admin/common#ULID', 'admin/error').
 //
@@ -95,7 +95,11 @@ export function standaloneModule(opts: { minify?: boolean } = {}): string {
  * concurrent process sees the whole file or none). Modules of other fingerprints unused for a while are
  * removed. Throws when it cannot compile or write (the validators are then compiled at run time).
  */
-export function writePrecompiled(dir = PRECOMPILED_DIR): string {
+export function writePrecompiled(dir?: string): string {
+  const existing = dir === undefined ? precompiledFile() : undefined
+  if (existing !== undefined && existsSync(existing)) return existing
+  dir ??= PRECOMPILED_DIR
+  if (dir === undefined) throw new Error('no folder to write the precompiled validators to')
   const file = precompiledFile(dir)
   if (existsSync(file)) return file
   const text = standaloneModule()

@@ -12,7 +12,7 @@
 //   schema-registry.ts  loading the files, refs, schemaFor
 //   schema-enums.ts     enum values read from the schemas
 //   schema-bundle.ts    schemaName and bundleSchemas (flat namespace, $refs rewritten)
-//   schema-standalone.ts  the validators precompiled once per state of the schemas (dist/validators/),
+//   schema-standalone.ts  the validators precompiled once per state of the schemas (the user cache; dist/validators/ when packed),
 //                       used instead of compiling here when there is a module for these schemas
 
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'

@@ -1,9 +1,9 @@
 // Worker threads for big files (see files.ts): each takes the next chunk of the file when it
 // finishes one, into its own Auditor, and sends back that Auditor's state; finishAudit merges them.
 
-import { closeSync, openSync } from 'node:fs'
+import { closeSync, openSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker, type MessagePort } from 'node:worker_threads'
 import { finishAudit, DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState } from './finish.ts'
@@ -12,6 +12,7 @@ import type { AuditEngine } from './scanners/index.ts'
 import { Auditor } from './streaming.ts'
 import type { AuditFileOptions, AuditOptions, AuditResult } from './types.ts'
 import { provideScanModule, scanModule, type WasmModule } from './wasm-scanner.ts'
+import { prebuiltDir } from '../../lib/package-paths.mjs'
 
 // Without the bundle (esbuild missing), a worker starts from a small CommonJS bootstrap: it imports
 // this module, registering the TypeScript loader first when the thread does not have it (the CLI
@@ -40,31 +41,48 @@ export function workerMode(): 'bundle' | 'loader' {
   return bundledWorker() === null ? 'loader' : 'bundle'
 }
 
-/** This module as one CommonJS script that audits workerData's range; null when esbuild is missing. */
+/** The audit worker's script of a packed package, built when it was packed (scripts/dev/build-package.ts). */
+export const PACKED_WORKER = 'audit-log-worker.cjs'
+
+/**
+ * This module as one CommonJS script that audits workerData's range: the packed package's, else built
+ * now; null when esbuild is missing.
+ */
 function bundledWorker(): string | null {
   if (workerBundle !== undefined) return workerBundle
+  const packed = prebuiltDir()
+  if (packed !== undefined) {
+    try {
+      return (workerBundle = readFileSync(join(packed, PACKED_WORKER), 'utf8'))
+    } catch {
+      // built below, or the loader
+    }
+  }
   try {
     const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild')
-    const dir = dirname(fileURLToPath(import.meta.url))
-    const out = esbuild.buildSync({
-      stdin: {
-        contents: "import { workerData, parentPort } from 'node:worker_threads'\nimport { serveAuditChunks } from './workers.ts'\nserveAuditChunks(workerData, parentPort)\n",
-        resolveDir: dir,
-        sourcefile: 'audit-worker.ts',
-        loader: 'ts',
-      },
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      write: false,
-      logLevel: 'silent',
-    })
+    const out = esbuild.buildSync({ ...workerBuildOptions(dirname(fileURLToPath(import.meta.url))), write: false })
     workerBundle = out.outputFiles[0]!.text
   } catch {
     workerBundle = null
   }
   return workerBundle
+}
+
+/** esbuild's options for the worker's script (`dir`: this module's folder). */
+export function workerBuildOptions(dir: string) {
+  return {
+    stdin: {
+      contents: "import { workerData, parentPort } from 'node:worker_threads'\nimport { serveAuditChunks } from './workers.ts'\nserveAuditChunks(workerData, parentPort)\n",
+      resolveDir: dir,
+      sourcefile: 'audit-worker.ts',
+      loader: 'ts' as const,
+    },
+    bundle: true,
+    platform: 'node' as const,
+    format: 'cjs' as const,
+    target: 'node20',
+    logLevel: 'silent' as const,
+  }
 }
 
 interface WorkerSetup {
@@ -85,6 +103,15 @@ type WorkerMessage =
   | { type: 'state'; state: AuditState }
   | { type: 'error'; message: string }
 
+/** tsx's API for the loader bootstrap; '' where tsx is not installed (a packed package: its worker is built). */
+function tsxApiUrl(): string {
+  try {
+    return import.meta.resolve('tsx/esm/api')
+  } catch {
+    return ''
+  }
+}
+
 export async function auditInWorkers(file: string, size: number, jobs: number, opts: AuditFileOptions): Promise<AuditResult> {
   const report = opts.onProgress
   const chunkBytes = Math.max(opts.chunkBytes ?? CHUNK_BYTES, 1)
@@ -97,7 +124,7 @@ export async function auditInWorkers(file: string, size: number, jobs: number, o
   }
   const setup: WorkerSetup = {
     moduleUrl: import.meta.url,
-    tsxUrl: import.meta.resolve('tsx/esm/api'),
+    tsxUrl: tsxApiUrl(),
     file,
     opts: {
       ...(opts.clientPrefix !== undefined ? { clientPrefix: opts.clientPrefix } : {}),

@@ -1,7 +1,18 @@
 // Access to the Docker engine through testcontainers, with everything this project creates marked by
 // labels under one prefix so that cleanup never touches anything else.
-import { getContainerRuntimeClient, ImageName, type ContainerRuntimeClient } from 'testcontainers'
+import type * as Testcontainers from 'testcontainers'
+import type { ContainerRuntimeClient, ImageName } from 'testcontainers'
 import { bounded, DeployError } from './errors.ts'
+
+/**
+ * testcontainers, which deploy alone needs: not installed with the package (an optional peer, 111
+ * packages), loaded here once; undefined when it is not installed (requireEngine() then says how).
+ */
+export const testcontainers: typeof Testcontainers | undefined = await import('testcontainers').catch(() => undefined)
+
+/** What deploy says when testcontainers is missing. */
+export const TESTCONTAINERS_MISSING = 'deploy needs the package testcontainers, which is not installed'
+export const TESTCONTAINERS_HINT = 'install it beside admin-conformance: `npm install -g testcontainers@^11` for a global install, `npm install testcontainers@^11` in a project'
 
 export const NAME_PREFIX = 'admin-conformance'
 export const LABEL_PROJECT = 'dev.admin-conformance.project'
@@ -22,8 +33,9 @@ export type EngineStatus = { ok: true; client: ContainerRuntimeClient } | { ok: 
 /** Whether a Docker engine answers, within timeoutMs. */
 export async function engineStatus(timeoutMs = 20_000): Promise<EngineStatus> {
   configureTestcontainers()
+  if (!testcontainers) return { ok: false, reason: TESTCONTAINERS_MISSING }
   try {
-    const client = await bounded(getContainerRuntimeClient(), timeoutMs, () => new Error(`no answer within ${timeoutMs / 1000} s`))
+    const client = await bounded(testcontainers.getContainerRuntimeClient(), timeoutMs, () => new Error(`no answer within ${timeoutMs / 1000} s`))
     await bounded(client.container.dockerode.ping(), timeoutMs, () => new Error(`ping not answered within ${timeoutMs / 1000} s`))
     return { ok: true, client }
   } catch (e) {
@@ -32,6 +44,7 @@ export async function engineStatus(timeoutMs = 20_000): Promise<EngineStatus> {
 }
 
 export async function requireEngine(timeoutMs?: number): Promise<ContainerRuntimeClient> {
+  if (!testcontainers) throw new DeployError('engine', TESTCONTAINERS_MISSING, [TESTCONTAINERS_HINT])
   const s = await engineStatus(timeoutMs)
   if (!s.ok) {
     throw new DeployError('engine', `no Docker engine is reachable: ${s.reason}`, [
@@ -44,8 +57,10 @@ export async function requireEngine(timeoutMs?: number): Promise<ContainerRuntim
 /** A syntactically valid image reference (`[registry/]name[:tag|@digest]`), or undefined. */
 export function parseImage(ref: string): ImageName | undefined {
   if (!/^[a-z0-9][a-z0-9._\-/:@]*$/i.test(ref) || /\s/.test(ref)) return undefined
+  // (without testcontainers the syntax above is the check: requireEngine() stops the run before any use)
+  if (!testcontainers) return {} as ImageName
   try {
-    return ImageName.fromString(ref)
+    return testcontainers.ImageName.fromString(ref)
   } catch {
     return undefined
   }

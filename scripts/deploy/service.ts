@@ -2,9 +2,9 @@
 // output captured to a file and a memory buffer, its state watched while health checks run.
 import { createWriteStream, type WriteStream } from 'node:fs'
 import type { Readable } from 'node:stream'
-import { GenericContainer, type ContainerRuntimeClient, type StartedTestContainer } from 'testcontainers'
+import type { ContainerRuntimeClient, StartedTestContainer } from 'testcontainers'
 import { bounded, DeployError, sleep, throwIfAborted } from './errors.ts'
-import { LABEL_PROJECT, LABEL_ROLE, LABEL_RUN, NAME_PREFIX } from './engine.ts'
+import { LABEL_PROJECT, LABEL_ROLE, LABEL_RUN, NAME_PREFIX, TESTCONTAINERS_HINT, TESTCONTAINERS_MISSING, testcontainers } from './engine.ts'
 
 export type Role = 'postgres' | 'mas' | 'homeserver'
 
@@ -87,7 +87,8 @@ export class RunningService {
   async start(runId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     throwIfAborted(signal)
     const s = this.spec
-    let gc = new GenericContainer(s.image)
+    if (!testcontainers) throw new DeployError('engine', TESTCONTAINERS_MISSING, [TESTCONTAINERS_HINT])
+    let gc = new testcontainers.GenericContainer(s.image)
       .withName(this.name)
       .withLabels({ [LABEL_PROJECT]: 'admin-conformance', [LABEL_RUN]: runId, [LABEL_ROLE]: s.role })
       .withNetworkMode('host')

@@ -10,7 +10,9 @@
 // tokens stay out of this process's environment. Not bin/: the entry is the engine's own, not the CLI's.
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { prebuiltDir } from '../../lib/package-paths.mjs'
 import { bounded, DeployError, interrupted } from './errors.ts'
 import type { Redactor } from '../../lib/redact.ts'
 
@@ -40,8 +42,12 @@ export interface SuiteResult {
 }
 
 const PROJECT = fileURLToPath(new URL('../../', import.meta.url))
-/** The one way deploy starts the run engine: node with the TypeScript loader on runner-child.ts. */
-export const RUNNER_COMMAND: readonly string[] = [process.execPath, '--import', 'tsx', fileURLToPath(new URL('./runner-child.ts', import.meta.url))]
+/**
+ * The one way deploy starts the run engine: node with the TypeScript loader on runner-child.ts; in a
+ * packed package, its build (dist/cli/runner-child.mjs, scripts/dev/build-package.ts).
+ */
+export const RUNNER_COMMAND: readonly string[] = ((packed) =>
+  packed ? [process.execPath, path.join(packed, 'cli', 'runner-child.mjs')] : [process.execPath, '--import', 'tsx', fileURLToPath(new URL('./runner-child.ts', import.meta.url))])(prebuiltDir())
 
 /** Why the suite runner cannot be used, or undefined when it can. */
 export function runnerMissing(): string | undefined {

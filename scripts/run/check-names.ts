@@ -1,10 +1,12 @@
-// The names of the checks each suite file registered in earlier runs, cached under the system's temporary
-// folder and keyed by the content of the suites and lib/, so that a --grep that matches nothing is told
-// at once instead of after every suite process has loaded. A miss (first run, edited suites) just runs.
+// The names of the checks each suite file registered in earlier runs, cached in the user's own cache
+// folder (lib/package-paths.mjs: 0700, never a shared folder where another user could plant the file)
+// and keyed by the content of the suites and lib/, so that a --grep that matches nothing is told at once
+// instead of after every suite process has loaded. A miss (first run, edited suites, no cache) just runs;
+// so does a file that is not ours or not the shape this writes.
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync, constants } from 'node:fs'
 import path from 'node:path'
+import { packageCacheDir } from '../../lib/package-paths.mjs'
 
 function sourceKey(root: string): string {
   const h = createHash('sha256')
@@ -25,22 +27,56 @@ function sourceKey(root: string): string {
   return h.digest('hex').slice(0, 20)
 }
 
+/** At most this much is read: the file holds the check names of 19 suite files (a few kB). */
+const MAX_BYTES = 4 << 20
+
+/**
+ * The cached names, or {} unless the file is a regular file of this user, not a link, of bounded size,
+ * and a JSON object of arrays of strings (what save() writes): anything else is not trusted.
+ */
+export function readNames(file: string): Record<string, string[]> {
+  let fd: number | undefined
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+    const s = fstatSync(fd)
+    if (!s.isFile() || s.size > MAX_BYTES || (typeof process.getuid === 'function' && s.uid !== process.getuid())) return {}
+    const data: unknown = JSON.parse(readFileSync(fd, 'utf8'))
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return {}
+    const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>
+    for (const [k, v] of Object.entries(data)) {
+      if (!Array.isArray(v) || !v.every((n) => typeof n === 'string')) return {}
+      out[k] = v as string[]
+    }
+    return out
+  } catch {
+    return {}
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
 export class CheckNames {
-  private readonly file: string
   private names: Record<string, string[]> = {}
 
-  constructor(root: string, dir = tmpdir()) {
-    this.file = path.join(dir, `admin-conformance-checks-${sourceKey(root)}.json`)
-    try {
-      this.names = JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, string[]>
-    } catch {
-      this.names = {}
+  private readonly file: string | undefined
+
+  /** `dir`: the cache folder (default: the user's, for this copy of the package; none when it cannot be had). */
+  constructor(root: string, dir?: string) {
+    if (dir === undefined) {
+      try {
+        dir = packageCacheDir('checks', root)
+      } catch {
+        this.file = undefined
+        return
+      }
     }
+    this.file = path.join(dir, `checks-${sourceKey(root)}.json`)
+    this.names = readNames(this.file)
   }
 
   /** The cached names of these files, or undefined when any file is not cached. */
   of(files: readonly string[]): string[] | undefined {
-    if (!files.every((f) => Array.isArray(this.names[f]))) return undefined
+    if (!files.every((f) => Object.hasOwn(this.names, f) && Array.isArray(this.names[f]))) return undefined
     return files.flatMap((f) => this.names[f]!)
   }
 
@@ -50,6 +86,7 @@ export class CheckNames {
   }
 
   save(): void {
+    if (this.file === undefined) return
     try {
       const tmp = `${this.file}.${process.pid}`
       writeFileSync(tmp, JSON.stringify(this.names))

@@ -1,15 +1,18 @@
-// The suite files built with esbuild, once per change of their sources (issue 16): kept in
-// dist/suites/<key>/ (key: every source that can enter a bundle, as bin/built-cli.mjs keys the run
-// command), so that a run reuses them instead of building 19 bundles again, and its suite workers can
-// start before the target is even known. Where the package cannot be written to, each run builds into
-// its own tap project as before; if esbuild fails, the sources run through tsx (slower, same results).
+// The suite files built with esbuild, once per change of their sources (issue 16): kept in the user's
+// cache, suites/<key>/ (key: every source that can enter a bundle, as bin/built-cli.mjs keys the run
+// command; lib/package-paths.mjs says where), so that a run reuses them instead of building 19 bundles
+// again, and its suite workers can start before the target is even known. A packed package carries
+// them, built when it was packed (dist/run/, scripts/dev/build-package.ts). Where there is no cache,
+// each run builds into its own tap project; if esbuild fails, the sources run through tsx (slower,
+// same results).
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Plugin } from 'esbuild'
-import { REQUIRE_BANNER, ROOT, cacheKey, packagesExternalBut, sourceUrls } from '../../bin/built-cli.mjs'
+import { OUT_MARK, REQUIRE_BANNER, ROOT, cacheKey, packagesExternalBut, relocate, sourceUrls } from '../../bin/built-cli.mjs'
+import { packageCacheDir, prebuiltDir } from '../../lib/package-paths.mjs'
 import { AREA_NAMES } from '../../lib/areas.ts'
 import { writePrecompiled } from '../../lib/schema-standalone.ts'
 import { suiteFiles } from './suite-files.ts'
@@ -38,7 +41,7 @@ export interface PreparedSuites {
  * file loads in a third of the time). It sits under node_modules/@tapjs/ so that tap leaves its own
  * frames out of the stacks and locations it reports, as it does for tap loaded from node_modules.
  */
-const TAP_BUILD = path.join('node_modules', '@tapjs', 'admin-conformance-run', 'tap.mjs')
+export const TAP_BUILD = path.join('node_modules', '@tapjs', 'admin-conformance-run', 'tap.mjs')
 
 /**
  * esbuild plugin: a suite bundle's `tap` is the subtest its worker runs it in (suite-worker.mjs sets
@@ -59,6 +62,20 @@ function suiteTap(tapUrl: string): Plugin {
   }
 }
 
+/**
+ * esbuild plugin for the packed package's tap: tcompare requires react-element-to-jsx-string at run time
+ * (through createRequire, out of esbuild's sight) to show React elements, which no check compares; a
+ * packed package has no such package, so tcompare gets a stand-in that shows them as strings.
+ */
+function noReactElements(): Plugin {
+  return {
+    name: 'no-react-elements',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]tcompare[\\/].*[\\/]react-element-to-jsx-string\.js$/ }, () => ({ contents: 'export default (element) => String(element)\n', loader: 'js' }))
+    },
+  }
+}
+
 /** Every module of lib/, for the shared build (types.gen.ts holds types only). */
 function libModules(): string[] {
   const out: string[] = []
@@ -74,12 +91,12 @@ function libModules(): string[] {
 }
 
 /**
- * esbuild plugin: the suites' imports of lib/ go to the shared build of lib/ (`finalDir`/lib/*.mjs), so
+ * esbuild plugin: the suites' imports of lib/ go to the shared build of lib/ (lib/*.mjs of the build), so
  * that a worker loads lib/ once for all its files: each bundle used to carry its own copy (about 100 KB,
  * 70 KB of it the version tables, parsed again for every file), and compiled its own validators. lib/
  * holds no state but the validators' cache, which is meant to be shared.
  */
-function sharedLib(finalDir: string): Plugin {
+function sharedLib(): Plugin {
   const lib = path.join(ROOT, 'lib') + path.sep
   return {
     name: 'shared-lib',
@@ -87,7 +104,7 @@ function sharedLib(finalDir: string): Plugin {
       b.onResolve({ filter: /\.ts$/ }, (args) => {
         const abs = path.resolve(args.resolveDir, args.path)
         if (!abs.startsWith(lib) || abs.endsWith('.gen.ts')) return undefined
-        return { path: pathToFileURL(path.join(finalDir, path.relative(ROOT, abs)).replace(/\.ts$/, '.mjs')).href, external: true }
+        return { path: OUT_MARK + path.relative(ROOT, abs).split(path.sep).join('/').replace(/\.ts$/, '.mjs'), external: true }
       })
     },
   }
@@ -95,23 +112,25 @@ function sharedLib(finalDir: string): Plugin {
 
 /**
  * Every suite file of every area, the probe and the modules of lib/ (shared by the bundles), built into
- * `outdir` (same relative paths, `.mjs`; lib/'s common code in <outdir>/lib/chunks/). The bundles name lib/'s
- * modules by `finalDir`'s URLs: the build may be written elsewhere and moved there whole. Each module's `import.meta.url` stays its source's URL, so a
- * bundle reads the package's files (the schemas) exactly as the sources do.
+ * `outdir` (same relative paths, `.mjs`; lib/'s common code in <outdir>/lib/chunks/). The outputs name each other
+ * by relative paths (relocate()), so the build may be moved whole. Each module's `import.meta.url` stays
+ * its source's URL, so a bundle reads the package's files (the schemas) exactly as the sources do.
+ * `pack`: the packed package's build (scripts/dev/build-package.ts): source URLs relative to the
+ * outputs, and every package built in but `pack.external` (the package's runtime dependencies).
  */
 let building = 0
 
-async function buildAll(outdir: string, finalDir: string): Promise<void> {
+export async function buildAll(outdir: string, pack?: { external: Plugin }): Promise<{ inputs: string[]; external: string[] }> {
   const { build, stop } = await import('esbuild')
   building++
-  const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'silent' } as const
+  const relocatable = pack !== undefined
+  const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'silent', write: false, metafile: true } as const
   const files = AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a))
   try {
-    await Promise.all([
+    const results = await Promise.all([
       // (undici built in, as in the run command: it loads in half the time as one file)
       build({
         ...common,
-        packages: undefined,
         entryPoints: libModules(),
         outbase: ROOT,
         outdir,
@@ -119,18 +138,37 @@ async function buildAll(outdir: string, finalDir: string): Promise<void> {
         splitting: true,
         chunkNames: 'lib/chunks/[name]-[hash]',
         banner: { js: REQUIRE_BANNER },
-        plugins: [sourceUrls(ROOT), packagesExternalBut(['undici'])],
+        plugins: [sourceUrls(ROOT, relocatable), pack?.external ?? packagesExternalBut(['undici'])],
       }),
       build({
         ...common,
+        ...(pack ? {} : { packages: 'external' as const }),
         entryPoints: [...files.map((f) => path.join(ROOT, f)), path.join(ROOT, 'scripts', 'run', 'probe.ts')],
         outbase: ROOT,
         outdir,
         outExtension: { '.js': '.mjs' },
-        plugins: [sourceUrls(ROOT), suiteTap(pathToFileURL(path.join(finalDir, TAP_BUILD)).href), sharedLib(finalDir)],
+        banner: pack ? { js: REQUIRE_BANNER } : {},
+        plugins: [sourceUrls(ROOT, relocatable), suiteTap(OUT_MARK + TAP_BUILD.split(path.sep).join('/')), sharedLib(), ...(pack ? [pack.external] : [])],
       }),
-      build({ ...common, packages: undefined, stdin: { contents: "export { default } from 'tap'", resolveDir: ROOT }, outfile: path.join(outdir, TAP_BUILD), banner: { js: REQUIRE_BANNER } }),
+      build({
+        ...common,
+        stdin: { contents: "export { default } from 'tap'", resolveDir: ROOT },
+        outfile: path.join(outdir, TAP_BUILD),
+        banner: { js: REQUIRE_BANNER },
+        ...(pack ? { plugins: [noReactElements()] } : {}),
+      }),
     ])
+    const inputs = new Set<string>()
+    const external = new Set<string>()
+    for (const r of results) {
+      for (const o of Object.values(r.metafile?.outputs ?? {})) for (const i of o.imports) if (i.external) external.add(i.path)
+      for (const f of r.outputFiles ?? []) {
+        mkdirSync(path.dirname(f.path), { recursive: true })
+        writeFileSync(f.path, /\.m?js$/.test(f.path) ? relocate(f.text, f.path, outdir, ROOT) : f.contents)
+      }
+      for (const i of Object.keys(r.metafile?.inputs ?? {})) inputs.add(i)
+    }
+    return { inputs: [...inputs], external: [...external] }
   } finally {
     // esbuild's service process would otherwise stay for the whole run (~50 MiB of the run's memory);
     // it is shared by the builds of this process, so the last one stops it
@@ -142,14 +180,14 @@ async function buildAll(outdir: string, finalDir: string): Promise<void> {
  * The build for the current sources in `cacheDir`, built now when there is none. Concurrent runs each
  * build into a folder of their own and move it into place; the first to arrive wins, the others use it.
  */
-export async function cachedBuild(cacheDir = path.join(ROOT, 'dist', 'suites')): Promise<string> {
+export async function cachedBuild(cacheDir = packageCacheDir('suites')): Promise<string> {
   const dir = path.join(cacheDir, cacheKey(ROOT, SUITE_SOURCES))
   if (existsSync(path.join(dir, 'scripts', 'run', 'probe.mjs'))) return dir
   mkdirSync(cacheDir, { recursive: true })
   const tmp = `${dir}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`
   rmSync(tmp, { recursive: true, force: true })
   try {
-    await buildAll(tmp, dir)
+    await buildAll(tmp)
     try {
       renameSync(tmp, dir)
     } catch (e) {
@@ -173,15 +211,15 @@ export async function cachedBuild(cacheDir = path.join(ROOT, 'dist', 'suites')):
 }
 
 /**
- * The run's suites made ready in its tap project: `suites/` there is the cached build (or, where the
- * package cannot be written to, a build of this run's own), with the .taprc that tap's runner reads when
+ * The run's suites made ready in its tap project: `suites/` there is the packed package's build, or the
+ * cached build (where there is no cache, a build of this run's own), with the .taprc that tap's runner reads when
  * AC_RUN_WORKERS=tap; the sources through tsx when the build fails or AC_RUN_LOADER=tsx asks for that.
  */
 export async function prepareSuites(project: string, env: NodeJS.ProcessEnv, stderr: { write(s: string): unknown }): Promise<PreparedSuites> {
   // The validators precompiled once per state of the schemas (lib/schema-standalone.ts), before any
-  // suite worker starts: the workers then load them instead of compiling (issue 16). Where the package
-  // cannot be written to, or a schema does not compile, they compile as before (a schema that does not
-  // compile fails the checks that use it, with its message).
+  // suite worker starts: the workers then load them instead of compiling (issue 16). Where there is no
+  // cache, or a schema does not compile, they compile as before (a schema that does not compile fails
+  // the checks that use it, with its message). A packed package carries them.
   if (env.AC_SCHEMA_VALIDATORS !== 'compile') {
     try {
       writePrecompiled()
@@ -191,17 +229,20 @@ export async function prepareSuites(project: string, env: NodeJS.ProcessEnv, std
   }
   const probe = path.join(ROOT, 'scripts', 'run', 'probe.ts')
   if (env.AC_RUN_LOADER !== 'tsx') {
-    let dir: string | undefined
-    try {
-      dir = await cachedBuild()
-    } catch {
+    const packed = prebuiltDir()
+    let dir: string | undefined = packed && path.join(packed, 'run')
+    if (!dir) {
       try {
-        // the package's folder is read-only (or full): this run builds for itself
-        await buildAll(project, project)
-        dir = project
-      } catch (e) {
-        stderr.write(`note: the suites could not be built once (${(e as Error).message.split('\n')[0]}); running them through tsx\n`)
-        rmSync(path.join(project, 'suites'), { recursive: true, force: true })
+        dir = await cachedBuild()
+      } catch {
+        try {
+          // no cache (no home, or a full disk): this run builds for itself
+          await buildAll(project)
+          dir = project
+        } catch (e) {
+          stderr.write(`note: the suites could not be built once (${(e as Error).message.split('\n')[0]}); running them through tsx\n`)
+          rmSync(path.join(project, 'suites'), { recursive: true, force: true })
+        }
       }
     }
     if (dir) {
