@@ -6,10 +6,9 @@ import { AREAS, isArea } from '../../lib/areas.ts'
 import type { RequestSummary } from '../../lib/meter.ts'
 import type { Assertion, CheckResult, RunReport, SuiteResult } from './results.ts'
 import { nextStep, seconds } from './terminal.ts'
+import { escapeHtml } from '../common/escape.ts'
 
-function esc(s: string): string {
-  return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c]!)
-}
+const esc = escapeHtml
 
 const CSS = `
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:75em;padding:0 1em;color:#1b1f24}
