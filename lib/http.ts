@@ -6,7 +6,8 @@
 //   (ResponseTooLarge), so whatever a target sends, the harness holds at most the cap per request;
 // - redaction: every error message (and anything passed through `redact`, lib/redact.ts) has tokens removed;
 // - read-only: POST/PUT/PATCH/DELETE are refused with WritesNotAllowed unless writes are allowed, so a
-//   check cannot send a mutating request by forgetting to ask;
+//   check cannot send a mutating request by forgetting to ask (the one exception: a request marked
+//   credentialFree that carries no credential and no body, which no server can act on);
 // - production manners: an optional rate (requestsPerSecond) and budget (maxRequests), and the meter
 //   (requests per base URL, per-endpoint timing) the runner reports from.
 import { Agent, request as undiciRequest } from 'undici'
@@ -98,6 +99,12 @@ export interface RequestOptions {
   maxResponseBytes?: number
   /** abort this request (e.g. Ctrl-C); ends in an HttpError of kind 'timeout' naming the request */
   signal?: AbortSignal
+  /**
+   * A mutating method sent with no credential and no body (snapshot: does the release route it?). Passes
+   * in read-only mode only when it really carries no token, Authorization or Cookie header and no body:
+   * no server can act on such a request, it can only say whether it knows the route.
+   */
+  credentialFree?: boolean
 }
 
 export interface ClientOptions {
@@ -211,6 +218,11 @@ function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`
 }
 
+function isCredentialFree(opts: RequestOptions): boolean {
+  const names = Object.keys(opts.headers ?? {}).map((h) => h.toLowerCase())
+  return opts.credentialFree === true && !opts.token && !names.includes('authorization') && !names.includes('cookie') && opts.body === undefined && opts.rawBody === undefined
+}
+
 export class HttpClient {
   readonly allowWrites: boolean
   readonly userAgent: string
@@ -287,7 +299,7 @@ export class HttpClient {
     const method = (opts.method ?? 'GET').toUpperCase()
     const url = this.url(base, path, opts.query)
     const shownUrl = this.redact(url)
-    if (MUTATING_METHODS.has(method) && !this.allowWrites) {
+    if (MUTATING_METHODS.has(method) && !this.allowWrites && !isCredentialFree(opts)) {
       this.refused[method] = (this.refused[method] ?? 0) + 1
       throw new WritesNotAllowed(method, this.redact(path))
     }

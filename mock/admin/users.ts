@@ -21,6 +21,7 @@ import { byId, found, pathTarget, USER } from './framework/by-id.ts'
 import { listResponse } from './framework/pagination.ts'
 import type { FieldKind } from './framework/query.ts'
 import { API, resource, routeError, single, userAttributes } from './framework/resource.ts'
+import { masHas, type MasFeature } from '../../lib/versions.ts'
 
 const SITE = 'mas_handlers::admin::v1::users'
 const PATH = `${API}/users`
@@ -61,6 +62,19 @@ const FIELDS: Record<string, FieldKind> = {
   'filter[has-active-compat-session]': { kind: 'bool' },
 }
 
+/** Filters a release does not have yet are unknown keys to it, which the service ignores (lib/data/mas-features.json). */
+const FILTER_FEATURES: Record<string, MasFeature> = {
+  'filter[legacy-guest]': 'users-filter-search',
+  'filter[search]': 'users-filter-search',
+  'filter[active-oauth2-client]': 'users-filter-sessions',
+  'filter[has-active-oauth2-session]': 'users-filter-sessions',
+  'filter[has-active-compat-session]': 'users-filter-sessions',
+}
+
+function fieldsAt(version: string): Record<string, FieldKind> {
+  return Object.fromEntries(Object.entries(FIELDS).filter(([k]) => !FILTER_FEATURES[k] || masHas(version, FILTER_FEATURES[k]!) !== false))
+}
+
 type UserFilterValues = {
   'filter[admin]'?: boolean
   'filter[legacy-guest]'?: boolean
@@ -86,7 +100,7 @@ function statusTest(ctx: Ctx, status: (typeof USER_STATUSES)[number]): (u: User)
 
 export function listUsers(ctx: Ctx): Reply {
   const site = `${SITE}::list:130`
-  const f = listRequest(ctx, site, FIELDS)
+  const f = listRequest(ctx, site, fieldsAt(ctx.options.masVersion))
   if (!f.ok) return f.reply
   const v = f.values as UserFilterValues
   const search = v['filter[search]'] ?? []

@@ -8,12 +8,16 @@ import { masNotes } from './mas.ts'
 import { renderMas, renderPlan } from './render.ts'
 import { fetchServerVersion, DEFAULT_TIMEOUT_S } from './server-version.ts'
 import { citedPlan, DEFAULT_PLAN_TABLE, PLAN_TABLES, type CitedPlan, type PlanTable } from './sources.ts'
+import { encounters, renderEncounters, type SnapshotEncounters } from './snapshot.ts'
+import { readSnapshot, SnapshotFileError, type Snapshot } from '../snapshot/format.ts'
+import { versionOf } from '../common/release-rows.ts'
+import { printable } from '../common/escape.ts'
 
 export { fetchServerVersion, serverVersionUrl, ServerReadError } from './server-version.ts'
 export { renderPlan } from './render.ts'
 export type { Io }
 
-export const USAGE = `usage: admin-conformance plan-upgrade --to <version> (--from <version> | --hs-url <url>) [options]
+export const USAGE = `usage: admin-conformance plan-upgrade --to <version> (--from <version> | --hs-url <url> | --snapshot <file>) [options]
        admin-conformance plan-upgrade --mas-from <version> --mas-to <version> [options]
 
 Plans a homeserver upgrade: the rollback floor of the target, whether a rollback to the current
@@ -30,6 +34,10 @@ options:
   --table <name>        rollback table: complete (default; the interface document's rows, then the newer
                         rows read from Synapse's docs/upgrade.md), interface (the document's rows only,
                         which end at v1.102.0) or reference (Synapse's rows only)
+  --snapshot <file>     a snapshot of the deployment (admin-conformance snapshot): says which of the
+                        changes on the way this deployment will meet (the operations it serves, the
+                        data it holds, the prefixes it answers under); it gives --from and --mas-from
+                        when they are not set
   --mas-from <version>  the auth service (MAS) version running now
   --mas-to <version>    the auth service version to upgrade to
   --timeout <seconds>   time limit for --hs-url, for connecting and for the whole answer
@@ -49,6 +57,7 @@ const OPTIONS = {
   'mas-to': { type: 'string' },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
+  snapshot: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -73,11 +82,35 @@ interface Request {
   timeoutS: number
   mas?: { from: Version; to: Version }
   json: boolean
+  snapshot?: { file: string; snap: Snapshot }
 }
 
 function parseRequest(argv: string[]): Request | 'help' {
-  const { values: v } = parseCommandLine(argv, OPTIONS)
+  const { values } = parseCommandLine(argv, OPTIONS)
+  const v = { ...values }
   if (v.help) return 'help'
+  let snapshot: Request['snapshot']
+  if (v.snapshot !== undefined) {
+    try {
+      snapshot = { file: v.snapshot, snap: readSnapshot(v.snapshot) }
+    } catch (e) {
+      if (e instanceof SnapshotFileError) throw new UsageError(`--snapshot ${e.message}`)
+      throw e
+    }
+    // the snapshot's releases stand for --from / --mas-from when they are not given
+    const hs = snapshot.snap.target.hs?.version
+    const mas = snapshot.snap.target.mas?.version
+    if (v.from === undefined && v['hs-url'] === undefined && v.to !== undefined) {
+      const parsed = versionOf(hs)
+      if (!parsed) throw new UsageError('--snapshot: the snapshot does not know the homeserver release; give --from')
+      v.from = formatVersion(parsed)
+    }
+    if (v['mas-to'] !== undefined && v['mas-from'] === undefined) {
+      const parsed = versionOf(mas)
+      if (!parsed) throw new UsageError('--snapshot: the snapshot does not know the auth service release; give --mas-from')
+      v['mas-from'] = formatVersion(parsed)
+    }
+  }
   const hasMas = v['mas-from'] !== undefined || v['mas-to'] !== undefined
   if (hasMas && (v['mas-from'] === undefined || v['mas-to'] === undefined)) throw new UsageError('--mas-from and --mas-to go together')
   if (v.to === undefined && (!hasMas || v.from !== undefined || v['hs-url'] !== undefined)) throw new UsageError('--to <version> is required (or --mas-from and --mas-to alone for the auth service)')
@@ -91,6 +124,7 @@ function parseRequest(argv: string[]): Request | 'help' {
     table: (v.table as PlanTable | undefined) ?? DEFAULT_PLAN_TABLE,
     timeoutS: durationSeconds('--timeout', v.timeout, { max: 3600 }) ?? DEFAULT_TIMEOUT_S,
     json: v.json === true,
+    ...(snapshot ? { snapshot } : {}),
   }
   if (v.to !== undefined) req.to = version('--to', v.to)
   if (v.from !== undefined) req.from = version('--from', v.from)
@@ -132,8 +166,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
     }
     const hs = await homeserverPlan(req)
     const mas = req.mas ? masNotes(req.mas.from, req.mas.to) : undefined
+    const met: SnapshotEncounters[] = []
+    if (req.snapshot) {
+      if (hs && req.to) met.push(encounters(req.snapshot.snap, 'hs', parseVersion(hs.plan.from), req.to))
+      if (req.mas) met.push(encounters(req.snapshot.snap, 'mas', req.mas.from, req.mas.to))
+    }
     if (req.json) {
-      io.out(JSON.stringify({ ...(hs ? { ...hs.plan, fromSource: hs.fromSource } : {}), ...(mas ? { mas } : {}) }, null, 2) + '\n')
+      io.out(JSON.stringify({ ...(hs ? { ...hs.plan, fromSource: hs.fromSource } : {}), ...(mas ? { mas } : {}), ...(req.snapshot ? { snapshot: { file: req.snapshot.file, encounters: met } } : {}) }, null, 2) + '\n')
       return EXIT.pass
     }
     const parts: string[] = []
@@ -144,6 +183,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       parts.push(renderPlan(hs.plan, note))
     }
     if (mas) parts.push(renderMas(mas))
+    for (const e of met) parts.push(renderEncounters(e, req.snapshot!.file, printable))
     io.out(parts.join('\n'))
     return EXIT.pass
   } catch (err) {

@@ -3,23 +3,15 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { AREA_NAMES, type Area } from '../../lib/areas.ts'
-import { DEFAULT_CLIENT_PREFIX, DEFAULT_HS_PREFIX, DEFAULT_TIMEOUTS, TargetError, normaliseBaseUrl, normalisePrefix } from '../../lib/target.ts'
 import { VersionError, parseVersion } from '../../lib/versions.ts'
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../../lib/http.ts'
 import { UsageError, checkChoice, durationSeconds, parseCommandLine, positiveNumber, type OptionSpecs, type ParsedValues } from '../common/index.ts'
+import { TARGET_FLAGS, byteSize, targetOptions, type TargetOptions } from '../common/target-options.ts'
 
 export const REPORTERS = ['tap', 'junit', 'json', 'jsonstream', 'markdown', 'html'] as const
 export type Reporter = (typeof REPORTERS)[number]
 
-export interface Options {
-  masUrl?: string
-  masToken?: string
-  masUserToken?: string
-  hsUrl?: string
-  hsToken?: string
-  hsUserToken?: string
-  hsPrefix: string
-  clientPrefix: string
+/** The target options (scripts/common/target-options.ts, shared with snapshot and diff), then the run's own. */
+export interface Options extends TargetOptions {
   allowWrites: boolean
   /** --allow-token-in-url: the checks that send a token as ?access_token= may run */
   allowTokenInUrl: boolean
@@ -36,28 +28,13 @@ export interface Options {
   /** --jobs; undefined: defaultJobs() (bundled-mock.ts) */
   jobs?: number
   timeoutS: number
-  requestTimeoutMs: number
   /** --mock-hs-version / --mock-mas-version: the releases the bundled mock claims and behaves as */
   mockHsVersion?: string
   mockMasVersion?: string
-  // --- production manners (issue 16): rate, request budget, response size cap
-  /** requests per second across the whole run (--rate) */
-  rate?: number
-  /** requests of the whole run (--max-requests) */
-  maxRequests?: number
-  /** cap on one response's body, in bytes (--max-response-size) */
-  maxResponseBytes: number
 }
 
 const FLAGS = {
-  'mas-url': { type: 'string' },
-  'mas-token': { type: 'string' },
-  'mas-user-token': { type: 'string' },
-  'hs-url': { type: 'string' },
-  'hs-token': { type: 'string' },
-  'hs-user-token': { type: 'string' },
-  'hs-prefix': { type: 'string' },
-  'client-prefix': { type: 'string' },
+  ...TARGET_FLAGS,
   'allow-writes': { type: 'boolean' },
   'allow-token-in-url': { type: 'boolean' },
   'allow-partial': { type: 'boolean' },
@@ -71,15 +48,10 @@ const FLAGS = {
   output: { type: 'string' },
   jobs: { type: 'string' },
   timeout: { type: 'string' },
-  'request-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   // versions of the bundled mock (the versions engineer's block)
   'mock-hs-version': { type: 'string' },
   'mock-mas-version': { type: 'string' },
-  // production manners (issue 16)
-  rate: { type: 'string' },
-  'max-requests': { type: 'string' },
-  'max-response-size': { type: 'string' },
 } as const satisfies OptionSpecs
 
 type Values = ParsedValues<typeof FLAGS>
@@ -88,16 +60,8 @@ type Values = ParsedValues<typeof FLAGS>
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' {
   const { values } = parseCommandLine(argv, FLAGS)
   if (values.help) return 'help'
-  const pick = (flag: string | undefined, name: string) => (flag !== undefined ? flag : env[name] !== undefined && env[name] !== '' ? env[name] : undefined)
   const o: Options = {
-    masUrl: pick(values['mas-url'], 'MAS_URL'),
-    masToken: pick(values['mas-token'], 'MAS_ADMIN_TOKEN'),
-    masUserToken: pick(values['mas-user-token'], 'MAS_USER_TOKEN'),
-    hsUrl: pick(values['hs-url'], 'HS_URL'),
-    hsToken: pick(values['hs-token'], 'HS_ADMIN_TOKEN'),
-    hsUserToken: pick(values['hs-user-token'], 'HS_USER_TOKEN'),
-    hsPrefix: DEFAULT_HS_PREFIX,
-    clientPrefix: DEFAULT_CLIENT_PREFIX,
+    ...targetOptions(values, env),
     allowWrites: values['allow-writes'] === true,
     allowTokenInUrl: values['allow-token-in-url'] === true,
     allowPartial: values['allow-partial'] === true,
@@ -107,11 +71,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
     faultMatrix: values['fault-matrix'] === true,
     jobs: positiveNumber('--jobs', values.jobs, { integer: true, max: 64 }),
     timeoutS: durationSeconds('--timeout', values.timeout, { min: 1, max: 3600 }) ?? 120,
-    requestTimeoutMs: (durationSeconds('--request-timeout', values['request-timeout'], { min: 0.1, max: 600 }) ?? DEFAULT_TIMEOUTS.requestMs / 1000) * 1000,
-    maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   }
-  mannerOptions(o, values)
-  targetOptions(o, values)
+  bundledMockOnly(o)
   mockVersionOptions(o, values)
   if (o.faultMatrix && values.timeout === undefined) o.timeoutS = 900
   if (values.area) o.areas = areaOption(values.area)
@@ -121,23 +82,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
   return o
 }
 
-function targetOptions(o: Options, values: Values): void {
-  try {
-    if (o.masUrl !== undefined) o.masUrl = normaliseBaseUrl(o.masUrl, values['mas-url'] !== undefined ? '--mas-url' : 'MAS_URL')
-    if (o.hsUrl !== undefined) o.hsUrl = normaliseBaseUrl(o.hsUrl, values['hs-url'] !== undefined ? '--hs-url' : 'HS_URL')
-    if (values['hs-prefix'] !== undefined) o.hsPrefix = normalisePrefix(values['hs-prefix'], '--hs-prefix')
-    if (values['client-prefix'] !== undefined) o.clientPrefix = normalisePrefix(values['client-prefix'], '--client-prefix')
-  } catch (e) {
-    if (e instanceof TargetError) throw new UsageError(e.message)
-    throw e
-  }
+function bundledMockOnly(o: Options): void {
   const hasTarget = o.masUrl !== undefined || o.hsUrl !== undefined
-  if (!o.masUrl && (values['mas-token'] !== undefined || values['mas-user-token'] !== undefined)) {
-    throw new UsageError('an auth service token was given without --mas-url (or MAS_URL)')
-  }
-  if (!o.hsUrl && (values['hs-token'] !== undefined || values['hs-user-token'] !== undefined)) {
-    throw new UsageError('a homeserver token was given without --hs-url (or HS_URL)')
-  }
   if (hasTarget && o.mockFaults.length > 0) throw new UsageError('--mock-fault applies to the bundled mock only; leave out --mas-url/--hs-url')
   if (hasTarget && o.faultMatrix) throw new UsageError('--fault-matrix applies to the bundled mock only; leave out --mas-url/--hs-url')
 }
@@ -211,26 +157,4 @@ function outputOptions(o: Options, values: Values): void {
   }
 }
 
-// --- production manners (issue 16)
-
-/** --rate, --max-requests and --max-response-size. */
-function mannerOptions(o: Options, values: Values): void {
-  const rate = positiveNumber('--rate', values.rate, { min: 0.01, max: 100_000, unit: 'requests per second' })
-  if (rate !== undefined) o.rate = rate
-  const max = positiveNumber('--max-requests', values['max-requests'], { integer: true, min: 1, max: 100_000_000 })
-  if (max !== undefined) o.maxRequests = max
-  if (values['max-response-size'] !== undefined) o.maxResponseBytes = byteSize('--max-response-size', values['max-response-size'])
-}
-
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 }
-
-/** `4MiB`, `512k`, `1048576` (bytes); units are binary (k = 1024). At least 1 KiB, at most 1 GiB. */
-export function byteSize(option: string, raw: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw)
-  const unit = m?.[2]?.toLowerCase() ?? ''
-  const n = m && unit in UNITS ? Math.floor(Number(m[1]) * UNITS[unit]!) : NaN
-  if (!Number.isFinite(n) || n < 1024 || n > 1024 ** 3) {
-    throw new UsageError(`${option} must be a size from 1KiB to 1GiB, such as 4MiB, 512KiB or 1048576 (bytes), got '${raw.slice(0, 40)}'`)
-  }
-  return n
-}
+export { byteSize }

@@ -7,10 +7,11 @@ import type { RequestSummary } from '../../lib/meter.ts'
 import { visible } from '../../lib/escape.ts'
 import type { Assertion, CheckResult, RunReport, SuiteResult } from './results.ts'
 import { nextStep, seconds } from './terminal.ts'
+import { escapeHtml } from '../common/escape.ts'
 
 /** HTML text: controls, bidi overrides and other format characters shown as escapes (lib/escape.ts), then entities. */
 function esc(s: string): string {
-  return visible(s, { newlines: 'keep' }).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c]!)
+  return escapeHtml(visible(s, { newlines: 'keep' }))
 }
 
 const CSS = `
