@@ -208,8 +208,9 @@ export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown>
       { name: 'upstream-oauth-link', description: 'Links between users and their accounts at upstream providers.' },
       { name: 'user-registration-token', description: 'Tokens that allow registration: usage limits, expiry, revocation.' },
       { name: 'event-report', description: 'Reports users filed against events (homeserver admin API).' },
+      { name: 'user-report', description: 'Reports users filed against users (homeserver admin API, since Synapse 1.152.0).' },
       { name: 'homeserver', description: 'Version and background updates of the homeserver.' },
-      { name: 'client', description: 'Client API call that files a report.' },
+      { name: 'client', description: 'Client API calls that file a report against an event or a user.' },
     ],
     paths,
     components: {
