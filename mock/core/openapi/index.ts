@@ -73,6 +73,7 @@ const PATH_PARAMS: Record<string, { description: string; schemaRef?: string; sch
   report_id: { description: 'The report id: a non-negative integer in decimal.', schema: { type: 'string' } },
   roomId: { description: 'The room of the event.', schema: { type: 'string' } },
   eventId: { description: 'The reported event.', schema: { type: 'string' } },
+  userId: { description: 'The reported user: a full user id (@localpart:server).', schema: { type: 'string' } },
   username: { description: 'The username (localpart) of the user.', schema: { type: 'string' } },
 }
 
