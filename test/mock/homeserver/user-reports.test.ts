@@ -180,3 +180,28 @@ t.test('the seed: deterministic, a third as many as the event reports (at least 
   for (const r of a.reports) perTarget.set(r.targetUserId, (perTarget.get(r.targetUserId) ?? 0) + 1)
   t.ok(Math.max(...perTarget.values()) >= (2 * a.total) / perTarget.size, 'a few users draw many reports (the most reported has twice the mean)', { perTarget: [...perTarget.values()] })
 })
+
+t.test('--state: filed and deleted user reports survive a restart, and the id generator goes on', async (t) => {
+  const { mkdtempSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const path = await import('node:path')
+  const dir = mkdtempSync(path.join(tmpdir(), 'ac-user-reports-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const first = await startHs({ stateDir: dir, reports: 10 })
+  const seeded = (await first.req('GET', `${first.admin}/user_reports?dir=f`, { token: ADMIN_TOKEN })).body
+  const admin = await whoami(first, ADMIN_TOKEN)
+  t.equal((await file(first, USER_TOKEN, admin, { reason: 'kept ☃' })).status, 200)
+  const victim = seeded.user_reports[0].id
+  t.equal((await first.req('DELETE', `${first.admin}/user_reports/${victim}`, { token: ADMIN_TOKEN })).status, 200)
+  const before = (await first.req('GET', `${first.admin}/user_reports?dir=f`, { token: ADMIN_TOKEN })).body
+  await first.close()
+  const second = await startHs({ stateDir: dir, reports: 10 })
+  t.teardown(() => second.close())
+  const after = (await second.req('GET', `${second.admin}/user_reports?dir=f`, { token: ADMIN_TOKEN })).body
+  t.same(after, before, 'the same listing after the restart')
+  t.equal(after.total, seeded.total, 'one filed, one deleted')
+  t.equal(after.user_reports.at(-1).reason, 'kept ☃')
+  t.equal((await file(second, USER_TOKEN, admin, { reason: 'next' })).status, 200)
+  const newest = (await second.req('GET', `${second.admin}/user_reports?limit=1`, { token: ADMIN_TOKEN })).body.user_reports[0]
+  t.equal(newest.id, after.user_reports.at(-1).id + 1, 'the next id follows the replayed ones')
+})
