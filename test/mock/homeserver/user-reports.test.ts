@@ -187,7 +187,7 @@ t.test('--state: filed and deleted user reports survive a restart, and the id ge
   const path = await import('node:path')
   const dir = mkdtempSync(path.join(tmpdir(), 'ac-user-reports-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const first = await startHs({ stateDir: dir, reports: 10 })
+  const first = await startHs({ stateDir: dir, reports: 10, adminToken: 'mas_admin_state_test', userToken: 'mas_user_state_test', adminClientSecret: 'state-test-secret' })
   const seeded = (await first.req('GET', `${first.admin}/user_reports?dir=f`, { token: ADMIN_TOKEN })).body
   const admin = await whoami(first, ADMIN_TOKEN)
   t.equal((await file(first, USER_TOKEN, admin, { reason: 'kept ☃' })).status, 200)
@@ -195,7 +195,7 @@ t.test('--state: filed and deleted user reports survive a restart, and the id ge
   t.equal((await first.req('DELETE', `${first.admin}/user_reports/${victim}`, { token: ADMIN_TOKEN })).status, 200)
   const before = (await first.req('GET', `${first.admin}/user_reports?dir=f`, { token: ADMIN_TOKEN })).body
   await first.close()
-  const second = await startHs({ stateDir: dir, reports: 10 })
+  const second = await startHs({ stateDir: dir, reports: 10, adminToken: 'mas_admin_state_test', userToken: 'mas_user_state_test', adminClientSecret: 'state-test-secret' })
   t.teardown(() => second.close())
   const after = (await second.req('GET', `${second.admin}/user_reports?dir=f`, { token: ADMIN_TOKEN })).body
   t.same(after, before, 'the same listing after the restart')
