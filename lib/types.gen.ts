@@ -1854,6 +1854,85 @@ export interface UserRegistrationTokenUpdateRequest {
   usage_limit?: number | null
   expires_at?: string | null
 }
+/**
+ * A user report, in listings and in the single response alike: exactly these five keys.
+ */
+export interface UserReport {
+  /**
+   * Report id.
+   */
+  id: number
+  /**
+   * When the report was filed, in milliseconds since the Unix epoch.
+   */
+  received_ts: number
+  /**
+   * The reported user (always a local user that existed when the report was filed).
+   */
+  target_user_id: string
+  /**
+   * The user who filed the report.
+   */
+  user_id: string
+  /**
+   * Reason the reporter gave; may be blank, never null.
+   */
+  reason: string
+}
+/**
+ * Response of DELETE /user_reports/{report_id}: an empty object.
+ */
+export interface UserReportDeleteResponse {}
+/**
+ * Body of POST /_matrix/client/v3/users/{userId}/report. reason is required and must be a string of at most 1000 characters; other keys are ignored.
+ */
+export interface UserReportFileRequest {
+  reason: string
+  [k: string]: unknown
+}
+/**
+ * 200 response: an empty object, also when the report was dropped (the user is not local or does not exist).
+ */
+export interface UserReportFileResponse {}
+/**
+ * Response of GET /user_reports.
+ */
+export interface UserReportList {
+  user_reports: UserReport[]
+  /**
+   * Number of reports matching the filters, ignoring from and limit.
+   */
+  total: number
+  /**
+   * Present only when from + limit < total; pass it as from. Left out, never null, otherwise.
+   */
+  next_token?: number
+}
+/**
+ * Query parameters of GET /user_reports as decoded values. All optional.
+ */
+export interface UserReportListQuery {
+  /**
+   * Offset; set it only from a previous next_token.
+   */
+  from?: number
+  /**
+   * Maximum number of reports returned; no upper bound.
+   */
+  limit?: number
+  /**
+   * b (newest first by received_ts, the default) or f (oldest first).
+   */
+  dir?: 'b' | 'f'
+  /**
+   * Only reports filed by users whose id contains this text (SQL LIKE '%value%').
+   */
+  user_id?: string
+  /**
+   * Only reports against users whose id contains this text (SQL LIKE '%value%').
+   */
+  target_user_id?: string
+}
 export interface UserResource {
   type: 'user'
   id: AdminCommonULID
@@ -2107,6 +2186,12 @@ export interface SchemaTypes {
   'homeserver/room-context#StateEvent': RoomContextStateEvent
   'homeserver/server-version': ServerVersion
   'homeserver/server-version#ServerVersion': ServerVersion
+  'homeserver/user-report#DeleteResponse': UserReportDeleteResponse
+  'homeserver/user-report#FileRequest': UserReportFileRequest
+  'homeserver/user-report#FileResponse': UserReportFileResponse
+  'homeserver/user-report#List': UserReportList
+  'homeserver/user-report#ListQuery': UserReportListQuery
+  'homeserver/user-report#UserReport': UserReport
   'requestlog/audit-result': AuditResult
   'requestlog/audit-result#Activity': AuditResultActivity
   'requestlog/audit-result#ActivityCounts': AuditResultActivityCounts

@@ -1,4 +1,4 @@
-// The homeserver's table: the admin API (event reports, server_version, background updates) under
+// The homeserver's table: the admin API (event and user reports, server_version, background updates) under
 // `{hsPrefix}/admin/v1` and the client API slice under `{clientPrefix}/client`. The route modules
 // keep their handlers; this table gives each of their routes its OpenAPI description (or why it has
 // none) and its version gate, keyed by method and pattern: a route without a row, or a row without a
@@ -16,6 +16,8 @@ import { clientRoutes } from './client/rooms.ts'
 import { ClientAuthenticator } from './client/auth.ts'
 import { discoveryRoutes } from './client/discovery.ts'
 import { eventReportRoutes } from './event-reports.ts'
+import { userReportRoutes } from './user-reports.ts'
+import { clientUserReportRoutes } from './client/user-reports.ts'
 import { serverVersionRoutes } from './server-version.ts'
 import { CONTEXT_ERRORS, roomContextRoutes } from './room-context.ts'
 
@@ -92,6 +94,40 @@ const ROWS: Record<string, Row> = {
       },
     },
   },
+  'GET {admin}/user_reports': {
+    ...synapseGate('user-reports-admin-api'),
+    doc: {
+      operationId: 'listUserReports', tag: 'user-report', summary: 'List user reports', security: 'hs-admin',
+      description: 'Offset pagination: while next_token is present, call again with from set to it. Ordered by received_ts.',
+      query: 'homeserver/user-report#ListQuery',
+      responses: {
+        '200': { description: 'A page of user reports.', ref: 'homeserver/user-report#List' },
+        '400': hsErr("from or limit not a non-negative integer ('Query parameter limit must be a positive integer.', 'Query parameter from must be an integer'), or dir not b or f (\"Query parameter 'dir' must be one of ['b', 'f']\"): M_INVALID_PARAM; a non-ASCII filter: M_UNKNOWN \"Query parameter '<name>' must be ascii\"."),
+      },
+    },
+  },
+  'GET {admin}/user_reports/:report_id?': {
+    ...synapseGate('user-reports-admin-api'),
+    doc: {
+      operationId: 'getUserReport', tag: 'user-report', summary: 'Get a user report', security: 'hs-admin',
+      responses: {
+        '200': { description: 'The report: the five keys of a listed item.', ref: 'homeserver/user-report#UserReport' },
+        '400': BAD_REPORT_ID,
+        '404': hsErr("The report does not exist: M_NOT_FOUND 'User report not found'."),
+      },
+    },
+  },
+  'DELETE {admin}/user_reports/:report_id?': {
+    ...synapseGate('user-reports-admin-api'),
+    doc: {
+      operationId: 'deleteUserReport', tag: 'user-report', summary: 'Delete a user report', security: 'hs-admin',
+      responses: {
+        '200': { description: 'Deleted: an empty object.', ref: 'homeserver/user-report#DeleteResponse' },
+        '400': BAD_REPORT_ID,
+        '404': hsErr("The report does not exist: M_NOT_FOUND 'User report not found'."),
+      },
+    },
+  },
   'GET {admin}/server_version': {
     doc: {
       operationId: 'getServerVersion', tag: 'homeserver', summary: 'Get the homeserver version', security: 'none',
@@ -109,6 +145,19 @@ const ROWS: Record<string, Row> = {
   'POST {admin}/background_updates/enabled': { doc: BACKGROUND_TOGGLE },
   'POST {client}/v3/rooms/:roomId?/report/:eventId?': reportRow('v3'),
   'POST {client}/r0/rooms/:roomId?/report/:eventId?': reportRow('r0'),
+  'POST {client}/v3/users/:userId?/report': {
+    ...synapseGate('client-user-report'),
+    doc: {
+      operationId: 'reportUser', tag: 'client', security: 'hs-user',
+      summary: 'Report a user (creates a user report; MSC4260)',
+      description: 'Also 200 {} when the user is not on this server or does not exist: then nothing is stored.',
+      body: { ref: 'homeserver/user-report#FileRequest' },
+      responses: {
+        '200': { description: 'Reported (or silently dropped): an empty object.', ref: 'homeserver/user-report#FileResponse' },
+        '400': hsErr("The body is not JSON (M_NOT_JSON 'Content not JSON.') or not an object (M_BAD_JSON 'Content must be a JSON object.'); reason missing (M_MISSING_PARAM) or not a string (M_BAD_JSON), with pydantic's validation message; reason longer than 1000 characters (M_BAD_JSON 'Reason must be less than 1000 characters')."),
+      },
+    },
+  },
   'POST {client}/unstable/rooms/:roomId?/report/:eventId?': { doc: { undocumented: 'the unstable prefix of the report call, same servlet as v3' } },
   'GET {client}/versions': { doc: FIXTURE },
   'GET /.well-known/matrix/client': { doc: SIGN_IN },
@@ -148,9 +197,11 @@ export function homeserverTable(options: MockOptions): RouteTable {
   const routes = [
     ...eventReportRoutes(adminBase, auth),
     ...roomContextRoutes(adminBase, auth),
+    ...userReportRoutes(adminBase, auth),
     ...serverVersionRoutes(adminBase, options),
     ...backgroundUpdateRoutes(adminBase, auth),
     ...clientReportRoutes(clientBase, clientAuth),
+    ...clientUserReportRoutes(clientBase, clientAuth),
     ...clientRoutes(clientBase, clientAuth),
     ...discoveryRoutes(clientBase),
   ]

@@ -1,6 +1,7 @@
 // Builds the homeserver side of the world from the seed: the admin and the non-admin token holders,
 // more users (reporters and senders, with tokens that stay internal), rooms with and without names and
-// canonical aliases, the reported events and `options.reports` reports, all before `options.epoch`.
+// canonical aliases, the reported events and `options.reports` reports, then user reports (about a
+// third as many, at least 12 unless no reports are asked for), all before `options.epoch`.
 // Same seed and sizes, same world: every random choice comes from one seeded faker.
 import { createHmac } from 'node:crypto'
 import { Faker, base, en } from '@faker-js/faker'
@@ -52,6 +53,8 @@ export function seedHomeserver(options: MockOptions): HomeserverStore {
   const start = end - span
   const rooms = seedRooms(s, people, admin, user, start)
   seedReports(s, rooms, start, span)
+  // Drawn last, so that the worlds of earlier releases of the mock stay the same up to here.
+  seedUserReports(s, people, start, span)
   return store
 }
 
@@ -231,5 +234,47 @@ function seedReports(s: HsSeed, seeded: SeededRooms, start: number, span: number
     if (rnd() < 0.75) body.reason = rnd() < 0.1 ? '' : pick(texts.reasons)
     if (rnd() < 0.6) body.score = pick([-100, -100, -100, -75, -50, -50, -25, -10, 0])
     store.addReport({ roomId, eventId, userId: reporter, content: body, receivedTs: t })
+  }
+}
+
+/** Reasons of user reports: short and long, blank, non-ASCII, quotes and a line break. */
+function userReportReasons(faker: Faker): string[] {
+  return [
+    'spam',
+    'harassment',
+    'impersonation',
+    'sends unsolicited invites to every room',
+    'scam: asks for crypto "investments"',
+    'threatening messages in DMs',
+    '',
+    '',
+    'Belästigung über Direktnachrichten',
+    'スパムを送り続けている',
+    'usurpation d’identité 🙁',
+    "it's a bot\nposting links every minute",
+    ...Array.from({ length: 8 }, () => `pretends to be ${faker.person.fullName()}`),
+    ...Array.from({ length: 6 }, () => `links to ${faker.internet.domainName()} in every message`),
+    ...Array.from({ length: 4 }, () => faker.lorem.sentences({ min: 2, max: 5 })),
+  ]
+}
+
+/**
+ * User reports (the MSC4260 client call), in time order: reporters and targets among the seeded users,
+ * a few users reported again and again, nobody reporting themselves.
+ */
+function seedUserReports(s: HsSeed, people: string[], start: number, span: number): void {
+  const { store, rnd, pick, options, faker } = s
+  const n = options.reports === 0 ? 0 : clamp(Math.ceil(options.reports / 3), 12, 100_000)
+  if (n === 0 || people.length < 2) return
+  const reasons = userReportReasons(faker)
+  // Some users draw many reports: the first few of the shuffled list are the usual suspects.
+  const suspects = faker.helpers.shuffle([...people]).slice(0, Math.max(2, Math.ceil(people.length / 5)))
+  const times = Array.from({ length: n }, () => start + Math.floor(rnd() * span)).sort((a, b) => a - b)
+  for (let i = 1; i < n; i++) if (rnd() < 0.03) times[i] = times[i - 1]!
+  for (const t of times) {
+    const target = rnd() < 0.6 ? pick(suspects) : pick(people)
+    let reporter = pick(people)
+    while (reporter === target) reporter = pick(people)
+    store.addUserReport({ targetUserId: target, userId: reporter, reason: pick(reasons), receivedTs: t })
   }
 }

@@ -1,5 +1,5 @@
 // The homeserver's records as the mock stores them: users and their sessions, rooms, events, event
-// reports, and the shapes of a report listing's query and answer.
+// reports, user reports, and the shapes of a report listing's query and answer.
 import type { EventReportListItem } from '../../lib/types.gen.ts'
 
 export interface HsUser {
@@ -88,5 +88,34 @@ export interface ReportPage {
   reports: EventReport[]
   total: number
   /** report records the query touched (not counting the page itself); 0 when total came from array lengths */
+  scanned: number
+}
+
+/** A user report: a row of the real `user_reports` table, all five columns NOT NULL. */
+export interface UserReport {
+  id: number
+  receivedTs: number
+  /** the reported (local, existing) user */
+  targetUserId: string
+  /** the reporter */
+  userId: string
+  reason: string
+}
+
+export interface UserReportQuery {
+  from: number
+  limit: number
+  /** b: newest first; f: oldest first (by received_ts, then id) */
+  dir: 'b' | 'f'
+  /** reporter filter, SQL LIKE '%v%' */
+  userId?: string
+  /** target filter, SQL LIKE '%v%' */
+  targetUserId?: string
+}
+
+export interface UserReportPage {
+  reports: UserReport[]
+  total: number
+  /** reports the filters were tested on */
   scanned: number
 }

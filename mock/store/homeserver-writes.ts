@@ -21,3 +21,5 @@ export type HsWrite =
   | { t: 'hs.report'; id: number; roomId: string; eventId: string; userId: string; content: Record<string, unknown>; receivedTs: number }
   | { t: 'hs.report.delete'; id: number }
   | { t: 'hs.stats.drop'; roomId: string }
+  | { t: 'hs.user-report'; id: number; targetUserId: string; userId: string; reason: string; receivedTs: number }
+  | { t: 'hs.user-report.delete'; id: number }

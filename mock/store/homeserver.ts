@@ -1,11 +1,12 @@
-// The homeserver side of the mock world: users and their tokens, rooms, events and event reports
-// (their ordered indexes live in ./homeserver-reports.ts). Every write after seeding goes through
+// The homeserver side of the mock world: users and their tokens, rooms, events, event reports
+// (their ordered indexes live in ./homeserver-reports.ts) and user reports (./homeserver-user-reports.ts). Every write after seeding goes through
 // `write()` as one entry (./homeserver-writes.ts): recorded first (the state journal), then applied.
 import { createHash } from 'node:crypto'
 import type { Recorder } from './recorder.ts'
 import { ReportIndex } from './homeserver-reports.ts'
+import { UserReportIndex } from './homeserver-user-reports.ts'
 import type { HsWrite, RoomOpts } from './homeserver-writes.ts'
-import type { EventReport, EventReportItem, HsEvent, HsRoom, HsSession, HsUser, ReportPage, ReportQuery } from './homeserver-records.ts'
+import type { EventReport, EventReportItem, HsEvent, HsRoom, HsSession, HsUser, ReportPage, ReportQuery, UserReport, UserReportPage, UserReportQuery } from './homeserver-records.ts'
 
 
 /** How a release stores a locally created event (see eventJson). */
@@ -60,6 +61,9 @@ export class HomeserverStore {
   recorder: Recorder | null = null
   /** the id generator: starts at MAX(id) or 1 and increments before returning, so a fresh store's first id is 2 */
   private lastReportId = 1
+  private readonly userReports = new UserReportIndex()
+  /** the user reports' own id generator, the same rule as lastReportId's */
+  private lastUserReportId = 1
   private eventCounter = 0
 
   constructor(
@@ -381,6 +385,34 @@ export class HomeserverStore {
     return this.reports.list(q)
   }
 
+  // ---- user reports -----------------------------------------------------------------------------
+
+  /** Files a user report (the client endpoint, or the seed). The caller checks that the target exists. */
+  addUserReport(input: { targetUserId: string; userId: string; reason: string; receivedTs: number }): UserReport {
+    const id = this.lastUserReportId + 1
+    this.write({ t: 'hs.user-report', id, ...input })
+    return this.userReports.get(id)!
+  }
+
+  getUserReport(id: number): UserReport | undefined {
+    return this.userReports.get(id)
+  }
+
+  /** false when no such report */
+  deleteUserReport(id: number): boolean {
+    if (!this.userReports.get(id)) return false
+    this.write({ t: 'hs.user-report.delete', id })
+    return true
+  }
+
+  userReportCount(): number {
+    return this.userReports.size
+  }
+
+  listUserReports(q: UserReportQuery): UserReportPage {
+    return this.userReports.list(q)
+  }
+
   // ---- writes -----------------------------------------------------------------------------------
 
   /** Records a write, then applies it: the one way records change after seeding. */
@@ -421,6 +453,13 @@ export class HomeserverStore {
       case 'hs.stats.drop':
         this.room(w.roomId).stats = false
         this.reports.unlistRoom(w.roomId)
+        return
+      case 'hs.user-report':
+        if (w.id > this.lastUserReportId) this.lastUserReportId = w.id
+        this.userReports.add({ id: w.id, receivedTs: w.receivedTs, targetUserId: w.targetUserId, userId: w.userId, reason: w.reason })
+        return
+      case 'hs.user-report.delete':
+        this.userReports.delete(w.id)
         return
     }
   }

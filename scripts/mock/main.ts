@@ -14,14 +14,14 @@ import { EXIT, didYouMean, failWith, prefixed, listLines, parseCommandLine, posi
 const HELP = `usage: admin-conformance mock [options]
 
 Starts the reference mock of the auth service admin API (/api/admin/v1) and the homeserver
-event-report admin API (/_synapse/admin/v1) on one port, seeded deterministically.
+event- and user-report admin API (/_synapse/admin/v1) on one port, seeded deterministically.
 
 options:
   --host H                 address to listen on (default 127.0.0.1)
   --port N                 port (default 8080; 0 = any free port)
   --seed N                 seed of the generated world (default 1)
   --sessions N             sessions to seed in all, split across compat, OAuth 2.0 and personal (default 90)
-  --reports N              event reports to seed (default 40)
+  --reports N              event reports to seed (default 40); user reports: a third as many, at least 12
   --admin-token T          auth service admin token (env MOCK_ADMIN_TOKEN; default random, printed once)
   --user-token T           auth service token without urn:mas:admin (env MOCK_USER_TOKEN)
   --hs-admin-token T       homeserver admin token (env MOCK_HS_ADMIN_TOKEN)

@@ -2,7 +2,7 @@
 // document (./state-crash.test.ts has those): user e-mails (add, delete), user actions (lock,
 // unlock, deactivate, reactivate, set-admin), registration tokens (add, update, revoke, unrevoke),
 // upstream links (add, delete), OAuth 2.0 and browser session finishes, policy data, event-report
-// deletion, reports through the client API, and browser sign-ins (their cookies). Eight clients
+// deletion, reports through the client API, user reports (filed and deleted), and browser sign-ins (their cookies). Eight clients
 // stream them concurrently and the mock is killed with SIGKILL in the middle; after a restart
 // with the same --state every acknowledged write is there as its answer said, and every record
 // that differs from before the stream is explained by a write that was acknowledged or in flight.
@@ -27,6 +27,7 @@ const sameAs = (p: string) => async (u: string, ack: Answer) => (JSON.stringify(
 const gone = (p: string, token?: string) => async (u: string) => ((await call(u, 'GET', p, undefined, token)).status === 404 ? undefined : `${p} still there`)
 const createdSame = (family: string) => async (u: string, ack: Answer) => sameAs(`${API}/${family}/${ack.body.data.id}`)(u, ack)
 const REPORTS = '/_synapse/admin/v1/event_reports'
+const USER_REPORTS = '/_synapse/admin/v1/user_reports'
 
 /** every record of the families, by id, as JSON of its attributes */
 async function snapshot(u: string): Promise<Record<string, Map<string, any>>> {
@@ -40,6 +41,7 @@ async function snapshot(u: string): Promise<Record<string, Map<string, any>>> {
     oauth2: byId(await listAll(u, `${API}/oauth2-sessions`)),
     browser: byId(await listAll(u, `${API}/user-sessions`)),
     reports: byId(reports),
+    userReports: byId((await call(u, 'GET', `${USER_REPORTS}?limit=10000`, undefined, HS_ADMIN)).body.user_reports),
   }
 }
 
@@ -54,6 +56,9 @@ interface World {
   oauth2: any[]
   browser: any[]
   reports: number[]
+  userReports: number[]
+  /** a local user to report */
+  reported: string
   room: string
   event: string
 }
@@ -110,6 +115,14 @@ function buildOps(w: World): { ops: Op[]; login: any; deactivated: Set<string> }
       check: async (u) => ((await call(u, 'GET', `${REPORTS}?limit=10000`, undefined, HS_ADMIN)).body.event_reports.some((r: any) => r.reason === reason) ? undefined : `report ${reason} missing`),
     })
   }
+  for (const id of w.userReports.slice(0, 4)) ops.push({ kind: 'user-report-delete', key: String(id), run: (u) => call(u, 'DELETE', `${USER_REPORTS}/${id}`, undefined, HS_ADMIN), check: gone(`${USER_REPORTS}/${id}`, HS_ADMIN) })
+  for (let i = 0; i < 5; i++) {
+    const reason = `crash-user-report-${i}`
+    ops.push({
+      kind: 'client-user-report', key: reason, run: (u) => call(u, 'POST', `/_matrix/client/v3/users/${encodeURIComponent(w.reported)}/report`, { reason }, HS_USER),
+      check: async (u) => ((await call(u, 'GET', `${USER_REPORTS}?limit=10000`, undefined, HS_ADMIN)).body.user_reports.some((r: any) => r.reason === reason) ? undefined : `user report ${reason} missing`),
+    })
+  }
   for (let i = 0; i < 4; i++) {
     ops.push({
       kind: 'login', key: `login ${i}`,
@@ -141,6 +154,7 @@ function unexplained(before: Record<string, Map<string, any>>, after: Record<str
   changed('oauth2', bySession)
   changed('browser', (id, a) => bySession(id, a) || (!before.browser!.has(id) && a.user_id === loginUser))
   changed('reports', (id, a) => keys.has(id) || keys.has(a.reason))
+  changed('userReports', (id, a) => keys.has(id) || keys.has(a.reason))
   const logins = [...after.browser!.keys()].filter((id) => !before.browser!.has(id)).length
   const [ackedLogins, sentLogins] = [acked, sent].map((l) => l.filter((o) => o.kind === 'login').length)
   if (logins < ackedLogins! || logins > sentLogins!) out.push(`${logins} new browser sessions for ${ackedLogins} acknowledged and ${sentLogins} sent sign-ins`)
@@ -166,6 +180,8 @@ t.test('every family: acknowledged writes survive kill -9, nothing else changes'
     oauth2: await listAll(url, `${API}/oauth2-sessions?filter[status]=active`),
     browser: await listAll(url, `${API}/user-sessions?filter[status]=active`),
     reports: ((await call(url, 'GET', `${REPORTS}?limit=1000`, undefined, HS_ADMIN)).body.event_reports as { id: number }[]).map((r) => r.id),
+    userReports: ((await call(url, 'GET', `${USER_REPORTS}?limit=1000`, undefined, HS_ADMIN)).body.user_reports as { id: number }[]).map((r) => r.id),
+    reported: (await call(url, 'GET', '/_matrix/client/v3/account/whoami', undefined, HS_ADMIN)).body.user_id,
     room,
     event: sent.body.event_id,
   }

@@ -139,6 +139,15 @@ if (!avail.ok) {
     t.equal(empty.length, w.filed.filter((f) => f.note === 'an empty body').length, 'reports filed with {} list score and reason as null')
     const unicode = reports.find((r) => r.event_id === w.filed.find((f) => f.note === 'unicode')!.eventId)
     t.equal(unicode?.reason, 'spam 🚩 日本語 עברית \u202ereversed\u202c done', 'a unicode reason is kept byte for byte')
+    if (w.userReports.length > 0) {
+      const users = await admin(s, w, '/user_reports?dir=f&limit=100')
+      t.equal(users.json.total, w.userReports.length, `the ${w.userReports.length} user reports filed are listed`)
+      t.same(
+        (users.json.user_reports as { user_id: string; target_user_id: string; reason: string }[]).map((r) => [r.user_id, r.target_user_id, r.reason]),
+        w.userReports.map((r) => [r.reporter, r.target, r.reason]),
+        'reporter, target and reason as filed, oldest first',
+      )
+    } else t.comment(`Synapse ${release} has no user-report call: none seeded`)
   })
 
   t.test(`the mock claiming ${release} answers every data-independent probe as the real server does`, async (t) => {

@@ -31,7 +31,7 @@ export function schemaAt(components: Record<string, JsonSchema>, schema: JsonSch
   return prop ? schemaAt(components, prop, rest) : undefined
 }
 
-const ITEM_IN_LIST = ['/data/0/id', '/event_reports/0/id']
+const ITEM_IN_LIST = ['/data/0/id', '/event_reports/0/id', '/user_reports/0/id']
 const ITEM_IN_SINGLE = ['/data/id', '/id']
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch'])

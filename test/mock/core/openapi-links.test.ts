@@ -145,6 +145,8 @@ t.test('links: every family with a fetchable item has them', async (t) => {
   t.ok(linked('getLatestPolicyData', 'getPolicyData', { id: '$response.body#/data/id' }))
   t.ok(linked('listEventReports', 'getEventReport', { report_id: '$response.body#/event_reports/0/id' }))
   t.ok(linked('getEventReport', 'deleteEventReport', { report_id: '$response.body#/id' }))
+  t.ok(linked('listUserReports', 'getUserReport', { report_id: '$response.body#/user_reports/0/id' }))
+  t.ok(linked('getUserReport', 'deleteUserReport', { report_id: '$response.body#/id' }))
 })
 
 /** The value of a `$response.body#/…` expression in a body. */

@@ -149,6 +149,14 @@ const INTERFACE_B = [
   'POST /_matrix/client/r0/rooms/{roomId}/report/{eventId}',
 ]
 
+// user reports: beyond the interface document, in the Synapse admin API since v1.152.0 (filed through the client API since v1.133.0)
+const USER_REPORTS = [
+  'GET /_synapse/admin/v1/user_reports',
+  'GET /_synapse/admin/v1/user_reports/{report_id}',
+  'DELETE /_synapse/admin/v1/user_reports/{report_id}',
+  'POST /_matrix/client/v3/users/{userId}/report',
+]
+
 // the homeserver admin API beyond the interface document: what report consumers and admin UIs call
 const BEYOND_B = [
   'GET /_synapse/admin/v1/rooms/{roomId}/context/{eventId}',
@@ -191,8 +199,8 @@ const BEYOND_A = [
 
 t.test('covers exactly the endpoints of areas A and B, and the admin API beyond them', async (t) => {
   const got = operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()
-  t.same(got, [...INTERFACE_A, ...BEYOND_A, ...INTERFACE_B, ...BEYOND_B].sort())
-  t.equal(ENDPOINTS.length, 23 + BEYOND_A.length + BEYOND_B.length)
+  t.same(got, [...INTERFACE_A, ...BEYOND_A, ...INTERFACE_B, ...BEYOND_B, ...USER_REPORTS].sort())
+  t.equal(ENDPOINTS.length, 23 + BEYOND_A.length + BEYOND_B.length + USER_REPORTS.length)
 })
 
 function op(method: string, path: string): Json {
@@ -229,6 +237,10 @@ t.test('parameters, bodies and responses of the listings and writes', async (t) 
   const reports = op('get', '/_synapse/admin/v1/event_reports')
   t.same(paramNames(reports), ['from', 'limit', 'dir', 'user_id', 'room_id', 'event_sender_user_id'])
   t.same(reports.security, [{ 'hs-admin': [] }, { 'hs-admin-query': [] }])
+  const userReports = op('get', '/_synapse/admin/v1/user_reports')
+  t.same(paramNames(userReports), ['from', 'limit', 'dir', 'user_id', 'target_user_id'])
+  t.equal(userReports['x-since'], 'v1.152.0', 'the user-report admin API is marked with its release')
+  t.equal(op('post', '/_matrix/client/v3/users/{userId}/report')['x-since'], 'v1.133.0', 'filing a user report too')
 
   const create = op('post', '/api/admin/v1/personal-sessions')
   t.same(create.requestBody, { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PersonalSessionCreateRequest' } } } })

@@ -13,6 +13,9 @@ const ev = await send(hs, USER_TOKEN, room)
 await report(hs, USER_TOKEN, room, ev, {})
 
 const get = (path: string, token: string | null = ADMIN_TOKEN) => hs.req('GET', path, { token })
+const ur = `${hs.admin}/user_reports`
+const target = [...hs.mock.world().hs.users.keys()].find((u) => !u.startsWith('@admin:'))!
+const fileUserReport = (userId: string, reason: string) => hs.req('POST', `/_matrix/client/v3/users/${encodeURIComponent(userId)}/report`, { token: USER_TOKEN, body: { reason } })
 
 /** Each probe returns something that differs between the clean mock and the faulty one. */
 const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
@@ -38,6 +41,35 @@ const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
     const id = (await get(`${hs.reports}?limit=1`)).body.event_reports[0].id
     await hs.req('DELETE', `${hs.reports}/${id}`, { token: ADMIN_TOKEN })
     return (await get(`${hs.reports}/${id}`)).status
+  },
+  'user-reports-extra-key': async () => Object.keys((await get(`${ur}?limit=1`)).body.user_reports[0]).length,
+  'user-reports-dir-ignored': async () => (await get(`${ur}?dir=f&limit=1`)).body.user_reports[0].id,
+  'user-reports-next-token-on-last-page': async () => (await get(`${ur}?from=10`)).body.next_token,
+  'user-reports-next-token-off-by-one': async () => (await get(`${ur}?limit=5`)).body.next_token,
+  'user-reports-total-ignores-filters': async () => (await get(`${ur}?target_user_id=${encodeURIComponent(target)}`)).body.total,
+  'user-reports-user-filter-on-target': async () => (await get(`${ur}?user_id=${encodeURIComponent(target)}`)).body.total,
+  'user-reports-target-filter-exact': async () => (await get(`${ur}?target_user_id=%40`)).body.user_reports.length,
+  'user-reports-negative-limit-accepted': async () => (await get(`${ur}?limit=-5`)).status,
+  'user-reports-not-found-message': async () => (await get(`${ur}/9999`)).body.error,
+  'user-reports-single-users-swapped': async () => (await get(`${ur}/2`)).body.user_id,
+  'user-reports-received-ts-seconds': async () => (await get(`${ur}/2`)).body.received_ts,
+  'user-reports-delete-keeps-report': async () => {
+    await fileUserReport(target, 'to delete')
+    const id = (await get(`${ur}?limit=1`)).body.user_reports[0].id
+    await hs.req('DELETE', `${ur}/${id}`, { token: ADMIN_TOKEN })
+    return (await get(`${ur}/${id}`)).status
+  },
+  'user-reports-non-admin-allowed': async () => (await get(ur, USER_TOKEN)).status,
+  'client-user-report-unknown-target-stored': async () => {
+    await fileUserReport('@nobody:example.test', 'dropped')
+    const found = (await get(`${ur}?target_user_id=nobody`)).body.user_reports as { id: number }[]
+    for (const r of found) await hs.req('DELETE', `${ur}/${r.id}`, { token: ADMIN_TOKEN })
+    return found.length
+  },
+  'client-user-report-long-reason-accepted': async () => {
+    const res = await fileUserReport(target, 'y'.repeat(1001))
+    for (const r of (await get(`${ur}?limit=5`)).body.user_reports as { id: number; reason: string }[]) if (r.reason.length > 1000) await hs.req('DELETE', `${ur}/${r.id}`, { token: ADMIN_TOKEN })
+    return res.status
   },
   'server-version-extra-key': async () => Object.keys((await get(`${hs.admin}/server_version`, null)).body).length,
   'client-report-score-string-accepted': async () => (await report(hs, USER_TOKEN, room, ev, { score: 'x' })).status,
