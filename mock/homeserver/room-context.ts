@@ -112,6 +112,7 @@ async function context(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   }
 }
 
+// `:roomId?` and `:eventId?` also match an empty segment, as the real `[^/]*` does.
 export function roomContextRoutes(adminBase: string, auth: Authenticator): Route[] {
-  return [{ method: 'GET', pattern: `${adminBase}/rooms/:roomId/context/:eventId`, area: 'hs', handler: (ctx) => context(ctx, auth) }]
+  return [{ method: 'GET', pattern: `${adminBase}/rooms/:roomId?/context/:eventId?`, area: 'hs', handler: (ctx) => context(ctx, auth) }]
 }

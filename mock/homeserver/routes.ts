@@ -81,7 +81,7 @@ const ROWS: Record<string, Row> = {
       },
     },
   },
-  'GET {admin}/rooms/:roomId/context/:eventId': {
+  'GET {admin}/rooms/:roomId?/context/:eventId?': {
     ...synapseGate('admin-event-context'),
     doc: {
       operationId: 'getEventContext', tag: 'room-context', summary: 'Get the events around an event, with the room state', security: 'hs-admin',

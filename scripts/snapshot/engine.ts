@@ -22,8 +22,9 @@ export class SnapshotIncomplete extends Error {
 
 function sampleOf(json: unknown, path: string[]): string | undefined {
   const body = json as Record<string, unknown> | undefined
-  // the auth service's envelope (`data`, a list or one resource) or the homeserver's list (`event_reports`)
-  let item: unknown = body?.data ?? body?.event_reports
+  // the auth service's envelope (`data`, a list or one resource) or a homeserver list (`event_reports`,
+  // `user_reports`, …: the one array of an object whose other keys are counts and tokens)
+  let item: unknown = body?.data ?? (body && typeof body === 'object' ? Object.values(body).find(Array.isArray) : undefined)
   if (Array.isArray(item)) item = item[0]
   let cur = item as Record<string, unknown> | undefined
   for (const part of path) {

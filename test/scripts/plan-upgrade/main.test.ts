@@ -118,10 +118,11 @@ t.test('--to equal to the running version: a clear answer', async (t) => {
 })
 
 t.test("the auth service's changes and upgrade notes", async (t) => {
-  const r = await cli(['--mas-from', 'v0.15.0', '--mas-to', '1.20.0'])
+  const r = await cli(['--mas-from', 'v0.14.0', '--mas-to', '1.20.0'])
   t.equal(r.code, 0, r.stderr)
-  t.match(r.stdout, /^Auth service \(MAS\) v0\.15\.0 → v1\.20\.0\n/)
-  t.match(r.stdout, /v0\.16\.0 {2}The policy-data endpoints.*\[matrix-authentication-service v0\.16\.0, docs\/api\/spec\.json/)
+  t.match(r.stdout, /^Auth service \(MAS\) v0\.14\.0 → v1\.20\.0\n/)
+  t.match(r.stdout, /v0\.15\.0 {2}The policy-data endpoints/)
+  t.match(r.stdout, /v0\.17\.0 {2}The user-registration-tokens endpoints.*\[matrix-authentication-service v0\.17\.0, docs\/api\/spec\.json/)
   t.match(r.stdout, /v1\.20\.0 {2}The requester field.*docs\/reference\/request-log\.md/)
   t.match(r.stdout, /matrix\.kind: synapse_legacy/, 'crossing v1.0.0')
   t.match(r.stdout, /github\.com\/element-hq\/matrix-authentication-service\/releases/)
