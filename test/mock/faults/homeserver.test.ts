@@ -17,6 +17,12 @@ const ur = `${hs.admin}/user_reports`
 const target = [...hs.mock.world().hs.users.keys()].find((u) => !u.startsWith('@admin:'))!
 const fileUserReport = (userId: string, reason: string) => hs.req('POST', `/_matrix/client/v3/users/${encodeURIComponent(userId)}/report`, { token: USER_TOKEN, body: { reason } })
 
+// The event context around messages of a room with a few of them.
+const msgs = [await send(hs, USER_TOKEN, room), await send(hs, USER_TOKEN, room), await send(hs, USER_TOKEN, room)]
+const first = ev
+const mid = msgs[1]!
+const ctx = (q: string, eventId: string) => `${hs.admin}/rooms/${encodeURIComponent(room)}/context/${encodeURIComponent(eventId)}${q}`
+
 /** Each probe returns something that differs between the clean mock and the faulty one. */
 const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
   'reports-next-token-on-last-page': async () => (await get(`${hs.reports}?from=35`)).body.next_token,
@@ -59,6 +65,10 @@ const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
     await hs.req('DELETE', `${ur}/${id}`, { token: ADMIN_TOKEN })
     return (await get(`${ur}/${id}`)).status
   },
+  'user-reports-oversized-id-500': async () => (await get(`${ur}/99999999999999999999999`)).status,
+  'context-ignores-limit': async () => (await get(ctx('?limit=1', first))).body.events_after.length,
+  'context-wrong-event': async () => (await get(ctx('?limit=2', mid))).body.event.event_id,
+  'context-no-state': async () => (await get(ctx('?limit=1', mid))).body.state.length,
   'user-reports-non-admin-allowed': async () => (await get(ur, USER_TOKEN)).status,
   'client-user-report-unknown-target-stored': async () => {
     await fileUserReport('@nobody:example.test', 'dropped')
