@@ -65,7 +65,9 @@ export async function countingProxy(upstream: string): Promise<CountingProxy> {
     const method = req.method ?? 'GET'
     counts[method] = (counts[method] ?? 0) + 1
     const fwd = httpRequest(
-      { host: up.hostname, port: up.port, method, path: req.url, headers: req.headers },
+      // The upstream's own name in Host, as a reverse proxy sends by default (nginx: $proxy_host); the
+      // mock serves only the names it is served as.
+      { host: up.hostname, port: up.port, method, path: req.url, headers: { ...req.headers, host: up.host } },
       (r) => {
         res.writeHead(r.statusCode ?? 502, r.headers)
         r.pipe(res)

@@ -68,7 +68,7 @@ t.test('--rate: the requests of the run are spread at the rate', async (t) => {
   const up = new URL(mock.url)
   const server = createServer((req, res) => {
     times.push(performance.now())
-    const fwd = httpRequest({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers }, (x) => {
+    const fwd = httpRequest({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: { ...req.headers, host: up.host } }, (x) => {
       res.writeHead(x.statusCode ?? 502, x.headers)
       x.pipe(res)
     })
