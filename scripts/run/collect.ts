@@ -2,7 +2,7 @@
 // file are grouped per target (`target: <label>`); the clean mock's are the file's own results.
 import { areaOfPath } from '../../lib/areas.ts'
 import type { CheckResult, SuiteResult } from './results.ts'
-import { filteredOut, toCheck, toSuite, type TapNode } from './tap-tree.ts'
+import { fileDeath, filteredOut, toCheck, toSuite, type TapNode } from './tap-tree.ts'
 
 const TARGET_GROUP = /^target: (.*)$/
 
@@ -40,8 +40,9 @@ export class Collector {
     if (this.matrix && own.length) this.add('clean', n.name, own)
     const checks = this.matrix ? (this.perTarget.get('clean') ?? []).filter((x) => x.file === n.name).flatMap((x) => x.checks) : own
     const s = toSuite(n, checks)
-    // In the matrix a suite process fails because the faults' checks fail; that is no crash.
-    if (this.matrix && s.error && n.children.some((c) => TARGET_GROUP.test(c.name) && c.result && !c.result.ok)) {
+    // In the matrix a suite process fails because the faults' checks fail; that is no crash (a real
+    // crash or time-out still is).
+    if (this.matrix && s.error && !fileDeath(n.result?.diag) && n.children.some((c) => TARGET_GROUP.test(c.name) && c.result && !c.result.ok)) {
       delete s.error
       s.ok = s.fail === 0
     }

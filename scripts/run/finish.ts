@@ -65,7 +65,8 @@ export async function finishRun(ctx: FinishContext, col: Collector): Promise<Run
   // A spent budget is never a pass, even with --allow-partial: the checks after it proved nothing.
   const problems = [...(opts.allowPartial && counts.pass + counts.deviation > 0 ? [] : proved), ...(spent ? [spent] : [])]
   const warnings = [...ctx.warnings, ...(problems.length ? [] : proved.map((p) => `accepted (--allow-partial): ${p}`))]
-  const grepMissed = !!opts.grep && counts.checks === 0 && !st.interrupted
+  // (a file that crashed or timed out is a failure, never "no check matched")
+  const grepMissed = !!opts.grep && counts.checks === 0 && !st.interrupted && !suites.some((s) => s.error)
   let exitCode: number = grepMissed ? EXIT.usage : exitFor(st.interrupted, failed, problems.length > 0)
   const report: RunReport = {
     tool: 'admin-conformance',

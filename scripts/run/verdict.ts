@@ -54,7 +54,8 @@ export function nothingProved(areas: readonly Area[], suites: readonly SuiteResu
   const out: string[] = []
   const ran = (c: CheckResult) => c.outcome !== 'skip'
   const all = suites.flatMap((s) => s.checks)
-  if (all.length === 0) return [grep ? `no check matched --grep ${grep}` : 'the selected suites hold no checks']
+  // files that crashed or timed out before any check ended fail the run as such, not as "no checks"
+  if (all.length === 0) return suites.some((s) => s.error) ? [] : [grep ? `no check matched --grep ${grep}` : 'the selected suites hold no checks']
   if (!all.some(ran)) out.push(`every one of the ${all.length} checks was skipped: nothing was checked`)
   for (const a of areas) {
     const files = suites.filter((s) => s.area === a && !s.notRun)

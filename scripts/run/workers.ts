@@ -170,7 +170,8 @@ export class SuiteWorkers {
           live.delete(child)
           unwatch(stream)
           const death: Death = deaths.get(child) ?? (stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
-          stream.end(death)
+          const check = stream.open !== undefined ? checkUnderWay(claims, opts.files.indexOf(stream.open)) : undefined
+          stream.end(check ? { ...death, check } : death)
           const took = claimedBy(claims, child.pid)
           for (const i of took) if (!done.has(opts.files[i]!)) stream.lost(opts.files[i]!, death)
           if (signal) lastSignal = signal
@@ -211,6 +212,16 @@ export class SuiteWorkers {
 export function runWorkers(opts: TapOptions & { probeUrl: string; schemasUrl?: string; tapUrl?: string }): Promise<TapRun> {
   const workers = new SuiteWorkers({ ...opts, jobs: Math.max(1, Math.min(opts.jobs, opts.files.length)) })
   return workers.run(opts)
+}
+
+/** The check a worker was running in file `i` (suite-worker.mjs leaves it in the file's claim). */
+function checkUnderWay(claims: string, i: number): string | undefined {
+  if (i < 0) return undefined
+  try {
+    return readFileSync(path.join(claims, String(i), 'check'), 'utf8') || undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The indexes of the files a worker claimed (suite-worker.mjs leaves its pid in each claim). */
