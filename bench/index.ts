@@ -10,6 +10,7 @@ const BENCHES: Record<string, string> = {
   'audit-log': 'audit-log lines/s vs grep -c on 1,000,000 lines',
   run: 'full run against the bundled mock vs a bare replay of its own requests (wall, CPU, ratio)',
   sizes: 'read-only run against the mock at 1k..1M sessions: time, requests, peak RSS, outcomes (issue 16)',
+  hostile: 'one-worker runs against hostile targets (huge, compressed, deep, endless, slow answers): peak tree RSS, wall time',
 }
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))

@@ -55,8 +55,14 @@ export class Collector {
    * The files with no result: after an interruption they were not run (no failure); otherwise the
    * runner itself died and they failed.
    */
-  finish(files: readonly string[], interrupted: boolean, how: string): void {
+  finish(files: readonly string[], interrupted: boolean, how: string, deadline?: string): void {
     for (const s of this.suites) {
+      // A file the run's deadline stopped did not fail either: it was not run to its end.
+      if (deadline && s.error?.startsWith("stopped by the run's deadline")) {
+        s.notRun = s.error
+        delete s.error
+        s.ok = s.fail === 0
+      }
       // A file killed by the interruption did not fail: it did not finish.
       if (interrupted && s.error && /killed by SIG|exited with code (130|143)|timed out/.test(s.error) && s.fail === 0) {
         delete s.error
@@ -66,7 +72,7 @@ export class Collector {
     for (const f of files) {
       if (this.suites.some((s) => s.file === f)) continue
       const base = { file: f, area: areaOfPath(f) ?? 'other', ok: false, durationMs: 0, pass: 0, fail: 0, skip: 0, deviation: 0, checks: [], leftovers: [] } satisfies SuiteResult
-      this.suites.push(interrupted ? { ...base, notRun: 'interrupted before it ran' } : { ...base, error: `no result (tap exited with ${how})` })
+      this.suites.push(interrupted ? { ...base, notRun: 'interrupted before it ran' } : deadline ? { ...base, notRun: `the run's deadline (${deadline}) passed before it ran` } : { ...base, error: `no result (tap exited with ${how})` })
     }
     this.suites.sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file))
   }

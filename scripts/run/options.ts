@@ -45,6 +45,17 @@ export interface Options {
   maxRequests?: number
   /** cap on one response's body, in bytes (--max-response-size) */
   maxResponseBytes: number
+  /** --deadline for the whole run, in seconds; 0: none; undefined: the default (runDeadlineS) */
+  deadlineS?: number
+}
+
+/** A real target's run ends at this many seconds unless --deadline says otherwise (the bundled mock: none). */
+export const DEFAULT_DEADLINE_S = 900
+
+/** The run's deadline in seconds, or undefined for none: --deadline, else 900 s against a real target. */
+export function runDeadlineS(o: Options): number | undefined {
+  if (o.deadlineS !== undefined) return o.deadlineS > 0 ? o.deadlineS : undefined
+  return o.masUrl !== undefined || o.hsUrl !== undefined ? DEFAULT_DEADLINE_S : undefined
 }
 
 const FLAGS = {
@@ -77,6 +88,7 @@ const FLAGS = {
   rate: { type: 'string' },
   'max-requests': { type: 'string' },
   'max-response-size': { type: 'string' },
+  deadline: { type: 'string' },
 } as const satisfies OptionSpecs
 
 type Values = ParsedValues<typeof FLAGS>
@@ -216,6 +228,8 @@ function mannerOptions(o: Options, values: Values): void {
   const max = positiveNumber('--max-requests', values['max-requests'], { integer: true, min: 1, max: 100_000_000 })
   if (max !== undefined) o.maxRequests = max
   if (values['max-response-size'] !== undefined) o.maxResponseBytes = byteSize('--max-response-size', values['max-response-size'])
+  const d = values.deadline
+  if (d !== undefined) o.deadlineS = /^\s*(0+|none)\s*$/i.test(d) ? 0 : durationSeconds('--deadline', d, { min: 1, max: 7 * 24 * 3600 })
 }
 
 const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 }

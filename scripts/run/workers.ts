@@ -128,6 +128,7 @@ export class SuiteWorkers {
     const timers = new Map<WorkerStream, { timer: NodeJS.Timeout; child: ChildProcess }>()
     const deaths = new Map<ChildProcess, Death>()
     let stopped: NodeJS.Signals | undefined
+    let deadline: string | undefined
     let exitCode: number | null = 0
     let lastSignal: NodeJS.Signals | null = null
     const limitMs = start.timeoutS * 1000
@@ -169,7 +170,7 @@ export class SuiteWorkers {
         child.on('close', (code, signal) => {
           live.delete(child)
           unwatch(stream)
-          const death: Death = deaths.get(child) ?? (stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
+          const death: Death = deaths.get(child) ?? (deadline ? { deadline } : stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
           const check = stream.open !== undefined ? checkUnderWay(claims, opts.files.indexOf(stream.open)) : undefined
           stream.end(check ? { ...death, check } : death)
           const took = claimedBy(claims, child.pid)
@@ -202,6 +203,11 @@ export class SuiteWorkers {
           stopped = signal
           for (const c of live.keys()) c.kill('SIGKILL')
           return true
+        },
+        deadline(at: string) {
+          deadline = at
+          stopped = 'SIGKILL'
+          for (const c of live.keys()) c.kill('SIGKILL')
         },
       })
     })
