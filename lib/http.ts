@@ -25,6 +25,13 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
  * later step (validation, diagnostics, tap's YAML) would walk recursively.
  */
 export const MAX_JSON_DEPTH = 64
+/**
+ * A body's text is kept whole up to this size (any admin-API page is far smaller); past it a response
+ * keeps only its first TEXT_HEAD_BYTES as `text` (for failure messages), so that what a check holds on to
+ * (walks, memos, its last response) is not up to 8 MiB of string per answer. JSON is parsed from all of it.
+ */
+export const MAX_TEXT_KEPT = 256 * 1024
+export const TEXT_HEAD_BYTES = 16 * 1024
 
 /** A mutating request was refused because the run is read-only. Suites turn it into a skip. */
 export class WritesNotAllowed extends Error {
@@ -92,7 +99,10 @@ export interface HttpResponse {
   status: number
   /** lower-case names; repeated headers joined with ', ' */
   headers: Record<string, string>
+  /** the body as text; past MAX_TEXT_KEPT bytes only its beginning, marked (see textCut) */
   text: string
+  /** set when `text` is only the body's beginning (the body was larger than MAX_TEXT_KEPT) */
+  textCut?: boolean
   /** the parsed body when it is JSON; undefined otherwise */
   json?: unknown
   /** why a body that looks like JSON was not parsed (nested deeper than MAX_JSON_DEPTH) */
@@ -395,7 +405,10 @@ export class HttpClient {
         bodyTimeout: timeoutMs,
         signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
       })
-      const { text, bytes } = await this.readCapped(res, method, shownUrl, cap, timeout)
+      const { body: raw, bytes } = await this.readCapped(res, method, shownUrl, cap, timeout)
+      const whole = raw.toString('utf8')
+      // (the head is decoded on its own: a slice of `whole` would keep all of it alive)
+      const text = raw.length <= MAX_TEXT_KEPT ? whole : `${raw.subarray(0, TEXT_HEAD_BYTES).toString('utf8')}… (${raw.length - TEXT_HEAD_BYTES} more bytes not kept)`
       const h: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) {
         if (v === undefined) continue
@@ -403,10 +416,11 @@ export class HttpClient {
       }
       record(res.statusCode, bytes)
       const out: HttpResponse = { method, url: shownUrl, status: res.statusCode, headers: h, text, bytes, durationMs: performance.now() - started }
-      if (text !== '' && /^\s*[[{"0-9tfn-]/.test(text)) {
-        if (jsonDeeperThan(text, MAX_JSON_DEPTH)) out.notParsed = `nested deeper than ${MAX_JSON_DEPTH} levels: not parsed as JSON`
+      if (text !== whole) out.textCut = true
+      if (whole !== '' && /^\s*[[{"0-9tfn-]/.test(whole)) {
+        if (jsonDeeperThan(whole, MAX_JSON_DEPTH)) out.notParsed = `nested deeper than ${MAX_JSON_DEPTH} levels: not parsed as JSON`
         else try {
-          out.json = JSON.parse(text)
+          out.json = JSON.parse(whole)
         } catch {
           // not JSON: callers check content-type and json themselves
         }
@@ -439,7 +453,7 @@ export class HttpClient {
    * content-encoding is decoded to at most `cap` bytes too (a 4 MiB gzip bomb would otherwise be
    * gigabytes). `timeout` ends the read however slowly the body drips (undici's bodyTimeout is per chunk).
    */
-  private async readCapped(res: Awaited<ReturnType<typeof undiciRequest>>, method: string, shownUrl: string, cap: number, timeout: AbortSignal): Promise<{ text: string; bytes: number }> {
+  private async readCapped(res: Awaited<ReturnType<typeof undiciRequest>>, method: string, shownUrl: string, cap: number, timeout: AbortSignal): Promise<{ body: Buffer; bytes: number }> {
     const tooLarge = (size: number, how: string): never => {
       res.body.destroy()
       throw new ResponseTooLarge(`${method} ${shownUrl}: the response is larger than the cap of ${formatBytes(cap)} (${cap} bytes): ${how}`, method, shownUrl, cap, size)
@@ -463,16 +477,15 @@ export class HttpClient {
     const raw = Buffer.concat(chunks, size)
     chunks.length = 0
     const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase()
-    if (encoding === '' || encoding === 'identity') return { text: raw.toString('utf8'), bytes: size }
-    let body: Buffer | undefined
+    if (encoding === '' || encoding === 'identity') return { body: raw, bytes: size }
     try {
-      body = decoded(encoding, raw, cap)
+      // an encoding we do not know: the bytes as they came (a check then finds no JSON)
+      return { body: decoded(encoding, raw, cap) ?? raw, bytes: size }
     } catch (e) {
       if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') tooLarge(size, `its ${size} bytes of content-encoding ${encoding} decode to more than the cap`)
-      // not decodable: shown as it came (a check then finds no JSON)
-      return { text: raw.toString('latin1'), bytes: size }
+      // not decodable: as it came
+      return { body: raw, bytes: size }
     }
-    return { text: (body ?? raw).toString(body ? 'utf8' : 'latin1'), bytes: size }
   }
 
   private record(base: string, method: string, url: string, shownUrl: string, status: number | undefined, bytes: number, ms: number, error?: HttpErrorKind): void {

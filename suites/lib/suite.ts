@@ -20,7 +20,7 @@ export {
   requireMasFeature, requireSynapseFeature, underDeviation,
   parseServerVersionString, synapseHasFeature, masHasFeature, type KnownVersion,
 } from './versions.ts'
-export { mostCommon, tsNs, isoSeconds, cutoffNear, paramsOf, pathOf, windowSize } from './values.ts'
+export { mostCommon, tsNs, isoSeconds, cutoffNear, paramsOf, pathOf, windowSize, walkBounds, pastBound, PAGES_DETAILED, type WalkBounds } from './values.ts'
 export { WritesNotAllowed, HttpError } from '../../lib/http.ts'
 
 /** A syntactically valid ULID that no real deployment holds (the one the upstream tests use for "unknown"). */
