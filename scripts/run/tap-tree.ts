@@ -152,9 +152,12 @@ export function toSuite(file: TapNode, checks: CheckResult[]): SuiteResult {
   // check that then crashed lost the rest of its checks: that must show).
   const death = a.ok ? undefined : fileDeath(a.diag)
   const cut = death ? undefined : cutByTimeLimit(file)
-  if (death) s.error = death
+  // the run's deadline stopped the file: not run to its end, neither passed nor failed
+  if (death && typeof (a.diag as { deadline?: unknown } | undefined)?.deadline === 'string') s.notRun = death
+  else if (death) s.error = death
   else if (cut) s.error = `timed out (the file's time limit, --timeout)${cut.length ? ` during check "${cut.join(' > ')}"` : ''}`
   else if (!a.ok && s.fail === 0) s.error = 'the suite file failed without a failing check (see its output above)'
   if (s.error) s.ok = false
+  else if (s.notRun) s.ok = s.fail === 0
   return s
 }

@@ -103,8 +103,10 @@ export function noteDeadlineStop(t: Target, check: string, e: DeadlineReached): 
   } catch {
     return
   }
-  // the file as the run names it (a worker runs the file's build: suites/<area>/<name>.suite.mjs)
-  const file = path.relative(process.cwd(), mainFilePath()).split(path.sep).join('/')
+  // the file as the run names it: suites/<folder>/<name>.suite.<ext> (a worker runs the file's build, which
+  // may sit in a shared build folder; the runner maps the build back to its source)
+  const main = mainFilePath().split(path.sep).join('/')
+  const file = /suites\/[^/]+\/[^/]+\.suite\.[cm]?[jt]s$/.exec(main)?.[0] ?? main
   writeDeadlineStop(dir, { file, check, request: e.request })
 }
 
