@@ -90,3 +90,18 @@ t.test('the run deadline: a request under way is cut at it, none starts after it
   const late = await c.request(url, '/next').catch((e: unknown) => e)
   t.ok(late instanceof DeadlineReached && !late.during, 'the next request is not sent')
 })
+
+t.test('a binary body (not UTF-8) is not decoded whole: no JSON, its first 16 KiB kept as text', async (t) => {
+  const bin = Buffer.alloc(1024 * 1024, 0xff)
+  const url = await serve(t, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(bin)
+  })
+  const c = client({ maxResponseBytes: 4 * 1024 * 1024 })
+  t.teardown(() => c.close())
+  const r = await c.request(url, '/bin')
+  t.equal(r.bytes, bin.length, 'read whole')
+  t.equal(r.json, undefined, 'no JSON')
+  t.ok(r.textCut && r.text.length < 20 * 1024, `text kept: ${r.text.length} characters`)
+  t.match(r.text, /not UTF-8\)$/)
+})
