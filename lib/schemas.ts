@@ -51,7 +51,8 @@ export interface ValidationResult {
   valid: boolean
   /** the first MAX_KEPT_ERRORS failures (a hostile page can hold hundreds of thousands) */
   errors: SchemaError[]
-  /** how many failures there were in all (errors holds at most MAX_KEPT_ERRORS of them) */
+  /** how many failures there were in all (errors holds at most MAX_KEPT_ERRORS of them; past the first
+   * 1,000 (KEPT_ERRORS) the count includes the wrapper errors the first 1,000 leave out) */
   errorCount: number
   /** One line: 'valid', or the ref and the failures, each naming the instance path and the schema path. */
   text: string
