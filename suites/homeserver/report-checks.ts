@@ -1,7 +1,7 @@
 // Helpers of the event-report checks (area B): the window, set and order comparisons, the assertions
 // on a walk's pages, the filter values every reading of SQL LIKE agrees on, and filing a report through
 // the client API (deleted at the end of the file, or listed as left behind). Area knowledge.
-import { hs, hsClient, memo, skip, note, cleanup, target, expectStatus, expectSchema, PAGES_DETAILED, type Test, type As } from '../lib/suite.ts'
+import { hs, hsClient, memo, skip, note, cleanup, target, expectStatus, schemaFailed, PAGES_DETAILED, type Test, type As } from '../lib/suite.ts'
 import { reportWindow, removeReport, like, type Report, type ReportWalk, type ReportFilters, type ReportWindow } from './reports.ts'
 
 /** The window (every report on a small target); skips when its walk failed (the walk checks report that). */
@@ -71,8 +71,8 @@ export function assertWalk(t: Test, w: ReportWalk, what: string, total: number, 
     }
     if (!p.schema.valid) {
       bad++
-      // the first pages in detail (the walk kept their JSON for it); the rest counted below
-      if (invalid++ < PAGES_DETAILED) expectSchema(t, 'homeserver/event-report#List', p.res.json, `${what}: ${p.request}`)
+      // the first pages in detail (from the result the walk kept); the rest counted below
+      if (invalid++ < PAGES_DETAILED) schemaFailed(t, 'homeserver/event-report#List', p.schema, `${what}: ${p.request}`)
     }
     const n = p.body?.event_reports?.length ?? 0
     if (p.body?.total !== total) {

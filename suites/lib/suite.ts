@@ -13,7 +13,7 @@ export { check, note, setRule, setDefaultRule, leftover } from './check.ts'
 export { target, client, cleanup, memo, redactText, TARGETS_ENV } from './context.ts'
 export { Skip, skip, unmetNeed, WRITES_REASON, type Need } from './needs.ts'
 export { mas, masRaw, hs, hsClient, hsRaw, mockControl, MAS_API, type As, type CallOptions } from './requests.ts'
-export { diag, shown, expectStatus, expectJsonContentType, expectSchema, expectOk, expectMasError, expectHsError } from './expect.ts'
+export { diag, shown, expectStatus, expectJsonContentType, expectSchema, schemaFailed, expectOk, expectMasError, expectHsError } from './expect.ts'
 export { curlOf, responseFields } from './failure.ts'
 export {
   masVersion, hsVersion, masKnownVersion, hsKnownVersion, masFeature, hsFeature, hsFeatureRule,

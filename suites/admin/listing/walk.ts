@@ -2,7 +2,7 @@
 // by following links, the family's full set (shared by the checks of a file), and the assertions on
 // walks. Area knowledge of the auth service's admin API; the framework (suites/lib) stays generic.
 import {
-  check, mas, memo, skip, expectStatus, expectSchema, requireMasFeature, MAS_API, walkBounds, pastBound, PAGES_DETAILED,
+  check, mas, memo, skip, expectStatus, schemaFailed, requireMasFeature, MAS_API, walkBounds, pastBound, PAGES_DETAILED,
   type Need, type Test,
 } from '../../lib/suite.ts'
 import type { HttpResponse } from '../../../lib/http.ts'
@@ -96,16 +96,13 @@ export async function fetchPage(spec: FamilySpec, pathAndQuery: string): Promise
 }
 
 /**
- * What a walk keeps of a page once read: its counts and links, the items it kept (`data`), and its JSON
- * only while it is one of the first PAGES_DETAILED pages failing the schema (the assertions show those).
+ * What a walk keeps of a page once read: its counts and links, the items it kept (`data`) and its
+ * schema result; not its JSON (a hostile page of 72,000 items is tens of MiB of objects).
  */
-function slim(page: PageRecord, data: MasItem[] | undefined, invalidKept: number): PageRecord {
-  const keepJson = !page.schema.valid && invalidKept < PAGES_DETAILED
+function slim(page: PageRecord, data: MasItem[] | undefined): PageRecord {
   const body = page.body ? { meta: page.body.meta, links: page.body.links, ...(data ? { data } : {}) } : undefined
-  return { ...page, res: keepJson ? page.res : { ...page.res, json: undefined }, body }
+  return { ...page, res: { ...page.res, json: undefined }, body }
 }
-
-const invalidPages = (w: Walk) => w.pages.filter((p) => !p.schema.valid).length
 
 /** Items of a page that look like items (an object with a string id). */
 function itemsOf(page: PageRecord): MasItem[] | undefined {
@@ -165,7 +162,7 @@ export async function walk(spec: FamilySpec, opts: WalkOptions): Promise<Walk> {
     const until = opts.direction === 'forward' ? opts.until : undefined
     const valid = (all ?? []).slice(0, bounds.items + 1 - collected)
     const kept = until === undefined ? valid : valid.filter((x) => x.id <= until)
-    out.pages.push(slim(page, all && kept, invalidPages(out)))
+    out.pages.push(slim(page, all && kept))
     if (page.res.status !== 200) {
       out.stopped = `${page.request} answered ${page.res.status}`
       break
@@ -221,7 +218,7 @@ export async function walkByNextLinks(spec: FamilySpec, opts: { pageSize: number
     const data = (all ?? []).slice(0, bounds.items + 1 - out.items.length)
     const kept = until === undefined ? data : data.filter((x) => x.id <= until)
     const next = page.body?.links?.next
-    out.pages.push(slim(page, all && data, invalidPages(out)))
+    out.pages.push(slim(page, all && data))
     if (page.res.status !== 200 || !all) {
       out.stopped = `${path} answered ${page.res.status}${page.res.status === 200 ? ' without a data array' : ''}`
       break
@@ -306,8 +303,8 @@ export function assertPages(t: Test, w: Walk, what: string): boolean {
     }
     if (!p.schema.valid) {
       ok = false
-      // the first pages in detail (their JSON is kept for it); the rest counted
-      if (invalid++ < PAGES_DETAILED) expectSchema(t, p.ref, p.res.json, `${what}: ${p.request}`)
+      // the first pages in detail (from the result the walk kept); the rest counted
+      if (invalid++ < PAGES_DETAILED) schemaFailed(t, p.ref, p.schema, `${what}: ${p.request}`)
     }
   }
   if (invalid > PAGES_DETAILED) t.fail(`${what}: ${invalid - PAGES_DETAILED} more page(s) do not match the page schema`, { schema: w.pages[0]?.ref })
