@@ -22,7 +22,7 @@ import type { TapOptions, TapRun } from './tap-types.ts'
  * targets need more (a worker at 192 MiB ran out of heap in the admin matrix and missed 9 faults).
  */
 export function workerV8Flags(matrix: boolean | undefined): string[] {
-  return matrix ? [] : ['--max-semi-space-size=1', '--max-old-space-size=128']
+  return matrix ? [] : ['--max-semi-space-size=1', '--max-old-space-size=192']
 }
 
 const WORKER = fileURLToPath(new URL('./suite-worker.mjs', import.meta.url))
