@@ -18,6 +18,7 @@ export const BENCHES: Record<string, string> = {
   run: 'full run against the bundled mock vs a bare replay of its own requests (wall, CPU, ratio)',
   sizes: 'read-only run against the mock at 1k..1M sessions: time, requests, peak RSS, outcomes',
   snapshot: 'snapshot of the mock at 1,000 vs 1,000,000 sessions: requests, file size, time',
+  hostile: 'one-worker runs against hostile targets (huge, compressed, deep, endless, slow answers): peak tree RSS, wall time',
 }
 
 const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url))

@@ -10,6 +10,8 @@
 //   credentialFree that carries no credential and no body, which no server can act on);
 // - production manners: an optional rate (requestsPerSecond) and budget (maxRequests), and the meter
 //   (requests per base URL, per-endpoint timing) the runner reports from.
+import { isUtf8 } from 'node:buffer'
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
 import { Agent, request as undiciRequest } from 'undici'
 import { Pacer, SharedBudget } from './http-limits.ts'
 import { redact, REDACTED } from './redact.ts'
@@ -19,6 +21,19 @@ export { redact, REDACTED, Pacer, SharedBudget }
 export const MUTATING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** Default cap on one response's body: far above any admin-API page (a page of 100 sessions is ~60 KiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+/**
+ * JSON nested deeper than this is not parsed (an admin-API answer is a few levels deep): a linear pre-scan
+ * decides before JSON.parse, so a 100,000-deep answer never becomes 100,000 nested objects that every
+ * later step (validation, diagnostics, tap's YAML) would walk recursively.
+ */
+export const MAX_JSON_DEPTH = 64
+/**
+ * A body's text is kept whole up to this size (any admin-API page is far smaller); past it a response
+ * keeps only its first TEXT_HEAD_BYTES as `text` (for failure messages), so that what a check holds on to
+ * (walks, memos, its last response) is not up to 8 MiB of string per answer. JSON is parsed from all of it.
+ */
+export const MAX_TEXT_KEPT = 256 * 1024
+export const TEXT_HEAD_BYTES = 16 * 1024
 
 /** A mutating request was refused because the run is read-only. Suites turn it into a skip. */
 export class WritesNotAllowed extends Error {
@@ -32,7 +47,7 @@ export class WritesNotAllowed extends Error {
   }
 }
 
-export type HttpErrorKind = 'refused' | 'dns' | 'connect-timeout' | 'timeout' | 'reset' | 'tls' | 'too-large' | 'budget' | 'aborted' | 'other'
+export type HttpErrorKind = 'refused' | 'dns' | 'connect-timeout' | 'timeout' | 'reset' | 'tls' | 'too-large' | 'budget' | 'deadline' | 'aborted' | 'other'
 
 /** The request got no HTTP answer (refused, timed out, reset...). The message is redacted and names the URL. */
 export class HttpError extends Error {
@@ -67,6 +82,18 @@ export class BudgetSpent extends HttpError {
   }
 }
 
+/** The run's deadline (--deadline) passed before or while this request was under way. */
+export class DeadlineReached extends HttpError {
+  override name = 'DeadlineReached'
+  constructor(method: string, url: string, readonly during: boolean) {
+    super(`the run's deadline (--deadline) passed ${during ? 'during' : 'before'} ${method} ${url}`, 'deadline', method, url)
+  }
+  /** `METHOD URL`, for "stopped at <request>" */
+  get request(): string {
+    return `${this.method} ${this.url}`
+  }
+}
+
 export interface HttpResponse {
   method: string
   /** the URL requested, redacted */
@@ -74,9 +101,16 @@ export interface HttpResponse {
   status: number
   /** lower-case names; repeated headers joined with ', ' */
   headers: Record<string, string>
+  /** the body as text; past MAX_TEXT_KEPT bytes only its beginning, marked (see textCut) */
   text: string
+  /** set when `text` is only the body's beginning (the body was larger than MAX_TEXT_KEPT) */
+  textCut?: boolean
   /** the parsed body when it is JSON; undefined otherwise */
   json?: unknown
+  /** why a body that looks like JSON was not parsed (nested deeper than MAX_JSON_DEPTH) */
+  notParsed?: string
+  /** body bytes as they came over the wire (before any content-encoding was undone) */
+  bytes: number
   durationMs: number
 }
 
@@ -126,6 +160,8 @@ export interface ClientOptions {
   budget?: SharedBudget
   /** a pace shared by the clients of a process (several targets in the fault matrix) */
   pacer?: Pacer
+  /** the run's deadline (epoch ms, run's --deadline): no request starts after it, none runs past it */
+  deadlineAt?: number
 }
 
 
@@ -145,6 +181,48 @@ export function encodeQuery(query: Query | undefined): string {
   }
   const enc = (s: string) => encodeURIComponent(s).replace(/%5B/gi, '[').replace(/%5D/gi, ']')
   return pairs.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&')
+}
+
+/**
+ * Does `text` nest arrays/objects deeper than `max`? One pass, strings skipped (brackets inside them do not
+ * count); no allocation. Not a JSON validator: JSON.parse decides that afterwards.
+ */
+export function jsonDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
+/** A body sent with a content-encoding, decoded to at most `cap` bytes (RangeError past it); undefined: not an encoding we undo. */
+function decoded(encoding: string, raw: Buffer, cap: number): Buffer | undefined {
+  const opts = { maxOutputLength: cap }
+  switch (encoding) {
+    case 'gzip':
+    case 'x-gzip':
+      return gunzipSync(raw, opts)
+    case 'deflate':
+      // RFC 9110's deflate is zlib-wrapped; some servers send it raw
+      try {
+        return inflateSync(raw, opts)
+      } catch (e) {
+        if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw e
+        return inflateRawSync(raw, opts)
+      }
+    case 'br':
+      return brotliDecompressSync(raw, opts)
+    default:
+      return undefined
+  }
 }
 
 function describeNetworkError(err: unknown, timeoutMs: number, connectMs: number): { kind: HttpErrorKind; text: string } {
@@ -242,8 +320,10 @@ export class HttpClient {
   private readonly pacer: Pacer | undefined
   private readonly budget: SharedBudget | undefined
   private readonly onRequest: ((r: RequestRecord) => void) | undefined
+  private readonly deadlineAt: number | undefined
 
   constructor(opts: ClientOptions) {
+    this.deadlineAt = opts.deadlineAt
     this.allowWrites = opts.allowWrites
     this.userAgent = opts.userAgent
     this.requestTimeoutMs = opts.requestTimeoutMs
@@ -305,17 +385,25 @@ export class HttpClient {
     }
     if (this.maxRequests !== undefined && this.requestsSent >= this.maxRequests) throw new BudgetSpent(this.maxRequests, method, shownUrl)
     if (this.budget && !this.budget.take()) throw new BudgetSpent(this.budget.limit, method, shownUrl)
-    const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: 'application/json', ...opts.headers }
+    // identity: the harness never asks for a compressed body (a body sent compressed anyway is decoded
+    // to at most the cap, readCapped)
+    const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: 'application/json', 'accept-encoding': 'identity', ...opts.headers }
     if (opts.token) headers.authorization = `Bearer ${opts.token}`
     let body: string | undefined
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body)
       headers['content-type'] ??= 'application/json'
     } else if (opts.rawBody !== undefined) body = opts.rawBody
-    const timeoutMs = opts.timeoutMs ?? this.requestTimeoutMs
+    let timeoutMs = opts.timeoutMs ?? this.requestTimeoutMs
     const cap = opts.maxResponseBytes ?? this.maxResponseBytes
+    if (this.deadlineAt !== undefined && Date.now() >= this.deadlineAt) throw new DeadlineReached(method, shownUrl, false)
     this.requestsSent++
     await this.pace(opts.signal)
+    // the request's whole time (headers and body, however slowly it drips) ends at the run's deadline
+    const left = this.deadlineAt === undefined ? Infinity : this.deadlineAt - Date.now()
+    if (left <= 0) throw new DeadlineReached(method, shownUrl, false)
+    const byDeadline = left < timeoutMs
+    if (byDeadline) timeoutMs = Math.max(1, Math.floor(left))
     const started = performance.now()
     this.sent[method] = (this.sent[method] ?? 0) + 1
     const record = (status: number | undefined, bytes: number, error?: HttpErrorKind) => this.record(base, method, url, shownUrl, status, bytes, performance.now() - started, error)
@@ -330,17 +418,25 @@ export class HttpClient {
         bodyTimeout: timeoutMs,
         signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
       })
-      const { text, bytes } = await this.readCapped(res, method, shownUrl, cap)
+      const { body: raw, bytes } = await this.readCapped(res, method, shownUrl, cap, timeout)
+      // A body that is not UTF-8 is no JSON and not decoded whole (decoding 4 MiB of binary took 0.7 s).
+      const utf8 = isUtf8(raw)
+      const whole = utf8 ? raw.toString('utf8') : ''
+      // (the head is decoded on its own: a slice of `whole` would keep all of it alive)
+      const text = utf8 && raw.length <= MAX_TEXT_KEPT ? whole
+        : `${raw.subarray(0, TEXT_HEAD_BYTES).toString('utf8')}${raw.length > TEXT_HEAD_BYTES ? `… (${raw.length - TEXT_HEAD_BYTES} more bytes not kept${utf8 ? '' : '; not UTF-8'})` : ''}`
       const h: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) {
         if (v === undefined) continue
         h[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v)
       }
       record(res.statusCode, bytes)
-      const out: HttpResponse = { method, url: shownUrl, status: res.statusCode, headers: h, text, durationMs: performance.now() - started }
-      if (text !== '' && /^\s*[[{"0-9tfn-]/.test(text)) {
-        try {
-          out.json = JSON.parse(text)
+      const out: HttpResponse = { method, url: shownUrl, status: res.statusCode, headers: h, text, bytes, durationMs: performance.now() - started }
+      if (text !== whole && raw.length > TEXT_HEAD_BYTES) out.textCut = true
+      if (whole !== '' && /^\s*[[{"0-9tfn-]/.test(whole)) {
+        if (jsonDeeperThan(whole, MAX_JSON_DEPTH)) out.notParsed = `nested deeper than ${MAX_JSON_DEPTH} levels: not parsed as JSON`
+        else try {
+          out.json = JSON.parse(whole)
         } catch {
           // not JSON: callers check content-type and json themselves
         }
@@ -350,6 +446,10 @@ export class HttpClient {
       if (err instanceof ResponseTooLarge) {
         record(undefined, err.size, 'too-large')
         throw err
+      }
+      if (byDeadline && timeout.aborted && !opts.signal?.aborted) {
+        record(undefined, 0, 'deadline')
+        throw new DeadlineReached(method, shownUrl, true)
       }
       const { kind, text } = opts.signal?.aborted && !timeout.aborted
         ? { kind: 'aborted' as const, text: 'aborted' }
@@ -364,8 +464,12 @@ export class HttpClient {
     if (this.pacer) await this.pacer.wait(signal)
   }
 
-  /** Read the body up to `cap` bytes; past it, abort the request and throw ResponseTooLarge. */
-  private async readCapped(res: Awaited<ReturnType<typeof undiciRequest>>, method: string, shownUrl: string, cap: number): Promise<{ text: string; bytes: number }> {
+  /**
+   * Read the body up to `cap` bytes; past it, abort the request and throw ResponseTooLarge. A body with a
+   * content-encoding is decoded to at most `cap` bytes too (a 4 MiB gzip bomb would otherwise be
+   * gigabytes). `timeout` ends the read however slowly the body drips (undici's bodyTimeout is per chunk).
+   */
+  private async readCapped(res: Awaited<ReturnType<typeof undiciRequest>>, method: string, shownUrl: string, cap: number, timeout: AbortSignal): Promise<{ body: Buffer; bytes: number }> {
     const tooLarge = (size: number, how: string): never => {
       res.body.destroy()
       throw new ResponseTooLarge(`${method} ${shownUrl}: the response is larger than the cap of ${formatBytes(cap)} (${cap} bytes): ${how}`, method, shownUrl, cap, size)
@@ -374,12 +478,30 @@ export class HttpClient {
     if (Number.isFinite(announced) && announced > cap) tooLarge(announced, `the server announced ${announced} bytes (${formatBytes(announced)})`)
     const chunks: Buffer[] = []
     let size = 0
-    for await (const chunk of res.body) {
-      size += (chunk as Buffer).length
-      if (size > cap) tooLarge(size, `stopped after reading ${size} bytes`)
-      chunks.push(chunk as Buffer)
+    const stop = () => res.body.destroy(Object.assign(new Error('the request took too long'), { name: 'TimeoutError' }))
+    timeout.addEventListener('abort', stop, { once: true })
+    try {
+      if (timeout.aborted) stop()
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length
+        if (size > cap) tooLarge(size, `stopped after reading ${size} bytes`)
+        chunks.push(chunk as Buffer)
+      }
+    } finally {
+      timeout.removeEventListener('abort', stop)
     }
-    return { text: Buffer.concat(chunks, size).toString('utf8'), bytes: size }
+    const raw = Buffer.concat(chunks, size)
+    chunks.length = 0
+    const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase()
+    if (encoding === '' || encoding === 'identity') return { body: raw, bytes: size }
+    try {
+      // an encoding we do not know: the bytes as they came (a check then finds no JSON)
+      return { body: decoded(encoding, raw, cap) ?? raw, bytes: size }
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') tooLarge(size, `its ${size} bytes of content-encoding ${encoding} decode to more than the cap`)
+      // not decodable: as it came
+      return { body: raw, bytes: size }
+    }
   }
 
   private record(base: string, method: string, url: string, shownUrl: string, status: number | undefined, bytes: number, ms: number, error?: HttpErrorKind): void {

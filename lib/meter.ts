@@ -84,6 +84,31 @@ export function readMeters(dir: string): Meter {
   return out
 }
 
+/** Where the run's deadline stopped a suite process: the file, the check, the request refused or cut. */
+export interface DeadlineStop {
+  file: string
+  check: string
+  request: string
+}
+
+export const DEADLINE_STOP_FILE = 'deadline-stop.json'
+
+export function writeDeadlineStop(dir: string, stop: DeadlineStop): void {
+  try {
+    writeFileSync(path.join(dir, DEADLINE_STOP_FILE), JSON.stringify(stop), { flag: 'wx' })
+  } catch {
+    // already noted (the first stop is where the run stopped)
+  }
+}
+
+export function readDeadlineStop(dir: string): DeadlineStop | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(dir, DEADLINE_STOP_FILE), 'utf8')) as DeadlineStop
+  } catch {
+    return undefined
+  }
+}
+
 export function writeBudgetStop(dir: string, stop: BudgetStop): void {
   try {
     // 'wx': the first process to be refused wins; the others find the file there

@@ -16,6 +16,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import {
   ajvWithSchemas,
+  linearErrors,
   listSchemaRefs,
   parseRef,
   PRECOMPILED_DIR,
@@ -61,7 +62,8 @@ export function standaloneModule(opts: { minify?: boolean } = {}): string {
     const where = typeof obj === 'object' && obj !== null ? schemaLocation(obj) : undefined
     if (where !== undefined && name.value) name.value.code = _`schemaAt(${where})`
   }
-  const code = standaloneCode(ajv, byRef).replace(/^"use strict";/, '')
+  // (ajv's code.process option is not applied to standalone code: the same rewrite here)
+  const code = linearErrors(standaloneCode(ajv, byRef).replace(/^"use strict";/, ''))
   // A schema the code needs that is not the registry's (it would be a copy): refuse, never write a module
   // whose messages could differ.
   const copy = /\bconst (schema\d+) = (?!schemaAt\()/.exec(code)

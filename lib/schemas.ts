@@ -49,7 +49,11 @@ export interface SchemaError {
 
 export interface ValidationResult {
   valid: boolean
+  /** the first MAX_KEPT_ERRORS failures (a hostile page can hold hundreds of thousands) */
   errors: SchemaError[]
+  /** how many failures there were in all (errors holds at most MAX_KEPT_ERRORS of them; past the first
+   * 1,000 (KEPT_ERRORS) the count includes the wrapper errors the first 1,000 leave out) */
+  errorCount: number
   /** One line: 'valid', or the ref and the failures, each naming the instance path and the schema path. */
   text: string
 }
@@ -126,6 +130,8 @@ function describe(e: ErrorObject): string {
 }
 
 const TEXT_MAX_ERRORS = 4
+/** failures a result keeps (described, with their paths); the rest are only counted */
+export const MAX_KEPT_ERRORS = 100
 
 /**
  * Validate a value against a ref such as 'admin/compat-session#Page' or 'admin/error'.
@@ -150,10 +156,13 @@ export function validateWith(validators: Readonly<Record<string, ValidateFunctio
 
 function resultOf(fn: ValidateFunction, parsed: ParsedRef, value: unknown): ValidationResult {
   const ref = parsed.ref
-  if (fn(value)) return { valid: true, errors: [], text: 'valid' }
-  const errors: SchemaError[] = (fn.errors ?? [])
-    // The wrapper error of propertyNames repeats what the inner error (which names the key) says.
-    .filter((e) => e.keyword !== 'propertyNames')
+  if (fn(value)) return { valid: true, errors: [], errorCount: 0, text: 'valid' }
+  // The wrapper error of propertyNames repeats what the inner error (which names the key) says.
+  const all = (fn.errors ?? []).filter((e) => e.keyword !== 'propertyNames')
+  // ajv's list is dropped with the validator's next call; only the first few are described and kept
+  fn.errors = null
+  const errors: SchemaError[] = all
+    .slice(0, MAX_KEPT_ERRORS)
     .map((e) => ({
       instancePath: e.instancePath,
       schemaPath: errorSchemaPath(e, parsed),
@@ -162,8 +171,8 @@ function resultOf(fn: ValidateFunction, parsed: ParsedRef, value: unknown): Vali
   const shown = errors
     .slice(0, TEXT_MAX_ERRORS)
     .map((e) => `${e.instancePath === '' ? '(root)' : e.instancePath} ${e.message} [${e.schemaPath}]`)
-  const more = errors.length > TEXT_MAX_ERRORS ? `; (+${errors.length - TEXT_MAX_ERRORS} more)` : ''
-  return { valid: false, errors, text: `${ref}: ${shown.join('; ')}${more}` }
+  const more = all.length > TEXT_MAX_ERRORS ? `; (+${all.length - TEXT_MAX_ERRORS} more)` : ''
+  return { valid: false, errors, errorCount: all.length, text: `${ref}: ${shown.join('; ')}${more}` }
 }
 
 /** Like validate, but throws an Error whose message is the one-line text when the value does not match. */

@@ -85,6 +85,8 @@ export interface RunLimits {
   maxResponseBytes?: number
   /** folder where each suite process leaves its request meter (requests per area, endpoint timings) */
   meterDir?: string
+  /** the run's deadline (--deadline), epoch ms: no request starts after it, none runs past it */
+  deadlineAt?: number
 }
 
 function limitsOf(v: unknown): RunLimits | undefined {
@@ -96,6 +98,7 @@ function limitsOf(v: unknown): RunLimits | undefined {
     budgetFile: str(o.budgetFile),
     maxResponseBytes: num(o.maxResponseBytes),
     meterDir: str(o.meterDir),
+    deadlineAt: num(o.deadlineAt),
   }
   for (const k of Object.keys(out) as (keyof RunLimits)[]) if (out[k] === undefined) delete out[k]
   return Object.keys(out).length ? out : undefined

@@ -19,6 +19,7 @@ export const TARGET_FLAGS = {
   rate: { type: 'string' },
   'max-requests': { type: 'string' },
   'max-response-size': { type: 'string' },
+  deadline: { type: 'string' },
 } as const satisfies OptionSpecs
 
 export interface TargetOptions {
@@ -37,6 +38,8 @@ export interface TargetOptions {
   maxRequests?: number
   /** cap on one response's body, in bytes (--max-response-size) */
   maxResponseBytes: number
+  /** --deadline for the whole command, in seconds; 0: none; undefined: the command's default */
+  deadlineS?: number
 }
 
 type TargetValues = { [K in keyof typeof TARGET_FLAGS]?: string }
@@ -61,6 +64,8 @@ export function targetOptions(values: TargetValues, env: NodeJS.ProcessEnv): Tar
   const max = positiveNumber('--max-requests', values['max-requests'], { integer: true, min: 1, max: 100_000_000 })
   if (max !== undefined) o.maxRequests = max
   if (values['max-response-size'] !== undefined) o.maxResponseBytes = byteSize('--max-response-size', values['max-response-size'])
+  const d = values.deadline
+  if (d !== undefined) o.deadlineS = /^\s*(0+|none)\s*$/i.test(d) ? 0 : durationSeconds('--deadline', d, { min: 1, max: 7 * 24 * 3600 })
   try {
     if (o.masUrl !== undefined) o.masUrl = normaliseBaseUrl(o.masUrl, values['mas-url'] !== undefined ? '--mas-url' : 'MAS_URL')
     if (o.hsUrl !== undefined) o.hsUrl = normaliseBaseUrl(o.hsUrl, values['hs-url'] !== undefined ? '--hs-url' : 'HS_URL')
@@ -110,4 +115,6 @@ export const TARGET_HELP = `target (tokens preferably from the environment: flag
   --request-timeout S      per request, in seconds (default ${DEFAULT_TIMEOUTS.requestMs / 1000})
   --rate N                 at most N requests per second
   --max-requests N         a request budget; when spent the command stops and fails (exit 1)
-  --max-response-size S    cap on one response's body (default 4MiB)`
+  --max-response-size S    cap on one response's body (default 4MiB)
+  --deadline S             the whole command's time limit, in seconds (default: none; 0 or none: no limit);
+                           when it passes the command stops, writes nothing and fails (exit 1)`

@@ -3,7 +3,7 @@
 import { areaOfPath } from '../../lib/areas.ts'
 import { visible, visibleDeep } from '../../lib/escape.ts'
 import type { CheckResult, SuiteResult } from './results.ts'
-import { filteredOut, toCheck, toSuite, type TapNode } from './tap-tree.ts'
+import { fileDeath, filteredOut, toCheck, toSuite, type TapNode } from './tap-tree.ts'
 
 const TARGET_GROUP = /^target: (.*)$/
 
@@ -60,8 +60,9 @@ export class Collector {
     if (this.matrix && own.length) this.add('clean', n.name, own)
     const checks = this.matrix ? (this.perTarget.get('clean') ?? []).filter((x) => x.file === n.name).flatMap((x) => x.checks) : own
     const s = toSuite(n, checks)
-    // In the matrix a suite process fails because the faults' checks fail; that is no crash.
-    if (this.matrix && s.error && n.children.some((c) => TARGET_GROUP.test(c.name) && c.result && !c.result.ok)) {
+    // In the matrix a suite process fails because the faults' checks fail; that is no crash (a real
+    // crash or time-out still is).
+    if (this.matrix && s.error && !fileDeath(n.result?.diag) && n.children.some((c) => TARGET_GROUP.test(c.name) && c.result && !c.result.ok)) {
       delete s.error
       s.ok = s.fail === 0
     }
@@ -74,8 +75,14 @@ export class Collector {
    * The files with no result: after an interruption they were not run (no failure); otherwise the
    * runner itself died and they failed.
    */
-  finish(files: readonly string[], interrupted: boolean, how: string): void {
+  finish(files: readonly string[], interrupted: boolean, how: string, deadline?: string): void {
     for (const s of this.suites) {
+      // A file the run's deadline stopped did not fail either: it was not run to its end.
+      if (deadline && s.error?.startsWith("stopped by the run's deadline")) {
+        s.notRun = s.error
+        delete s.error
+        s.ok = s.fail === 0
+      }
       // A file killed by the interruption did not fail: it did not finish.
       if (interrupted && s.error && /killed by SIG|exited with code (130|143)|timed out/.test(s.error) && s.fail === 0) {
         delete s.error
@@ -85,7 +92,7 @@ export class Collector {
     for (const f of files) {
       if (this.suites.some((s) => s.file === f)) continue
       const base = { file: f, area: areaOfPath(f) ?? 'other', ok: false, durationMs: 0, pass: 0, fail: 0, skip: 0, deviation: 0, checks: [], leftovers: [] } satisfies SuiteResult
-      this.suites.push(interrupted ? { ...base, notRun: 'interrupted before it ran' } : { ...base, error: `no result (tap exited with ${how})` })
+      this.suites.push(interrupted ? { ...base, notRun: 'interrupted before it ran' } : deadline ? { ...base, notRun: `the run's deadline (${deadline}) passed before it ran` } : { ...base, error: `no result (tap exited with ${how})` })
     }
     this.suites.sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file))
   }

@@ -16,7 +16,7 @@ import { renderMatrix, renderRun, writeReport } from './report-write.ts'
 import { countChecks, groupSkips, type RunReport } from './results.ts'
 import { seconds, summaryLines } from './terminal.ts'
 import { nothingProved } from './verdict.ts'
-import { budgetProblem, requestSummary } from './limits.ts'
+import { budgetProblem, deadlineProblem, requestSummary } from './limits.ts'
 
 export interface FinishContext {
   st: RunState
@@ -66,10 +66,13 @@ export async function finishRun(ctx: FinishContext, col: Collector): Promise<Run
   const requests = summary && { ...summary, slowest: summary.slowest.map((e) => ({ ...e, endpoint: visible(redact(e.endpoint, ctx.secrets)) })) }
   const spent = budgetProblem(requests)
   // A spent budget is never a pass, even with --allow-partial: the checks after it proved nothing.
-  const problems = [...(opts.allowPartial && counts.pass + counts.deviation > 0 ? [] : proved), ...(spent ? [spent] : [])]
+  const late = st.deadline?.passed ? deadlineProblem(st.deadline.seconds, st.deadline.stop) : undefined
+  // Past the deadline, neither --allow-partial nor anything else makes the run a pass.
+  const problems = [...(opts.allowPartial && counts.pass + counts.deviation > 0 ? [] : proved), ...(spent ? [spent] : []), ...(late ? [late] : [])]
   // (a warning can quote the target: the introspection client's registration error)
   const warnings = [...ctx.warnings, ...(problems.length ? [] : proved.map((p) => `accepted (--allow-partial): ${p}`))].map((w) => visible(w))
-  const grepMissed = !!opts.grep && counts.checks === 0 && !st.interrupted
+  // (a file that crashed or timed out is a failure, never "no check matched")
+  const grepMissed = !!opts.grep && counts.checks === 0 && !st.interrupted && !suites.some((s) => s.error)
   let exitCode: number = grepMissed ? EXIT.usage : exitFor(st.interrupted, failed, problems.length > 0)
   const report: RunReport = {
     tool: 'admin-conformance',

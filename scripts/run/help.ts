@@ -1,7 +1,7 @@
 // The run command's --help text.
 import { AREA_NAMES } from '../../lib/areas.ts'
 import { DEFAULT_CLIENT_PREFIX, DEFAULT_HS_PREFIX, DEFAULT_TIMEOUTS } from '../../lib/target.ts'
-import { REPORTERS } from './options.ts'
+import { DEFAULT_DEADLINE_S, REPORTERS } from './options.ts'
 
 export const HELP = `usage: admin-conformance run [options]
 
@@ -50,15 +50,20 @@ output:
                           mock on two cores or more, each worker with a mock of its own; 1 against
                           a real target, which keeps the run under 256 MiB; each adds ~100 MiB)
   --timeout S             time limit per suite file, in seconds (default 120)
-  --request-timeout S     time limit per HTTP request, in seconds (default ${DEFAULT_TIMEOUTS.requestMs / 1000})
+  --request-timeout S     time limit per HTTP request, in seconds, headers and body however slowly it
+                          comes (default ${DEFAULT_TIMEOUTS.requestMs / 1000})
+  --deadline S            time limit of the whole run, in seconds (default ${DEFAULT_DEADLINE_S} against a real target,
+                          none against the bundled mock; 0: none); past it no request is sent, the
+                          run says at which file, check and request it stopped, and exits 1
 
 production manners:
   --rate N                at most N requests per second over the whole run (split evenly between
                           the --jobs suite processes; default: no limit)
   --max-requests N        a budget of N requests for the whole run; when it is spent the run stops
                           asking, says at which check and request, and is not a pass (exit 1)
-  --max-response-size S   cap on one response's body (default 4MiB; units KiB, MiB, GiB); a larger
-                          answer fails its check, naming the request and the size
+  --max-response-size S   cap on one response's body (default 4MiB; units KiB, MiB, GiB), also on
+                          what a compressed body decodes to; a larger answer fails its check,
+                          naming the request and the size
   -h, --help              this help
 
 Colour on a terminal; NO_COLOR=1 turns it off, FORCE_COLOR=1 forces it.

@@ -32,7 +32,8 @@ import type { RunReport } from './results.ts'
 import { claimOrder, suiteFiles, waitsOnPurpose } from './suite-files.ts'
 import { ROOT, prepareSuites, runTap, startWorkers, suiteEnv, tapProject, type Killable, type PreparedSuites, type SuiteWorkers } from './tap-runner.ts'
 import { header } from './header.ts'
-import { runLimits } from './limits.ts'
+import { deadlineStop, runLimits } from './limits.ts'
+import { runDeadlineS } from './options.ts'
 import { suiteLine } from './terminal.ts'
 import { select } from './verdict.ts'
 
@@ -147,10 +148,24 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
   // the client's secret joins the secrets every output is redacted of
   if (target.mas?.introspection) secrets.push(target.mas.introspection.clientSecret)
   // every worker's target (each may have its own bundled mock) gets the same limits
-  const limits = runLimits(opts, st.project, Math.min(jobs, files.length))
+  const limits = runLimits(opts, st.project, Math.min(jobs, files.length), st.started)
   for (const t of new Set([target, ...workerTargets])) t.limits = limits
-  const { collector, tap } = await runSuites(st, { target, mocks, workerTargets }, files, secrets, onChild, jobs, await preparing, await starting)
-  collector.finish(files, st.interrupted, String(tap.signal ?? tap.exitCode))
+  const seconds = runDeadlineS(opts)
+  if (seconds !== undefined) st.deadline = { seconds, at: st.started + seconds * 1000, passed: false }
+  const prepared = await preparing
+  const { collector, tap } = await runSuites(st, { target, mocks, workerTargets }, files, secrets, onChild, jobs, prepared, await starting)
+  const deadline = st.deadline
+  if (deadline) {
+    const stop = deadlineStop(st.project)
+    if (stop) deadline.stop = { ...stop, file: prepared.sourceOf(stop.file) }
+    deadline.passed ||= stop !== undefined
+  }
+  collector.finish(files, st.interrupted, String(tap.signal ?? tap.exitCode), deadline?.passed ? `--deadline ${deadline.seconds} s` : undefined)
+  if (deadline?.passed && !deadline.stop) {
+    // no request was refused (the suites were busy elsewhere): where the runner stopped them
+    const s = collector.suites.find((x) => x.notRun && /deadline/.test(x.notRun) && /during check/.test(x.notRun))
+    if (s) deadline.stop = { file: s.file, check: /during check "(.*)"/.exec(s.notRun!)![1] }
+  }
   for (const [f, n] of collector.names) if (!collector.suites.find((s) => s.file === f)?.error) names.remember(f, n)
   if (!st.interrupted) names.save()
   if (!st.interrupted && !opts.faultMatrix) warnings.push(...meaninglessPass(readProbe(path.join(st.project, 'tmp', 'probe'))))
@@ -170,6 +185,10 @@ function notAPass(st: RunState, missing: string[], secrets: string[]): RunResult
   st.io.stderr.write(redact(lines.join('\n'), secrets) + '\n')
   return { exitCode: EXIT.failed }
 }
+
+/** How long after the deadline the runner stops suite files still under way. */
+const DEADLINE_GRACE_MS = 5000
+const stopTimers: NodeJS.Timeout[] = []
 
 async function runSuites(st: RunState, r: Resolved, files: string[], secrets: string[], onChild: (c: Killable) => void, jobs: number, prepared: PreparedSuites, workers: SuiteWorkers | undefined) {
   const { opts } = st
@@ -202,9 +221,21 @@ async function runSuites(st: RunState, r: Resolved, files: string[], secrets: st
     onChild: (c) => {
       onChild(c)
       if (st.interrupted) c.kill('SIGTERM')
+      // Past the deadline the suites' requests fail at once and their files end quickly; a file busy
+      // without requests is stopped by the runner a little later.
+      const d = st.deadline
+      if (d && c.deadline) {
+        const timer = setTimeout(() => {
+          d.passed = true
+          c.deadline!(`--deadline ${d.seconds} s`)
+        }, Math.max(0, d.at - Date.now()) + DEADLINE_GRACE_MS)
+        timer.unref()
+        stopTimers.push(timer)
+      }
     },
     stderr: st.io.stderr,
   }, workers)
+  for (const t of stopTimers.splice(0)) clearTimeout(t)
   // The TAP report names the suite files, not their builds.
   if (prepared.mode === 'bundle') tap.raw = tap.raw.replace(/\bsuites\/[\w./-]+?\.suite\.mjs\b/g, (m) => prepared.sourceOf(m))
   return { collector, tap }

@@ -33,6 +33,15 @@ export interface Options extends TargetOptions {
   mockMasVersion?: string
 }
 
+/** A real target's run ends at this many seconds unless --deadline says otherwise (the bundled mock: none). */
+export const DEFAULT_DEADLINE_S = 900
+
+/** The run's deadline in seconds, or undefined for none: --deadline, else 900 s against a real target. */
+export function runDeadlineS(o: Options): number | undefined {
+  if (o.deadlineS !== undefined) return o.deadlineS > 0 ? o.deadlineS : undefined
+  return o.masUrl !== undefined || o.hsUrl !== undefined ? DEFAULT_DEADLINE_S : undefined
+}
+
 const FLAGS = {
   ...TARGET_FLAGS,
   'allow-writes': { type: 'boolean' },

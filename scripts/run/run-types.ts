@@ -30,4 +30,6 @@ export interface RunState {
   started: number
   project: string
   interrupted: boolean
+  /** the run's deadline (--deadline): its length, and where it stopped the run once it passed */
+  deadline?: { seconds: number; at: number; passed: boolean; stop?: { file?: string; check?: string; request?: string } }
 }

@@ -38,7 +38,8 @@ process.stdout.write = (chunk, encoding, cb) => {
   held.push(text)
   // a file's first line goes out at once: the runner's watchdog starts the file's clock on it, and a
   // file that never lets the event loop turn must still meet its time limit
-  if (text.startsWith('# Subtest: ')) flush()
+  // (a check's first line too: a worker that dies in a check must have told the runner which one)
+  if (/^ *# Subtest: /.test(text)) flush()
   else if (!flushing) {
     flushing = true
     setImmediate(flush)
@@ -122,6 +123,38 @@ function claim(i) {
   }
 }
 
+/**
+ * Which check runs now, left in the file's claim (`check`: the names from the file down, ' > ' between):
+ * tap prints a subtest's first line only once it has output, so a worker that dies inside a check (heap
+ * exhaustion, a kill at the time limit) would leave the runner unable to say which check it was in.
+ */
+function noteChecks(t, i, chain) {
+  const note = (names) => {
+    try {
+      writeFileSync(path.join(claims, String(i), 'check'), names.join(' > '))
+    } catch {
+      // the run's folder is gone: nothing to tell
+    }
+  }
+  const test = t.test.bind(t)
+  t.test = (name, ...rest) => {
+    const at = rest.findIndex((x) => typeof x === 'function')
+    if (typeof name !== 'string' || at === -1) return test(name, ...rest)
+    const fn = rest[at]
+    rest[at] = async (tt) => {
+      const names = [...chain, name]
+      note(names)
+      noteChecks(tt, i, names)
+      try {
+        return await fn(tt)
+      } finally {
+        note(chain)
+      }
+    }
+    return test(name, ...rest)
+  }
+}
+
 for (const i of order) {
   if (!claim(i)) continue
   const file = path.resolve(files[i])
@@ -129,6 +162,7 @@ for (const i of order) {
   // process early with the files after it unrun: the worker stays alive while a file runs.
   const alive = setInterval(() => {}, 1 << 30)
   await tap.test(files[i], { timeout }, async (t) => {
+    if (claims) noteChecks(t, i, [])
     globalThis.__acSuiteTap = t
     // The suites' framework picks its area from the main file's folder.
     process.argv[1] = file

@@ -5,7 +5,7 @@
 // worker was running when it died (crash, timeout, interruption) is closed with a failed test point whose
 // diagnostics say why (tap-tree.ts reads them), so it is still reported as that file.
 
-export type Death = { signal: string } | { exitCode: number } | { expired: string }
+export type Death = ({ signal: string } | { exitCode: number } | { expired: string } | { deadline: string }) & { check?: string }
 
 function yaml(death: Death): string[] {
   return ['  ---', ...Object.entries(death).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`), '  ...']
@@ -17,6 +17,8 @@ export class WorkerStream {
   private block: string[] = []
   /** the file whose subtest is open (its test point not seen yet) */
   open: string | undefined
+  /** the subtests open inside it, by indentation (a check; in the matrix its target group, then the check) */
+  private inner = new Map<number, string>()
   private after: 'none' | 'maybe-yaml' | 'yaml' = 'none'
 
   constructor(private readonly merge: TapMerge) {}
@@ -52,6 +54,7 @@ export class WorkerStream {
     const sub = /^# Subtest: (.*)$/.exec(l)
     if (sub) {
       this.flush()
+      this.inner.clear()
       this.open = sub[1]!
       this.block.push(l)
       this.merge.started(this, this.open)
@@ -65,12 +68,28 @@ export class WorkerStream {
       this.merge.ended(this, point[3]!.replace(/ # time=[\d.]+ms$/, ''))
       return
     }
+    if (this.open !== undefined) this.track(l)
     // the worker's own version line, plan and closing comments: the merged stream has its own
     if (/^(TAP version \d+|1\.\.\d+|#.*|)$/.test(l) && this.open === undefined) return
     // What tap prints at the worker's top level while a file runs (`t.comment()` of the file, such as
     // `# ac-leftover`, lands there) belongs to that file: indented into its subtest, where tap's runner
     // put a file process's own top-level lines.
     this.block.push(this.open !== undefined && l !== '' && !l.startsWith(' ') ? `    ${l}` : l)
+  }
+
+  /** Which subtests are open inside the file (so that a death can name the check under way). */
+  private track(l: string): void {
+    const m = /^( +)(?:# Subtest: (.*)|(?:not )?ok \d+ - )/.exec(l)
+    if (!m) return
+    const depth = m[1]!.length
+    for (const d of [...this.inner.keys()]) if (d > depth || (d === depth && m[2] === undefined)) this.inner.delete(d)
+    if (m[2] !== undefined) this.inner.set(depth, m[2])
+  }
+
+  /** The check under way in the open file ('target: x > check' in the matrix), if any. */
+  underWay(): string | undefined {
+    const names = [...this.inner].sort((a, b) => a[0] - b[0]).map(([, n]) => n)
+    return names.length ? names.join(' > ') : undefined
   }
 
   /** A file the worker took but never began to report (it died first): failed with `death`. */
@@ -87,7 +106,8 @@ export class WorkerStream {
     this.buf = ''
     if (this.open !== undefined) {
       const name = this.open
-      this.block.push(`not ok ${this.merge.next()} - ${name}`, ...yaml(death))
+      const check = death.check ?? this.underWay()
+      this.block.push(`not ok ${this.merge.next()} - ${name}`, ...yaml(check ? { ...death, check } : death))
       this.open = undefined
       this.merge.ended(this, name)
     }

@@ -104,13 +104,33 @@ export function toCheck(n: TapNode, strict: boolean): CheckResult {
   return c
 }
 
-/** Why a suite file failed as a whole, from the runner's diagnostics: timed out, killed, or crashed. */
-function fileError(diag: unknown): string {
-  const d = (diag ?? {}) as { signal?: unknown; exitCode?: unknown; expired?: unknown; message?: unknown }
-  if (d.expired !== undefined || /timeout/i.test(String(d.message ?? ''))) return `timed out (${String(d.expired ?? d.message)})`
-  if (typeof d.signal === 'string' && d.signal) return `killed by ${d.signal}`
-  if (typeof d.exitCode === 'number' && d.exitCode !== 0) return `the suite process exited with code ${d.exitCode} (a crash: see its output above)`
-  return 'the suite file failed without a failing check (see its output above)'
+/**
+ * Why a suite file ended as a whole, from the runner's diagnostics: timed out, stopped by the run's
+ * deadline, killed, or crashed (and the check under way when the runner knows it); undefined when
+ * nothing of the kind happened (the file ended on its own).
+ */
+export function fileDeath(diag: unknown): string | undefined {
+  const d = (diag ?? {}) as { signal?: unknown; exitCode?: unknown; expired?: unknown; message?: unknown; deadline?: unknown; check?: unknown }
+  const during = typeof d.check === 'string' && d.check ? ` during check "${d.check}"` : ''
+  if (typeof d.deadline === 'string') return `stopped by the run's deadline (${d.deadline})${during}`
+  if (d.expired !== undefined || /timeout/i.test(String(d.message ?? ''))) return `timed out (${String(d.expired ?? d.message)})${during}`
+  if (typeof d.signal === 'string' && d.signal) return `killed by ${d.signal}${during}`
+  if (typeof d.exitCode === 'number' && d.exitCode !== 0) return `the suite process exited with code ${d.exitCode}${during} (a crash: see its output above)`
+  return undefined
+}
+
+/**
+ * tap's own time limit of a file: the check it cut shows a failed `timeout!` assertion whose diagnostics
+ * say what expired. The names from the file down to that check, or undefined.
+ */
+function cutByTimeLimit(n: TapNode, chain: string[] = []): string[] | undefined {
+  for (const c of n.children) {
+    const d = c.result?.diag as { expired?: unknown } | undefined
+    if (c.name === 'timeout!' && c.result && !c.result.ok && d?.expired !== undefined) return chain
+    const deeper = cutByTimeLimit(c, [...chain, c.name])
+    if (deeper) return deeper
+  }
+  return undefined
 }
 
 export function toSuite(file: TapNode, checks: CheckResult[]): SuiteResult {
@@ -128,6 +148,16 @@ export function toSuite(file: TapNode, checks: CheckResult[]): SuiteResult {
     checks,
     leftovers: leftoversOf(file),
   }
-  if (!a.ok && s.fail === 0) s.error = fileError(a.diag)
+  // A crash or time-out is reported whatever the file's checks did before it (a file with a failed
+  // check that then crashed lost the rest of its checks: that must show).
+  const death = a.ok ? undefined : fileDeath(a.diag)
+  const cut = death ? undefined : cutByTimeLimit(file)
+  // the run's deadline stopped the file: not run to its end, neither passed nor failed
+  if (death && typeof (a.diag as { deadline?: unknown } | undefined)?.deadline === 'string') s.notRun = death
+  else if (death) s.error = death
+  else if (cut) s.error = `timed out (the file's time limit, --timeout)${cut.length ? ` during check "${cut.join(' > ')}"` : ''}`
+  else if (!a.ok && s.fail === 0) s.error = 'the suite file failed without a failing check (see its output above)'
+  if (s.error) s.ok = false
+  else if (s.notRun) s.ok = s.fail === 0
   return s
 }

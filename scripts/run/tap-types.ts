@@ -12,6 +12,8 @@ export interface TapRun {
 /** What the interruption stops: tap's runner, or the suite workers. */
 export interface Killable {
   kill(signal?: NodeJS.Signals): boolean
+  /** the run's deadline passed: stop now; the files under way end as stopped by it (`at`: when) */
+  deadline?(at: string): void
 }
 
 export interface TapOptions {

@@ -117,7 +117,10 @@ export function summaryLines(r: RunReport, st: Style): string[] {
   for (const s of r.suites) if (s.error) failed.push(`${s.file}: ${s.error}`)
   if (failed.length) lines.push(st.red('failed:'), ...failed.map((f) => `  ${st.red('✗')} ${f}`), '')
   const notRun = r.suites.filter((s) => s.notRun)
-  if (notRun.length) lines.push(`not run (interrupted): ${notRun.map((s) => s.file).join(', ')}`, '')
+  if (notRun.length) {
+    const why = [...new Set(notRun.map((s) => (/deadline/.test(s.notRun!) ? "the run's deadline passed" : 'interrupted')))].join('; ')
+    lines.push(`not run (${why}): ${notRun.map((s) => s.file).join(', ')}`, '')
+  }
   lines.push(...requestLines(r))
   for (const p of r.problems) lines.push(`${st.red('not a pass:')} ${p}`)
   for (const w of r.warnings) lines.push(`${st.yellow('warning:')} ${w}`)

@@ -130,6 +130,7 @@ export class SuiteWorkers {
     const timers = new Map<WorkerStream, { timer: NodeJS.Timeout; child: ChildProcess }>()
     const deaths = new Map<ChildProcess, Death>()
     let stopped: NodeJS.Signals | undefined
+    let deadline: string | undefined
     let exitCode: number | null = 0
     let lastSignal: NodeJS.Signals | null = null
     const limitMs = start.timeoutS * 1000
@@ -171,8 +172,9 @@ export class SuiteWorkers {
         child.on('close', (code, signal) => {
           live.delete(child)
           unwatch(stream)
-          const death: Death = deaths.get(child) ?? (stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
-          stream.end(death)
+          const death: Death = deaths.get(child) ?? (deadline ? { deadline } : stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
+          const check = stream.open !== undefined ? checkUnderWay(claims, opts.files.indexOf(stream.open)) : undefined
+          stream.end(check ? { ...death, check } : death)
           const took = claimedBy(claims, child.pid)
           for (const i of took) if (!done.has(opts.files[i]!)) stream.lost(opts.files[i]!, death)
           if (signal) lastSignal = signal
@@ -204,6 +206,11 @@ export class SuiteWorkers {
           for (const c of live.keys()) c.kill('SIGKILL')
           return true
         },
+        deadline(at: string) {
+          deadline = at
+          stopped = 'SIGKILL'
+          for (const c of live.keys()) c.kill('SIGKILL')
+        },
       })
     })
   }
@@ -213,6 +220,16 @@ export class SuiteWorkers {
 export function runWorkers(opts: TapOptions & { probeUrl: string; schemasUrl?: string; tapUrl?: string }): Promise<TapRun> {
   const workers = new SuiteWorkers({ ...opts, jobs: Math.max(1, Math.min(opts.jobs, opts.files.length)) })
   return workers.run(opts)
+}
+
+/** The check a worker was running in file `i` (suite-worker.mjs leaves it in the file's claim). */
+function checkUnderWay(claims: string, i: number): string | undefined {
+  if (i < 0) return undefined
+  try {
+    return readFileSync(path.join(claims, String(i), 'check'), 'utf8') || undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The indexes of the files a worker claimed (suite-worker.mjs leaves its pid in each claim). */

@@ -1,7 +1,7 @@
 // The snapshot engine: send the plan's requests (plan.ts) one after another through the one HTTP client
 // (read-only, with the command's rate, budget, timeout and size cap), and record each answer normalised
 // (normalise.ts). A fixed number of requests: the plan does not depend on the target's data.
-import { BudgetSpent, HttpClient, HttpError, type HttpResponse } from '../../lib/http.ts'
+import { BudgetSpent, DeadlineReached, HttpClient, HttpError, type HttpResponse } from '../../lib/http.ts'
 import { redact } from '../../lib/redact.ts'
 import { DEFAULT_TIMEOUTS, knownTokens, type Target } from '../../lib/target.ts'
 import { flattenBody, normalisationSection, normaliseBodyText, normaliseHeaders, type Bases } from './normalise.ts'
@@ -13,6 +13,8 @@ export interface SnapshotLimits {
   maxRequests?: number
   maxResponseBytes: number
   requestTimeoutMs: number
+  /** --deadline in seconds (0 or undefined: none) */
+  deadlineS?: number
 }
 
 /** The budget ran out: the snapshot is incomplete, and says at which request. */
@@ -56,6 +58,7 @@ export async function takeSnapshot(target: Target, limits: SnapshotLimits, tool:
     maxResponseBytes: limits.maxResponseBytes,
     ...(limits.rate !== undefined ? { requestsPerSecond: limits.rate } : {}),
     ...(limits.maxRequests !== undefined ? { maxRequests: limits.maxRequests } : {}),
+    ...(limits.deadlineS ? { deadlineAt: Date.now() + limits.deadlineS * 1000 } : {}),
   })
   const plan = snapshotPlan({ mas: !!target.mas, hs: !!target.hs })
   const raw = new Map<string, unknown>()
@@ -121,6 +124,7 @@ async function observe(client: HttpClient, target: Target, p: Probe, raw: Map<st
     res = await client.request(svc.url, path, { method: p.method, query: p.query, token: token ?? null, credentialFree: p.auth === 'none' })
   } catch (e) {
     if (e instanceof BudgetSpent) throw new SnapshotIncomplete(`the request budget (--max-requests ${e.limit}) was spent at ${p.method} ${clean(p.template)}; no snapshot written`)
+    if (e instanceof DeadlineReached) throw new SnapshotIncomplete(`the deadline (--deadline) passed at ${p.method} ${clean(p.template)}; no snapshot written`)
     if (e instanceof HttpError) {
       o.skipped = `no answer: ${e.kind}`
       return o

@@ -1,7 +1,7 @@
 // Helpers of the event-report checks (area B): the window, set and order comparisons, the assertions
 // on a walk's pages, the filter values every reading of SQL LIKE agrees on, and filing a report through
 // the client API (deleted at the end of the file, or listed as left behind). Area knowledge.
-import { hs, hsClient, memo, skip, note, cleanup, target, expectStatus, expectSchema, type Test, type As } from '../lib/suite.ts'
+import { hs, hsClient, memo, skip, note, cleanup, target, expectStatus, schemaFailed, PAGES_DETAILED, type Test, type As } from '../lib/suite.ts'
 import { reportWindow, removeReport, like, type Report, type ReportWalk, type ReportFilters, type ReportWindow } from './reports.ts'
 
 /** The window (every report on a small target); skips when its walk failed (the walk checks report that). */
@@ -55,10 +55,14 @@ export function monotone(items: Report[], dir: 'b' | 'f'): string | undefined {
   return undefined
 }
 
+/** Problems of a walk's pages shown one by one; the rest are counted (a hostile walk has hundreds). */
+const DETAILED_PROBLEMS = 10
+
 /** Pages of a walk: 200, schema, the same total everywhere, next_token only while more reports follow. */
 export function assertWalk(t: Test, w: ReportWalk, what: string, total: number, start = 0): void {
   let bad = 0
   let offset = start
+  let invalid = 0
   for (const p of w.pages) {
     if (p.res.status !== 200) {
       bad++
@@ -67,20 +71,23 @@ export function assertWalk(t: Test, w: ReportWalk, what: string, total: number, 
     }
     if (!p.schema.valid) {
       bad++
-      expectSchema(t, 'homeserver/event-report#List', p.res.json, `${what}: ${p.request}`)
+      // the first pages in detail (from the result the walk kept); the rest counted below
+      if (invalid++ < PAGES_DETAILED) schemaFailed(t, 'homeserver/event-report#List', p.schema, `${what}: ${p.request}`)
     }
     const n = p.body?.event_reports?.length ?? 0
     if (p.body?.total !== total) {
       bad++
-      t.fail(`${what}: ${p.request}: total is ${total}`, { found: p.body?.total })
+      if (bad <= DETAILED_PROBLEMS) t.fail(`${what}: ${p.request}: total is ${total}`, { found: p.body?.total })
     }
     offset += n
     const hasNext = p.body?.next_token !== undefined
     if (hasNext !== offset < total) {
       bad++
-      t.fail(`${what}: ${p.request}: next_token ${offset < total ? 'present while more reports follow' : 'absent on the last page'}`, { next_token: p.body?.next_token, reached: offset, total })
+      if (bad <= DETAILED_PROBLEMS) t.fail(`${what}: ${p.request}: next_token ${offset < total ? 'present while more reports follow' : 'absent on the last page'}`, { next_token: p.body?.next_token, reached: offset, total })
     }
   }
+  if (bad > DETAILED_PROBLEMS) t.fail(`${what}: problems on ${bad - DETAILED_PROBLEMS} more page(s) (the first ${DETAILED_PROBLEMS} above)`)
+  if (invalid > PAGES_DETAILED) t.fail(`${what}: ${invalid - PAGES_DETAILED} more page(s) do not match homeserver/event-report#List`)
   if (w.stopped) {
     bad++
     t.fail(`${what}: the walk stopped: ${w.stopped}`)

@@ -1,11 +1,10 @@
 // The event-report listing of the homeserver admin API (area B): one page, a walk following
 // next_token, and the window shared by the checks of a file (issue 16: the oldest and the newest
 // reports, at most windowSize() of each, whatever the target holds). Area knowledge; the framework stays generic.
-import { hs, memo, leftover, hsFeature, hsFeatureRule, hsKnownVersion, setRule, expectHsError, windowSize, type Test } from '../lib/suite.ts'
+import { hs, memo, leftover, hsFeature, hsFeatureRule, hsKnownVersion, setRule, expectHsError, windowSize, walkBounds, pastBound, type Test } from '../lib/suite.ts'
 import type { HttpResponse } from '../../lib/http.ts'
 import { validate } from '../../lib/schemas.ts'
 
-const MAX_PAGES = 2000
 
 export interface Report {
   id: number
@@ -60,24 +59,47 @@ export interface WalkOptions {
 /** Walk the report listing following next_token (as `from`); with `maxItems` or `untilTs`, a window. */
 export async function walkReports(opts: WalkOptions): Promise<ReportWalk> {
   const out: ReportWalk = { items: [], pages: [] }
+  const bounds = walkBounds()
   let from: number | undefined = opts.from
+  let bytes = 0
   for (let i = 0; ; i++) {
-    if (i >= MAX_PAGES) {
-      out.stopped = `the walk did not end after ${MAX_PAGES} pages`
+    const past = i > 0 ? pastBound(bounds, i, out.items.length, bytes) : undefined
+    if (past) {
+      out.stopped = past
       break
     }
     const page = await reportsPage({ ...opts.filters, dir: opts.dir, limit: opts.limit, from })
-    out.pages.push(page)
-    if (page.res.status !== 200 || !Array.isArray(page.body?.event_reports)) {
+    bytes += page.res.bytes
+    const all = page.res.status === 200 && Array.isArray(page.body?.event_reports) ? page.body!.event_reports! : undefined
+    const items = (all ?? []).slice(0, bounds.items + 1 - out.items.length)
+    const until = opts.untilTs
+    const kept = until === undefined ? items : items.filter((r) => !(r.received_ts > until))
+    // What the walk keeps of the page: its counts, the reports kept and its schema result; not its JSON
+    // (a hostile page of 72,000 items is tens of MiB of objects) nor its text beyond the head.
+    out.pages.push({
+      ...page,
+      res: { ...page.res, json: undefined },
+      body: page.body && { total: page.body.total, next_token: page.body.next_token, ...(all ? { event_reports: kept } : {}) },
+    })
+    if (!all) {
       out.stopped = `${page.request} answered ${page.res.status}${page.res.status === 200 ? ' without event_reports' : ''}`
       break
     }
-    const items = page.body!.event_reports!
-    const until = opts.untilTs
-    const kept = until === undefined ? items : items.filter((r) => !(r.received_ts > until))
+    // A walk that must read to the end (no window) but whose total says it would need more than a walk
+    // reads: reported as such, not walked (a total of 10^12 was a walk of 1,806 pages).
+    const total = page.body?.total
+    if (i === 0 && opts.maxItems === undefined && until === undefined && typeof total === 'number' && total - (from ?? 0) > bounds.items) {
+      out.stopped = `total ${total} from offset ${from ?? 0} would need a walk of more than ${bounds.items} reports (4 × the window, AC_WINDOW): not walked`
+      break
+    }
     out.items.push(...kept)
     if (kept.length < items.length) {
       out.truncated = true
+      break
+    }
+    if (all.length > items.length) {
+      if (opts.maxItems !== undefined && out.items.length >= opts.maxItems) out.truncated = true
+      else out.stopped = pastBound(bounds, 0, bounds.items + 1, 0)
       break
     }
     const next = page.body!.next_token

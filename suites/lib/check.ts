@@ -5,8 +5,8 @@
 // under AC_STRICT=1). A check that asserted nothing fails, naming itself: it never counts as passed.
 import tap, { type Test as TapTest } from 'tap'
 import { isDeepStrictEqual } from 'node:util'
-import { BudgetSpent, HttpError, ResponseTooLarge, WritesNotAllowed } from '../../lib/http.ts'
-import { budgetReason, noteBudgetStop } from './limits.ts'
+import { BudgetSpent, DeadlineReached, HttpError, ResponseTooLarge, WritesNotAllowed } from '../../lib/http.ts'
+import { budgetReason, deadlineReason, noteBudgetStop, noteDeadlineStop } from './limits.ts'
 import { contexts, current, isMatrix, runCleanups, runIn, type Context } from './context.ts'
 import { Skip, WRITES_REASON, unmetNeed, type Need } from './needs.ts'
 import { checkState, lastResponse, responseFields, type CheckState } from './failure.ts'
@@ -204,6 +204,10 @@ async function runCheck(tt: TapTest, def: CheckDef): Promise<void> {
         // Not a fault of the target: the run stops asking; the runner says where and fails the verdict.
         noteBudgetStop(current().target, def.name, e)
         c.finish(budgetReason(e))
+      } else if (e instanceof DeadlineReached) {
+        // The run is out of time: the runner names where it stopped and fails the verdict.
+        noteDeadlineStop(current().target, def.name, e)
+        c.finish(deadlineReason())
       } else if (e instanceof ResponseTooLarge) {
         c.fail(`the answer was too large (--max-response-size): ${e.message}`, { kind: e.kind, size: e.size, limit: e.limit })
       } else if (e instanceof HttpError) {

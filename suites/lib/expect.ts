@@ -1,7 +1,7 @@
 // Expectations on a response: status, JSON content type, schema (with exact schema paths), and the two
 // error envelopes. Each failure carries the request, the response and a curl line (failure.ts).
 import type { HttpResponse } from '../../lib/http.ts'
-import { validate } from '../../lib/schemas.ts'
+import { validate, type ValidationResult } from '../../lib/schemas.ts'
 import { client } from './context.ts'
 import { responseFields } from './failure.ts'
 import type { Test } from './check.ts'
@@ -45,6 +45,19 @@ export function expectSchema(t: Test, ref: string, value: unknown, what: string,
     schema: ref,
     failures: r.errors.slice(0, 10).map((e) => `${e.instancePath || '(root)'}: ${e.message} [schema ${e.schemaPath}]`),
     value: shown(value),
+  })
+}
+
+/**
+ * A failed schema assertion from a validation done earlier (a walk keeps each page's result, not its
+ * JSON): the failing instance paths with their exact schema paths, and how many failures there were.
+ */
+export function schemaFailed(t: Test, ref: string, r: ValidationResult, what: string): boolean {
+  return t.fail(`${what}: matches ${ref}`, {
+    expected: `a body matching the schema ${ref}`,
+    schema: ref,
+    failures: r.errors.slice(0, 10).map((e) => `${e.instancePath || '(root)'}: ${e.message} [schema ${e.schemaPath}]`),
+    ...(r.errorCount > 10 ? { more: `${r.errorCount - 10} more failure(s)` } : {}),
   })
 }
 

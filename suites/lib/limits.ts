@@ -2,9 +2,10 @@
 // response size cap, and the request meter, applied to every HTTP client of the process. The runner hands
 // them over in the target (lib/target.ts, `limits`), so they hold whatever process model runs the files.
 import { mkdirSync, realpathSync } from 'node:fs'
-import { Pacer, SharedBudget, type BudgetSpent, type ClientOptions } from '../../lib/http.ts'
+import path from 'node:path'
+import { Pacer, SharedBudget, type BudgetSpent, type ClientOptions, type DeadlineReached } from '../../lib/http.ts'
 import { areaOfPath } from '../../lib/areas.ts'
-import { addRequest, writeBudgetStop, writeMeter, type Meter } from '../../lib/meter.ts'
+import { addRequest, writeBudgetStop, writeDeadlineStop, writeMeter, type Meter } from '../../lib/meter.ts'
 import type { Target } from '../../lib/target.ts'
 
 let pacer: Pacer | undefined
@@ -71,6 +72,7 @@ export function clientLimits(t: Target): Partial<ClientOptions> {
   const out: Partial<ClientOptions> = {}
   if (lim.maxResponseBytes) out.maxResponseBytes = lim.maxResponseBytes
   if (lim.requestsPerSecond) out.pacer = pacer ??= new Pacer(lim.requestsPerSecond)
+  if (lim.deadlineAt) out.deadlineAt = lim.deadlineAt
   if (lim.maxRequests && lim.budgetFile) out.budget = new SharedBudget(lim.budgetFile, lim.maxRequests)
   if (lim.meterDir) {
     startMeter(lim.meterDir)
@@ -90,6 +92,26 @@ export function noteBudgetStop(t: Target, check: string, e: BudgetSpent): void {
     return
   }
   writeBudgetStop(dir, { check, request: e.request, limit: e.limit })
+}
+
+/** The deadline passed: note (once per run) the file, check and request it stopped at. */
+export function noteDeadlineStop(t: Target, check: string, e: DeadlineReached): void {
+  const dir = t.limits?.meterDir
+  if (!dir) return
+  try {
+    mkdirSync(dir, { recursive: true })
+  } catch {
+    return
+  }
+  // the file as the run names it: suites/<folder>/<name>.suite.<ext> (a worker runs the file's build, which
+  // may sit in a shared build folder; the runner maps the build back to its source)
+  const main = mainFilePath().split(path.sep).join('/')
+  const file = /suites\/[^/]+\/[^/]+\.suite\.[cm]?[jt]s$/.exec(main)?.[0] ?? main
+  writeDeadlineStop(dir, { file, check, request: e.request })
+}
+
+export function deadlineReason(): string {
+  return "not run to the end: the run's deadline (--deadline) passed"
 }
 
 /** The skip reason of a check that asked for a request past the budget. */

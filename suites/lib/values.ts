@@ -75,6 +75,35 @@ export function windowSize(): number {
 }
 
 /**
+ * What one walk of a listing reads at most, whatever the target answers (a next link new on every page,
+ * a total of 10^12, pages of 72,000 items): pages, items and body bytes. A correct target needs far less:
+ * a walk reads at most the window (or a filtered part of it), in at most a few hundred pages (page size
+ * 1 on a small listing). Past a bound the walk stops and says so; it keeps only what the checks need
+ * (the items within the bound, each page's counts and links), not each page's text.
+ */
+export interface WalkBounds {
+  pages: number
+  items: number
+  bytes: number
+}
+
+export function walkBounds(): WalkBounds {
+  const w = windowSize()
+  return { pages: Math.max(400, 2 * w), items: 4 * w, bytes: 16 * 1024 * 1024 }
+}
+
+/** Why a walk stops at a bound (undefined: within them), after `pages` pages, `items` items and `bytes` bytes. */
+export function pastBound(b: WalkBounds, pages: number, items: number, bytes: number): string | undefined {
+  if (items > b.items) return `the walk read more than ${b.items} items (4 × the window, AC_WINDOW): a listing this walk should find within the window does not end`
+  if (bytes > b.bytes) return `the walk read more than ${b.bytes / 1024 / 1024} MiB of pages: stopped there`
+  if (pages >= b.pages) return `the walk did not end after ${b.pages} pages`
+  return undefined
+}
+
+/** Detailed failures a walk's page assertions give at most (the rest are counted). */
+export const PAGES_DETAILED = 3
+
+/**
  * 300: a walk of the window takes about as many pages as a full walk of a smaller listing (pageSizeFor
  * aims at six pages), and the session families of a deployment with 1,000 sessions are already read as
  * windows, so a run sends about as many requests at 1,000 sessions as at 1,000,000 (bench/sizes.ts).

@@ -139,7 +139,10 @@ t.test('the default cap is a few MiB and answers under it pass', async (t) => {
   const c = client()
   t.teardown(() => c.close())
   const res = await c.request(s.base, '/big')
-  t.equal(res.text.length, body.length)
+  t.equal(res.bytes, body.length, 'read whole')
+  t.equal((res.json as { data: string }).data.length, 3 * 1024 * 1024, 'the JSON parsed from all of it')
+  // what a check keeps of a body this large is its beginning (MAX_TEXT_KEPT)
+  t.ok(res.textCut && res.text.length < 20 * 1024, 'its text kept: the first 16 KiB')
   t.throws(() => client({ maxResponseBytes: 0 }), RangeError)
 })
 
