@@ -1,4 +1,4 @@
-// Benchmark of the mock's auth service side (issue 2's performance targets):
+// Benchmark of the mock's auth service side (its targets: docs/benchmarks.md):
 //
 //   npx tsx bench/mock-admin.ts [--sessions N] [--load-sessions N] [--seconds N] [--iterations N]
 //

@@ -1,4 +1,4 @@
-// Benchmark of `mock --state` (issue 15): what making every acknowledged write durable costs.
+// Benchmark of `mock --state` (a mock that never loses an acknowledged write): what making every acknowledged write durable costs.
 //
 //   npx tsx bench/mock-state.ts [--seconds N] [--connections N]
 //

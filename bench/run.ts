@@ -1,4 +1,4 @@
-// Benchmark of `admin-conformance run` (issue 16, item 4 and the full-run half of item 5):
+// Benchmark of `admin-conformance run` (decision 0004):
 //
 //   npx tsx bench/run.ts [--runs N] [--target-seconds S] [--target-ratio R] [--jobs N]   (default 5 rounds)
 //

@@ -1,4 +1,4 @@
-// Benchmark of the harness at any size (issue 16): a read-only run, as against a real deployment
+// Benchmark of the harness at any size (decision 0004): a read-only run, as against a real deployment
 // (`run --mas-url/--hs-url`), against a separately started `admin-conformance mock` seeded with
 // 1k, 10k, 100k and 1M sessions (100 → 100k event reports). For each size: wall time, requests (from the
 // run's JSON report), the peak RSS of the run (the runner and every suite process, summed, sampled from

@@ -1,5 +1,5 @@
 // Peak resident memory of a process and all its descendants, summed, sampled from /proc (Linux): the
-// harness's "peak RSS" of issue 16 is the runner plus every suite process it starts, at the same moment.
+// harness's "peak RSS" of decision 0004 is the runner plus every suite process it starts, at the same moment.
 import { readdirSync, readFileSync } from 'node:fs'
 
 function parentsAndRss(): Map<number, { ppid: number; rssKiB: number }> {

@@ -16,7 +16,7 @@ for (const stream of [process.stdout, process.stderr]) {
     process.exit(process.exitCode ?? 0)
   })
 }
-// Memory (issue 16): a small young generation makes V8 collect instead of growing the runner's heap
+// Memory (decision 0004): a small young generation makes V8 collect instead of growing the runner's heap
 // (about 30 MiB less at the peak of a run); set before the bulk of the code is loaded.
 const { setFlagsFromString } = await import('node:v8')
 setFlagsFromString('--max-semi-space-size=1')

@@ -1,5 +1,5 @@
 // The `run` command built once with esbuild and kept (in the user's cache: lib/package-paths.mjs), so that `npm start` does
-// not load the TypeScript loader and transpile a hundred modules through it on every run (issue 16: that
+// not load the TypeScript loader and transpile a hundred modules through it on every run (decision 0004: that
 // was about a second of each run). The build is keyed by the size and modification time of every source
 // it could contain (scripts/, lib/, mock/, package.json), the package's path, node's and esbuild's
 // versions: any edit makes the next run build again (a few hundred milliseconds). Each module's
@@ -105,7 +105,7 @@ export function relocate(text, file, outdir, root) {
 }
 
 /**
- * Packages built into the run command rather than loaded from node_modules (issue 16: each run's start):
+ * Packages built into the run command rather than loaded from node_modules (decision 0004: each run's start):
  * faker's main module imports every locale (130 ms), the mock uses one, and faker declares no side
  * effects, so the build keeps only that one; undici loads in about half the time as one file than as
  * its hundred CommonJS modules.
@@ -154,7 +154,7 @@ export async function builtRunFile(root = ROOT, cacheDir) {
     logLevel: 'silent',
     plugins: [sourceUrls(root), packagesExternalBut(BUNDLED_PACKAGES)],
     banner: { js: REQUIRE_BANNER },
-  }).finally(() => stop()) // esbuild's service process would stay for the whole run (memory, issue 16)
+  }).finally(() => stop()) // esbuild's service process would stay for the whole run (memory, decision 0004)
   // atomic: a concurrent run sees the whole file or none
   renameSync(tmp, file)
   for (const old of readdirSync(cacheDir)) if (/^run-[0-9a-f]+\.mjs$/.test(old) && path.join(cacheDir, old) !== file) rmSync(path.join(cacheDir, old), { force: true })

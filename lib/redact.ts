@@ -1,7 +1,7 @@
 // The one redactor of the project: the suites' failure messages, the runner's output, plan-upgrade and
 // deploy all pass text through `redact` (or a Redactor holding the secrets of a run) before printing it.
 //
-// The rule, and why (issue 12 item 3: there were two, `[REDACTED]` from 4 characters and `[redacted]`
+// The rule, and why (there were two, `[REDACTED]` from 4 characters and `[redacted]`
 // from 8):
 // - Every known secret of 4 characters or more is replaced, longest first (a secret containing another
 //   is replaced whole), also in its URL-encoded form. 4, not 8: secrets never reach the output, and a

@@ -6,7 +6,7 @@
 // registered with a single Ajv 2020-12 instance (strict mode, all errors, ajv-formats); validators are
 // compiled lazily per ref on first use (lib/schemas.ts).
 //
-// Precompiled validators (issue 16): lib/schema-standalone.ts writes every ref's validator, compiled
+// Precompiled validators (decision 0004): lib/schema-standalone.ts writes every ref's validator, compiled
 // once, into <fingerprint>.cjs: a packed package carries it in dist/validators/, a checkout keeps it in
 // the user's cache (lib/package-paths.mjs). The fingerprint covers every schema file's text, ajv's
 // and ajv-formats' versions and the sources of this file and the generator, so an edited schema (or a
@@ -110,7 +110,7 @@ const AJV_OPTIONS: Options = {
   verbose: true,
   // Compiled at run start where no precompiled module is (tsx runs without a build, a package that
   // cannot be written to): unoptimised code compiles in about 60% of the time and validates these small
-  // documents as fast (issue 16).
+  // documents as fast (decision 0004).
   // Errors gathered in place (linearErrors): ajv's own code copies the list at every failing $ref.
   code: { optimize: false, process: (code: string) => linearErrors(code) },
 }

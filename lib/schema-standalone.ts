@@ -1,4 +1,4 @@
-// Precompiled validators (issue 16): every ref's validator compiled once with ajv and written as code
+// Precompiled validators (decision 0004): every ref's validator compiled once with ajv and written as code
 // (ajv's standalone code), so that a run's processes load them instead of compiling them at each start.
 //
 // The module is CommonJS, <fingerprint>.cjs in the user's cache or a packed package's dist/validators/ (lib/schema-registry.ts names it and loads

@@ -4,7 +4,7 @@
 // root or from the commenting file's folder, with or without its extension, and may end in `/`.
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -83,4 +83,20 @@ t.test('the recogniser: paths of ours in comments, upstream paths and code left 
   t.ok(exists('test/x.test.ts', 'lib/redact.ts'), 'from the root')
   t.ok(exists('test/comments.test.ts', 'lib/redact'), 'without its extension')
   t.notOk(exists('lib/x.ts', 'lib/no-such-file.ts'))
+})
+
+t.test('code cites decisions, not issue numbers; every decision cited exists', async (t) => {
+  const decisions = readdirSync(join(root, 'docs/decisions')).map((f) => /^(\d{4})-/.exec(f)?.[1]).filter((x): x is string => !!x)
+  t.same([...new Set(decisions)].length, decisions.length, 'each decision number is used once', { decisions })
+  const issues: string[] = []
+  const unknown: string[] = []
+  for (const f of files) {
+    const text = readFileSync(join(root, f), 'utf8')
+    text.split('\n').forEach((line, i) => {
+      if (/\bissue \d+/i.test(line)) issues.push(`${f}:${i + 1}`)
+      for (const m of line.matchAll(/\bdecision (\d{4})\b/g)) if (!decisions.includes(m[1]!)) unknown.push(`${f}:${i + 1}: decision ${m[1]}`)
+    })
+  }
+  t.same(issues, [], 'no source cites an issue number (the reasons live in docs/decisions/)')
+  t.same(unknown, [], 'every decision a source cites is in docs/decisions/')
 })

@@ -1,4 +1,4 @@
-// The exit codes every command uses, with one meaning each (issue 14 item 7). A CI job trusts them, so a
+// The exit codes every command uses, with one meaning each. A CI job trusts them, so a
 // command never invents its own: 0 only when something was proved, 1 when a check failed, 2 for bad input,
 // 3 when the target could not be reached or refused us, 130 for Ctrl-C / SIGTERM (128 + SIGINT).
 export const EXIT = {

@@ -1,4 +1,4 @@
-// CLI conventions shared by every command (issue 14 item 7): exit codes, the message prefix, the argument
+// CLI conventions shared by every command: exit codes, the message prefix, the argument
 // parser with "did you mean", numbers and durations (seconds everywhere).
 export { EXIT, EXIT_CODES_HELP, type ExitCode } from './exit.ts'
 export { CommandError, UsageError, UnreachableError, failWith, prefixed, processIo, PROGRAM, type Io } from './messages.ts'

@@ -45,7 +45,7 @@ export function usesBundledMock(opts: Options): boolean {
 /**
  * Suite workers when --jobs is not given. Against the bundled mock, two on a machine of two cores or
  * more: each has a mock of its own in this process, and the files that wait on purpose overlap the
- * others' work (issue 16: a full run in a few seconds). Against a real target, and in the fault matrix,
+ * others' work (decision 0004: a full run in a few seconds). Against a real target, and in the fault matrix,
  * one: a deployment's load stays one request at a time, and the run stays under 256 MiB whatever the
  * target sends.
  */

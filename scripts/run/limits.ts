@@ -1,4 +1,4 @@
-// The run's production manners on the runner's side (issue 16): what the suite processes are told
+// The run's production manners on the runner's side (decision 0004): what the suite processes are told
 // (target.limits: the rate split between the processes, the shared budget file, the response cap, the
 // meter folder) and what the summary says afterwards (requests per area, the slowest endpoints, where
 // the budget was spent).

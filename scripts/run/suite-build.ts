@@ -1,4 +1,4 @@
-// The suite files built with esbuild, once per change of their sources (issue 16): kept in the user's
+// The suite files built with esbuild, once per change of their sources (decision 0004): kept in the user's
 // cache, suites/<key>/ (key: every source that can enter a bundle, as bin/built-cli.mjs keys the run
 // command; lib/package-paths.mjs says where), so that a run reuses them instead of building 19 bundles
 // again, and its suite workers can start before the target is even known. A packed package carries
@@ -37,7 +37,7 @@ export interface PreparedSuites {
 }
 
 /**
- * tap built into one module (issue 16: loading tap's hundred modules was half of a worker's start; one
+ * tap built into one module (decision 0004: loading tap's hundred modules was half of a worker's start; one
  * file loads in a third of the time). It sits under node_modules/@tapjs/ so that tap leaves its own
  * frames out of the stacks and locations it reports, as it does for tap loaded from node_modules.
  */
@@ -217,7 +217,7 @@ export async function cachedBuild(cacheDir = packageCacheDir('suites')): Promise
  */
 export async function prepareSuites(project: string, env: NodeJS.ProcessEnv, stderr: { write(s: string): unknown }): Promise<PreparedSuites> {
   // The validators precompiled once per state of the schemas (lib/schema-standalone.ts), before any
-  // suite worker starts: the workers then load them instead of compiling (issue 16). Where there is no
+  // suite worker starts: the workers then load them instead of compiling (decision 0004). Where there is no
   // cache, or a schema does not compile, they compile as before (a schema that does not compile fails
   // the checks that use it, with its message). A packed package carries them.
   if (env.AC_SCHEMA_VALIDATORS !== 'compile') {

@@ -22,7 +22,7 @@ export function suiteFiles(root: string, area: Area): string[] {
  * A suite file whose header holds a line `// @waits <why>` spends most of its time waiting on purpose
  * (reads spaced out in time, a log given time to settle). With several workers, the first worker runs
  * those files first and the others leave them to the end, so that the waits overlap the other files'
- * work instead of adding to the run (issue 16).
+ * work instead of adding to the run (decision 0004).
  */
 export function waitsOnPurpose(root: string, file: string): boolean {
   let fd: number | undefined

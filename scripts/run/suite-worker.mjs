@@ -1,4 +1,4 @@
-// One suite process for many suite files (issue 16: a process per file cost more than the checks).
+// One suite process for many suite files (decision 0004: a process per file cost more than the checks).
 // Plain JavaScript run by node itself, no loader: it imports the suite bundles that the run built with
 // esbuild, each as one top-level tap subtest named after the file, one after another. A bundle's own
 // `tap` is this subtest (tap-runner.ts builds each bundle with a `tap` that reads globalThis.__acSuiteTap),
@@ -8,7 +8,7 @@
 //   node --import <probe> suite-worker.mjs      (cwd: the run's tap project)
 //   stdin: one line {"env": {...}, "files": ["suites/<area>/<name>.suite.mjs", ...], "order": [2, 0, 1]}
 //
-// The runner starts the workers before it knows the target (issue 16: their start then overlaps the
+// The runner starts the workers before it knows the target (decision 0004: their start then overlaps the
 // mock's start and the preflight); the line brings the target's environment and the files. While it
 // waits, a worker loads what every bundle needs from the shared build of lib/ (AC_WARM: its schemas
 // module; the other modules beside it) and readies the validators: loads the precompiled module
@@ -23,7 +23,7 @@ import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 // TAP goes to the runner in batches, one write per turn of the event loop: tap writes every line on
-// its own, and each write to the runner's pipe is a system call (issue 16: 0.15 s of a worker's run).
+// its own, and each write to the runner's pipe is a system call (decision 0004: 0.15 s of a worker's run).
 // What is still held when the process exits is written then; a worker killed outright loses at most
 // one turn's lines of the file it was running, which the runner reports as cut short anyway.
 const held = []

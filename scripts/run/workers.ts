@@ -1,5 +1,5 @@
 // Running the built suite files in a few long-lived node processes (suite-worker.mjs) instead of tap's
-// runner and one process per file (issue 16: 19 processes each loading tap, ajv and the shared code
+// runner and one process per file (decision 0004: 19 processes each loading tap, ajv and the shared code
 // cost most of a run). `jobs` workers claim the files one at a time; their TAP streams are merged into
 // the one stream the rest of the run reads (tap-merge.ts), so reports and results are as before.
 // Isolation where the reports need it: each file is a subtest with its own time limit and its own copy
@@ -17,7 +17,7 @@ import { attach, newNode } from './tap-tree.ts'
 import type { TapOptions, TapRun } from './tap-types.ts'
 
 /**
- * Memory (issue 16: a run under 256 MiB): a small young generation and a heap limit make V8 collect
+ * Memory (decision 0004: a run under 256 MiB): a small young generation and a heap limit make V8 collect
  * instead of growing; a check's data is bounded by windows and the response cap, far below the limit.
  * Not in the fault matrix: there every file runs against one target per fault, and the contexts of 50
  * targets need more (a worker at 192 MiB ran out of heap in the admin matrix and missed 9 faults).
@@ -58,7 +58,7 @@ interface Spawned {
 }
 
 /**
- * The suite workers, started before the target is known (issue 16: a worker's start, loading tap and
+ * The suite workers, started before the target is known (decision 0004: a worker's start, loading tap and
  * compiling the validators, then overlaps the mock's start and the preflight). Each waits for one line
  * on its stdin, `{"env": ..., "files": [...]}`, that run() sends; close() stops workers never used.
  */

@@ -1,6 +1,6 @@
 // OAuth 2.0 clients (area A, beyond the interface document; v1.20.0+): listing, pagination, every
 // filter against the full set, lookups, errors. Read-only: the admin API cannot change clients.
-import { requireMasFeature, skip, mas } from '../lib/suite.ts'
+import { requireMasFeature } from '../lib/suite.ts'
 import { familyCheck, allItems, walk, pageSizeFor, assertPages, sameIds, type FamilySpec, type MasItem } from './listing/walk.ts'
 import { activeOwners } from './listing/owners.ts'
 import { filterCheck, badFilterCheck } from './listing/filters.ts'

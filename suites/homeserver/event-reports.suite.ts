@@ -5,8 +5,8 @@ import {
   check, hs, hsClient, skip, note, cleanup, target, shown, requireSynapseFeature, setDefaultRule, setRule,
   hsFeature, hsFeatureRule, expectOk, expectHsError, expectStatus, expectSchema, windowSize, underDeviation,
 } from '../lib/suite.ts'
-import { reportWindow, walkReports, reportsPage, removeReport, expectUnrouted, like, windowLimit, type Report, type ReportFilters } from './reports.ts'
-import { win, full, nonEmpty, sameSet, monotone, assertWalk, matches, unambiguous, pick, filed, reportPath, beforeEdge, type Field } from './report-checks.ts'
+import { reportWindow, walkReports, reportsPage, removeReport, expectUnrouted, windowLimit, type Report, type ReportFilters } from './reports.ts'
+import { win, nonEmpty, sameSet, monotone, assertWalk, matches, unambiguous, pick, filed, reportPath, beforeEdge, type Field } from './report-checks.ts'
 
 setDefaultRule('spec/interface.md, Endpoints > Area B (homeserver admin API); reference/synapse-admin-api.md §1')
 
@@ -75,7 +75,7 @@ function pageSizes(n: number): number[] {
 }
 
 /**
- * Reports a walk at a small page size reads at most (issue 16): beyond it, the small-page walks cover a
+ * Reports a walk at a small page size reads at most (decision 0004): beyond it, the small-page walks cover a
  * window of the listing (its first reports in the walk's order) and are compared with the same stretch
  * of the reference walk at that end; the walk with half the window as its page size covers the window.
  */

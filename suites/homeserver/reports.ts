@@ -1,5 +1,5 @@
 // The event-report listing of the homeserver admin API (area B): one page, a walk following
-// next_token, and the window shared by the checks of a file (issue 16: the oldest and the newest
+// next_token, and the window shared by the checks of a file (decision 0004: the oldest and the newest
 // reports, at most windowSize() of each, whatever the target holds). Area knowledge; the framework stays generic.
 import { hs, memo, leftover, hsFeature, hsFeatureRule, hsKnownVersion, setRule, expectHsError, windowSize, walkBounds, pastBound, type Test } from '../lib/suite.ts'
 import type { HttpResponse } from '../../lib/http.ts'

@@ -124,7 +124,7 @@ class Checker implements Test {
         this.tt.plan(0, cleanText(reasons.join('; ')))
         return
       }
-      this.tt.fail(`the check "${this.state.name}" asserted nothing (a check that proves nothing is not a pass)`, { at: null, rule: 'issue 13: a check that asserted nothing is never counted as passed' })
+      this.tt.fail(`the check "${this.state.name}" asserted nothing (a check that proves nothing is not a pass)`, { at: null, rule: 'a check that asserted nothing is never counted as passed' })
       return
     }
     this.flush()

@@ -1,4 +1,4 @@
-// The run's production manners in a suite process (issue 16): the rate, the shared request budget, the
+// The run's production manners in a suite process (decision 0004): the rate, the shared request budget, the
 // response size cap, and the request meter, applied to every HTTP client of the process. The runner hands
 // them over in the target (lib/target.ts, `limits`), so they hold whatever process model runs the files.
 import { mkdirSync, realpathSync } from 'node:fs'

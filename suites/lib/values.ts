@@ -64,7 +64,7 @@ export function pathOf(link: string): string {
 }
 
 /**
- * How many items of a listing (admin listings, event reports) the checks read at most (issue 16: a check's cost does not grow with the
+ * How many items of a listing (admin listings, event reports) the checks read at most (decision 0004: a check's cost does not grow with the
  * target). A smaller listing is read whole; a larger one is read as a window of its oldest items, and
  * the checks compare windows (a filtered window with the same window filtered client-side, a backward
  * walk of the newest items with a forward walk of them) and counts with count=only of the same filters.

@@ -14,7 +14,6 @@ import {
   hs,
   hsVersion,
   mas,
-  masVersion,
   note,
   requireMasFeature,
   setRule,

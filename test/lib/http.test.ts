@@ -73,7 +73,7 @@ t.test('encodeQuery keeps brackets readable and repeats arrays', async (t) => {
 })
 
 // ---------------------------------------------------------------------------------------------
-// The size cap, the budget, the rate and the meter (issue 16 items 2 and 3).
+// The size cap, the budget, the rate and the meter (decision 0004).
 
 async function serve(handler: Parameters<typeof createServer>[1]) {
   const server = createServer(handler)

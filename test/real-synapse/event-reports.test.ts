@@ -16,7 +16,7 @@ import { request } from 'undici'
 import { compareVersions } from '../../lib/versions.ts'
 import { startSynapse, synapseAvailability, type AccessLine, type RealSynapse } from '../fixtures/synapse/launcher.ts'
 import { seedSynapse, type SynapseWorld } from '../fixtures/synapse/world.ts'
-import { compareAnswers, PROBES, runProbes, type ProbeAnswer } from '../fixtures/synapse/probes.ts'
+import { compareAnswers, PROBES, runProbes } from '../fixtures/synapse/probes.ts'
 import { ADMIN_TOKEN, USER_TOKEN, startHs } from '../mock/homeserver/helpers.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))

@@ -130,7 +130,6 @@ function walkChecks(spec: FamilySpec): void {
 /** links.first and links.last, count=false and count=only. */
 function boundaryChecks(spec: FamilySpec): void {
   const f = spec.family
-  const base = `${MAS_API}/${f}`
 
   familyCheck(spec, `first and last links reach the first and last pages`, ['mas'], async (t) => {
     const full = await fullSet(spec)
@@ -190,7 +189,6 @@ function boundaryChecks(spec: FamilySpec): void {
 /** Invalid pagination parameters → 400. */
 function paginationErrorChecks(spec: FamilySpec): void {
   const f = spec.family
-  const base = `${MAS_API}/${f}`
 
   familyCheck(spec, `page[first] and page[last] together → 400`, ['mas'], async (t) => {
     const res = await mas('GET', `/${f}`, { query: { 'page[first]': 2, 'page[last]': 2 } })

@@ -1,5 +1,5 @@
 // Which users (or clients) have an active session, as the truth for the users' and clients' session
-// filters, at a cost that does not grow with the target (issue 16): a few pages of the active sessions,
+// filters, at a cost that does not grow with the target (decision 0004): a few pages of the active sessions,
 // then, when those did not settle every id of the window, a lookup of a sample of the others
 // (`filter[user]=` / `filter[client]=` with `page[first]=1`). Ids neither seen nor sampled stay unknown
 // and are left out of the comparison.

@@ -1,10 +1,9 @@
 // The bulk fast path (one regex for canonical request lines) must agree with the hand-written
 // scanner on every line: same kind and the same extracted parts. It may only decline lines
 // (they then go through the scanner), never accept one the scanner rejects or read it differently.
-import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import t from 'tap'
-import { CanonicalMatcher, formatResponseLine, newLineView, scanLine, viewOfMatch, type LineView, type LogFormat } from '../../../lib/requestlog.ts'
+import { CanonicalMatcher, newLineView, scanLine, viewOfMatch, type LineView } from '../../../lib/requestlog.ts'
 import { addressGenerator, fixture, lineCorpus, mutate, rng } from '../../fixtures/requestlog/records.ts'
 
 

@@ -1,4 +1,4 @@
-// A mock that starts with no policy data (issue 17: "a way to start with no policy data"): latest is
+// A mock that starts with no policy data (mock --no-policy-data): latest is
 // the real 404, the rest of the world is the same as with it, `mock --no-policy-data` sets it, and the
 // policy-data suite's 404 check runs (and passes) against such a mock.
 import t from 'tap'

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { API, startTestMock } from '../admin/helpers.ts'
 
-t.test('issue 15: revoking a personal session leaves the expiry range index in order', async (t) => {
+t.test('revoking a personal session leaves the expiry range index in order', async (t) => {
   // Default mock, seed 1. The range index used to look the entry up by the item's current expiry,
   // which the revoke had already set to null: the stale entry stayed and later lookups went wrong.
   const tm = await startTestMock(t, { seed: 1 })

@@ -83,7 +83,7 @@ const rows: Row[] = [
   ['GET', '/graphql', 200, USER, 'other', 'ok'],
   // Everything else.
   ['GET', '/api/admin/v1/compat-sessions', 200, CLIENT, 'other', 'ok'],
-  // Admin writes are activities of their own (issue 14): ok when answered 2xx.
+  // Admin writes are activities of their own: ok when answered 2xx.
   ['POST', '/api/admin/v1/compat-sessions/01J44S0000000000000000000A/finish', 400, USER, 'admin-compat-session-finish', 'failed'],
   ['POST', '/api/admin/v1/compat-sessions/01J44S0000000000000000000A/finish', 200, CLIENT, 'admin-compat-session-finish', 'ok'],
   ['POST', '/api/admin/v1/oauth2-sessions/01J44S0000000000000000000B/finish', 200, CLIENT, 'admin-oauth2-session-finish', 'ok'],

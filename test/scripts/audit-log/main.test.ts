@@ -229,7 +229,7 @@ t.test('usage errors and unreadable input exit 2', async (t) => {
   const empty = path.join(dir, 'empty.log')
   writeFileSync(empty, '')
   const e = await run(['--json', empty])
-  // An empty input proved nothing: it says so and fails (issue 14; this was exit 0 before).
+  // An empty input proved nothing: it says so and fails (this was exit 0 before).
   t.equal(e.code, 1)
   t.match(JSON.parse(e.stdout), { lines: 0, requests: 0, malformedCount: 0, timeRange: null })
   t.match(e.stderr, /holds no http\.server\.response line \(the input is empty\): nothing was audited/)

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { ACTIVITIES, Auditor, auditFile, classify, isAdminWrite, type AuditResult } from '../../../scripts/audit-log/auditor.ts'
 import { scanModule, WasmScanner } from '../../../scripts/audit-log/wasm-scanner.ts'
-import { CanonicalMatcher, fastMethod, fastPath, formatRequester, formatResponseLine, parseLine, type LogFormat, type ResponseLine } from '../../../lib/requestlog.ts'
+import { CanonicalMatcher, fastMethod, fastPath, formatRequester, parseLine, type LogFormat, type ResponseLine } from '../../../lib/requestlog.ts'
 import { buildWasm, WASM_OUT } from '../../../scripts/audit-log/build-wasm.ts'
 import { addressGenerator, fixture, lineCorpus, mutate, rng } from '../../fixtures/requestlog/records.ts'
 

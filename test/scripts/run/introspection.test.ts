@@ -1,5 +1,5 @@
 // Against a real auth service with writes allowed, the runner registers the run's one introspection
-// client before any suite starts (scripts/run/introspection.ts). Regression of issue 13's flake: with
+// client before any suite starts (scripts/run/introspection.ts). Regression of a flake: with
 // suite files side by side (--jobs 2), a client registered by a write suite mid-run appeared under the
 // oauth2-clients walks and failed them on a healthy target. Here the run passes, leaves exactly one
 // client behind (listed once, by the runner), and never prints the client's secret.

@@ -1,4 +1,4 @@
-// run's production manners (issue 16): --rate, --max-requests (a budget shared by the suite processes),
+// run's production manners (decision 0004): --rate, --max-requests (a budget shared by the suite processes),
 // --max-response-size, and the summary's request counts and slowest endpoints.
 import t from 'tap'
 import { spawn } from 'node:child_process'

@@ -1,4 +1,4 @@
-// Bounded memory (issue 16): a target that answers 200 MB bodies leaves the peak RSS of the whole run
+// Bounded memory (decision 0004): a target that answers 200 MB bodies leaves the peak RSS of the whole run
 // (the runner and every suite process, summed, sampled from /proc) under 256 MiB, and each such answer
 // fails its check with the size cap's message instead of being read.
 import t from 'tap'

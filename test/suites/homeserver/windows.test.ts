@@ -1,4 +1,4 @@
-// The event-report checks on bounded windows (issue 16): with a window of 10 (AC_WINDOW), a target with
+// The event-report checks on bounded windows (decision 0004): with a window of 10 (AC_WINDOW), a target with
 // 40 reports and one with 400 both pass every check, and the checks send about as many requests to each.
 // (The fault matrix with AC_WINDOW=10 shows the windowed checks still catch every fault.)
 import t from 'tap'
