@@ -112,7 +112,13 @@ t.test('single report, unknown and invalid ids, delete', async (t) => {
   t.equal(one.status, 200)
   valid(t, 'homeserver/user-report#UserReport', one.body)
   t.same(one.body, listed, 'the single response equals the listed item')
-  for (const id of ['1', '999', '9223372036854775808']) hsErr(t, await hs.req('GET', `${base}/${id}`, { token: ADMIN_TOKEN }), 404, 'M_NOT_FOUND', 'User report not found')
+  for (const id of ['1', '999', '9223372036854775807']) hsErr(t, await hs.req('GET', `${base}/${id}`, { token: ADMIN_TOKEN }), 404, 'M_NOT_FOUND', 'User report not found')
+  // Past 64 bits the real 1.160.0 answers 500 (a known defect, lib/data/deviations.json): the mock claiming
+  // it reproduces that, and without the release's deviations answers the 404 of an unknown id.
+  hsErr(t, await hs.req('GET', `${base}/9223372036854775808`, { token: ADMIN_TOKEN }), 500, 'M_UNKNOWN', 'Internal server error')
+  const clean = await startHs({ deviations: false })
+  hsErr(t, await clean.req('GET', `${clean.admin}/user_reports/9223372036854775808`, { token: ADMIN_TOKEN }), 404, 'M_NOT_FOUND', 'User report not found')
+  await clean.close()
   for (const id of ['abc', '-1', '', '1.5']) hsErr(t, await hs.req('GET', `${base}/${id}`, { token: ADMIN_TOKEN }), 400, 'M_INVALID_PARAM', BAD_ID)
   const del = await hs.req('DELETE', `${base}/13`, { token: ADMIN_TOKEN })
   t.equal(del.status, 200)
