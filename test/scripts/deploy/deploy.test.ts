@@ -70,7 +70,7 @@ if (!engine.ok) {
       // An area the runner has no suite files for yet is reported as skipped, with the runner's words.
       for (const s of r.suites) {
         if (s.skipped) t.match(s.skipped, /nothing to run/, `suites ${s.area} skipped: ${s.skipped}`)
-        else t.equal(s.exitCode, 0, `suites ${s.area} passed`, { counts: s.counts })
+        else t.equal(s.exitCode, 0, `suites ${s.area} passed`, { counts: s.counts, failed: failedChecks(s.reportFile) })
       }
       t.ok(r.suites.some((s) => s.exitCode === 0 && s.counts && s.counts.passed > 0), 'checks ran and passed')
     }
@@ -214,3 +214,12 @@ if (!engine.ok) {
   })
 }
 
+/** The failed checks of a suite run's JSON report, with their first failure, for a test's diagnostics. */
+function failedChecks(file: string | undefined): string[] {
+  try {
+    const report = JSON.parse(readFileSync(file!, 'utf8')) as { suites: { file: string; checks: { name: string; outcome?: string; failures?: unknown[] }[] }[] }
+    return report.suites.flatMap((f) => f.checks.filter((c) => c.outcome === 'fail').map((c) => `${f.file}: ${c.name}: ${JSON.stringify(c.failures?.[0] ?? '').slice(0, 800)}`))
+  } catch {
+    return []
+  }
+}
