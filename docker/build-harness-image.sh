@@ -21,7 +21,18 @@ tarball="${2:-}"
 work="$(mktemp -d /tmp/admin-conformance-harness.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 if [ -z "$tarball" ]; then
+  # One pack at a time in a checkout (prepack rebuilds dist/, which a concurrent pack would be reading):
+  # the lock folder the project's tests take too (test/package/packed.ts), given up after 15 minutes.
+  lock="$project/.tap/npm-pack.lock"
+  mkdir -p "$project/.tap"
+  waited=0
+  until mkdir "$lock" 2>/dev/null; do
+    if [ "$waited" -ge 1800 ]; then rm -rf "$lock"; else sleep 0.5; waited=$((waited + 1)); fi
+  done
+  trap 'rm -rf "$work" "$lock"' EXIT
   (cd "$project" && npm pack --silent --pack-destination "$work" >/dev/null)
+  rm -rf "$lock"
+  trap 'rm -rf "$work"' EXIT
   tarball="$(ls "$work"/admin-conformance-*.tgz)"
 fi
 [ -f "$tarball" ] || { echo "build-harness-image: no tarball $tarball" >&2; exit 1; }
