@@ -74,7 +74,7 @@ export function assertWalk(t: Test, w: ReportWalk, what: string, total: number, 
       // the first pages in detail (from the result the walk kept); the rest counted below
       if (invalid++ < PAGES_DETAILED) schemaFailed(t, 'homeserver/event-report#List', p.schema, `${what}: ${p.request}`)
     }
-    const n = p.body?.event_reports?.length ?? 0
+    const n = p.count ?? p.body?.event_reports?.length ?? 0
     if (p.body?.total !== total) {
       bad++
       if (bad <= DETAILED_PROBLEMS) t.fail(`${what}: ${p.request}: total is ${total}`, { found: p.body?.total })

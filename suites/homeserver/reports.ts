@@ -24,6 +24,8 @@ export interface ReportPage {
   request: string
   res: HttpResponse
   body?: { event_reports?: Report[]; next_token?: number; total?: number }
+  /** how many reports the page listed (a walk keeps only those of its window in body) */
+  count?: number
   schema: ReturnType<typeof validate>
 }
 
@@ -80,6 +82,7 @@ export async function walkReports(opts: WalkOptions): Promise<ReportWalk> {
       ...page,
       res: { ...page.res, json: undefined },
       body: page.body && { total: page.body.total, next_token: page.body.next_token, ...(all ? { event_reports: kept } : {}) },
+      ...(all ? { count: all.length } : {}),
     })
     if (!all) {
       out.stopped = `${page.request} answered ${page.res.status}${page.res.status === 200 ? ' without event_reports' : ''}`
