@@ -297,7 +297,9 @@ t.test('schemas edited: the old module is not used, the edit is', async (t) => {
       "else console.log(JSON.stringify({ source: validatorSource(), file: precompiledFile(), r: validate('admin/common#ULID', '01FSHN9AG0MZAA6S4AF7CTV32E') }))",
     ].join('\n'),
   )
-  const run = (...args: string[]) => execFileSync(process.execPath, ['--import=tsx', probe, ...args], { cwd: pkg, encoding: 'utf8', env: { ...process.env, AC_SCHEMA_VALIDATORS: '' } })
+  // A cache folder of its own: the user's holds the modules other runs wrote for the same schemas.
+  const cache = path.join(pkg, 'cache')
+  const run = (...args: string[]) => execFileSync(process.execPath, ['--import=tsx', probe, ...args], { cwd: pkg, encoding: 'utf8', env: { ...process.env, AC_SCHEMA_VALIDATORS: '', XDG_CACHE_HOME: cache } })
   const before = JSON.parse(run())
   t.equal(before.source, 'compiled', 'no module yet: compiled')
   run('write')
