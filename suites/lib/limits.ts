@@ -82,27 +82,29 @@ export function clientLimits(t: Target): Partial<ClientOptions> {
   return out
 }
 
-/** The budget was spent: note (once per run) which check and request it stopped at. */
-export function noteBudgetStop(t: Target, check: string, e: BudgetSpent): void {
+/** The run's meter folder, made if missing; undefined when the run keeps none or it cannot be made. */
+function ownMeterDir(t: Target): string | undefined {
   const dir = t.limits?.meterDir
-  if (!dir) return
+  if (!dir) return undefined
   try {
     mkdirSync(dir, { recursive: true })
+    return dir
   } catch {
-    return
+    return undefined
   }
+}
+
+/** The budget was spent: note (once per run) which check and request it stopped at. */
+export function noteBudgetStop(t: Target, check: string, e: BudgetSpent): void {
+  const dir = ownMeterDir(t)
+  if (!dir) return
   writeBudgetStop(dir, { check, request: e.request, limit: e.limit })
 }
 
 /** The deadline passed: note (once per run) the file, check and request it stopped at. */
 export function noteDeadlineStop(t: Target, check: string, e: DeadlineReached): void {
-  const dir = t.limits?.meterDir
+  const dir = ownMeterDir(t)
   if (!dir) return
-  try {
-    mkdirSync(dir, { recursive: true })
-  } catch {
-    return
-  }
   // the file as the run names it: suites/<folder>/<name>.suite.<ext> (a worker runs the file's build, which
   // may sit in a shared build folder; the runner maps the build back to its source)
   const main = mainFilePath().split(path.sep).join('/')
