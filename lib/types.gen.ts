@@ -743,6 +743,48 @@ export interface BackgroundUpdatesUpdate {
   average_items_per_ms: number | null
 }
 /**
+ * One type of a user's global account data: any JSON object (the moderation bots keep {from: <report id>} under org.matrix.mjolnir.report_poll).
+ */
+export interface ClientApiAccountData {}
+/**
+ * The room an alias points to and servers to join it through.
+ */
+export interface ClientApiAliasResolution {
+  room_id: string
+  /**
+   * @minItems 1
+   */
+  servers: [string, ...string[]]
+}
+/**
+ * An empty object.
+ */
+export interface ClientApiEmpty {}
+/**
+ * The server's signing keys, signed with them (GET /_matrix/key/v2/server).
+ */
+export interface ClientApiServerKeys {
+  server_name: string
+  /**
+   * Until when the answer may be cached, in milliseconds since the Unix epoch.
+   */
+  valid_until_ts: number
+  verify_keys: {
+    [k: string]: {
+      /**
+       * The public key, unpadded base64.
+       */
+      key: string
+    }
+  }
+  old_verify_keys: {}
+  signatures: {
+    [k: string]: {
+      [k: string]: string
+    }
+  }
+}
+/**
  * The whole body is stored as the report content. Both keys are optional; present keys must have the right type (null is refused), else 400 M_BAD_JSON. score is not range-checked. Unknown keys are kept.
  */
 export interface ClientReportRequest {
@@ -1477,6 +1519,160 @@ export interface RoomContextQuery {
    */
   filter?: string
 }
+/**
+ * A page of rooms: offset pagination. next_batch when from + limit < total_rooms; prev_batch when from > 0.
+ */
+export interface RoomsList {
+  /**
+   * The from asked for.
+   */
+  offset: number
+  rooms: RoomsRoomListItem[]
+  /**
+   * How many rooms match the search, over all pages.
+   */
+  total_rooms: number
+  /**
+   * from of the next page.
+   */
+  next_batch?: number
+  /**
+   * from of the previous page.
+   */
+  prev_batch?: number
+}
+/**
+ * A room of the list: its room_stats_state, room_stats_current and rooms rows. Closed: exactly the keys of the real query (room_type from v1.64.0).
+ */
+export interface RoomsRoomListItem {
+  room_id: string
+  name: string | null
+  canonical_alias: string | null
+  joined_members: number
+  joined_local_members: number
+  /**
+   * The room version.
+   */
+  version: string | null
+  creator: string | null
+  /**
+   * The m.room.encryption algorithm, null when not encrypted.
+   */
+  encryption: string | null
+  federatable: boolean
+  /**
+   * Whether the room is published in the room directory.
+   */
+  public: boolean
+  join_rules: string | null
+  guest_access: string | null
+  history_visibility: string | null
+  /**
+   * How many events the current state holds.
+   */
+  state_events: number
+  /**
+   * The m.room.create content's type (from v1.64.0).
+   */
+  room_type?: string | null
+}
+/**
+ * Query parameters of the room list as decoded values. All optional.
+ */
+export interface RoomsListQuery {
+  /**
+   * Offset of the first room.
+   */
+  from?: number
+  /**
+   * How many rooms at most; 0 answers no room but the total.
+   */
+  limit?: number
+  /**
+   * The column to order by (then room_id). name, canonical_alias, creator, encryption, federatable, public, join_rules, guest_access, history_visibility: ascending forwards; joined_members, joined_local_members, version, state_events: descending forwards. alphabetical and size are the deprecated names of name and joined_members.
+   */
+  order_by?:
+    | 'alphabetical'
+    | 'size'
+    | 'name'
+    | 'canonical_alias'
+    | 'joined_members'
+    | 'joined_local_members'
+    | 'version'
+    | 'creator'
+    | 'encryption'
+    | 'federatable'
+    | 'public'
+    | 'join_rules'
+    | 'guest_access'
+    | 'history_visibility'
+    | 'state_events'
+  /**
+   * f: the order_by's own direction; b: reversed.
+   */
+  dir?: 'f' | 'b'
+  /**
+   * Rooms whose name contains it, whose canonical alias's localpart contains it (case-insensitively, as SQL LIKE), or whose id is it. Not empty.
+   */
+  search_term?: string
+}
+/**
+ * The room's joined members (user ids) and how many there are.
+ */
+export interface RoomsMembers {
+  members: string[]
+  total: number
+}
+/**
+ * One room: the list's keys (room_type from v1.64.0) and avatar, topic, joined_local_devices, forgotten (from v1.66.0), tombstoned and replacement_room (from v1.153.0). Not closed: the keys differ by release.
+ */
+export interface RoomsRoom {
+  room_id: string
+  name: string | null
+  canonical_alias: string | null
+  joined_members: number | null
+  joined_local_members: number | null
+  version: string | null
+  creator: string | null
+  encryption: string | null
+  federatable: boolean
+  public: boolean
+  join_rules: string | null
+  guest_access: string | null
+  history_visibility: string | null
+  state_events: number | null
+  avatar: string | null
+  topic: string | null
+  room_type?: string | null
+  /**
+   * How many devices the joined members have.
+   */
+  joined_local_devices: number
+  forgotten?: boolean
+  tombstoned?: boolean
+  replacement_room?: string | null
+}
+/**
+ * The room's current state events in the client format.
+ */
+export interface RoomsState {
+  state: RoomContextStateEvent[]
+}
+/**
+ * Query parameters of the state call. Optional.
+ */
+export interface RoomsStateQuery {
+  /**
+   * Only the state events of this type.
+   */
+  type?: string
+}
+/**
+ * Whether the user is a server admin (false for an unknown local user).
+ */
+export interface RoomsUserAdmin {
+  admin: boolean
+}
 export interface ServerVersion {
   /**
    * The version string, e.g. 1.157.1, or with ' (b=branch, sha)' for a git checkout.
@@ -2167,6 +2363,10 @@ export interface SchemaTypes {
   'admin/version#Version': Version
   'homeserver/background-updates#Status': BackgroundUpdatesStatus
   'homeserver/background-updates#Update': BackgroundUpdatesUpdate
+  'homeserver/client-api#AccountData': ClientApiAccountData
+  'homeserver/client-api#AliasResolution': ClientApiAliasResolution
+  'homeserver/client-api#Empty': ClientApiEmpty
+  'homeserver/client-api#ServerKeys': ClientApiServerKeys
   'homeserver/client-report#Request': ClientReportRequest
   'homeserver/client-report#Response': ClientReportResponse
   'homeserver/error': HomeserverError
@@ -2184,6 +2384,14 @@ export interface SchemaTypes {
   'homeserver/room-context#Context': RoomContextContext
   'homeserver/room-context#Query': RoomContextQuery
   'homeserver/room-context#StateEvent': RoomContextStateEvent
+  'homeserver/rooms#List': RoomsList
+  'homeserver/rooms#ListQuery': RoomsListQuery
+  'homeserver/rooms#Members': RoomsMembers
+  'homeserver/rooms#Room': RoomsRoom
+  'homeserver/rooms#RoomListItem': RoomsRoomListItem
+  'homeserver/rooms#State': RoomsState
+  'homeserver/rooms#StateQuery': RoomsStateQuery
+  'homeserver/rooms#UserAdmin': RoomsUserAdmin
   'homeserver/server-version': ServerVersion
   'homeserver/server-version#ServerVersion': ServerVersion
   'homeserver/user-report#DeleteResponse': UserReportDeleteResponse

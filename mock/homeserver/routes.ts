@@ -20,6 +20,10 @@ import { userReportRoutes } from './user-reports.ts'
 import { clientUserReportRoutes } from './client/user-reports.ts'
 import { serverVersionRoutes } from './server-version.ts'
 import { CONTEXT_ERRORS, roomContextRoutes } from './room-context.ts'
+import { ROOM_ERRORS, roomRoutes } from './rooms.ts'
+import { ACCOUNT_DATA_ERRORS, accountDataRoutes } from './client/account-data.ts'
+import { directoryRoutes } from './client/directory.ts'
+import { serverKeyRoutes } from './server-keys.ts'
 
 type Row = Pick<RouteEntry, 'doc' | 'since' | 'until'>
 
@@ -128,6 +132,54 @@ const ROWS: Record<string, Row> = {
       },
     },
   },
+  'GET {admin}/rooms': {
+    doc: {
+      operationId: 'listRooms', tag: 'rooms', summary: 'List the rooms of the server', security: 'hs-admin',
+      description: 'Offset pagination as admin UIs page it (limit=0 asks for total_rooms alone): next_batch while from + limit < total_rooms, prev_batch when from > 0. Ordered by order_by, then room_id, reversed by dir=b; search_term matches a name or a canonical alias localpart by substring, or a room id exactly.',
+      query: 'homeserver/rooms#ListQuery',
+      responses: {
+        '200': { description: 'A page of rooms and how many match.', ref: 'homeserver/rooms#List' },
+        '400': hsErr(`from or limit not a non-negative integer, order_by or dir not one of their values (M_INVALID_PARAM, in the claimed release's words); an empty search_term: M_INVALID_PARAM '${ROOM_ERRORS.searchEmpty}'.`),
+      },
+    },
+  },
+  'GET {admin}/rooms/:roomId?': {
+    doc: {
+      operationId: 'getRoom', tag: 'rooms', summary: 'Get the details of a room', security: 'hs-admin',
+      responses: {
+        '200': { description: "The room's statistics and state summary; the keys differ by release.", ref: 'homeserver/rooms#Room' },
+        '404': hsErr(`The room is unknown: M_NOT_FOUND '${ROOM_ERRORS.roomNotFound}'.`),
+      },
+    },
+  },
+  'GET {admin}/rooms/:roomId?/members': {
+    doc: {
+      operationId: 'getRoomMembers', tag: 'rooms', summary: 'List the joined members of a room', security: 'hs-admin',
+      responses: {
+        '200': { description: 'The joined members and their number.', ref: 'homeserver/rooms#Members' },
+        '404': hsErr(`The room is unknown: M_NOT_FOUND '${ROOM_ERRORS.roomNotFound}'.`),
+      },
+    },
+  },
+  'GET {admin}/rooms/:roomId?/state': {
+    doc: {
+      operationId: 'getRoomState', tag: 'rooms', summary: 'Get the current state of a room', security: 'hs-admin',
+      query: 'homeserver/rooms#StateQuery',
+      responses: {
+        '200': { description: 'The current state events in the client format.', ref: 'homeserver/rooms#State' },
+        '404': hsErr(`The room is unknown: M_NOT_FOUND '${ROOM_ERRORS.roomNotFound}'.`),
+      },
+    },
+  },
+  'GET {admin}/users/:userId?/admin': {
+    doc: {
+      operationId: 'getUserAdmin', tag: 'rooms', summary: 'Whether a user is a server admin', security: 'hs-admin',
+      responses: {
+        '200': { description: 'admin: true or false (false for an unknown local user).', ref: 'homeserver/rooms#UserAdmin' },
+        '400': hsErr(`Not a user id (M_INVALID_PARAM "Expected UserID string to start with '@'" or "… of the form '@localname:domain'"), or not a local one (M_UNKNOWN '${ROOM_ERRORS.notLocal}').`),
+      },
+    },
+  },
   'GET {admin}/server_version': {
     doc: {
       operationId: 'getServerVersion', tag: 'homeserver', summary: 'Get the homeserver version', security: 'none',
@@ -158,6 +210,52 @@ const ROWS: Record<string, Row> = {
       },
     },
   },
+  ...Object.fromEntries(
+    (['v3', 'r0'] as const).flatMap((v) => [
+      [`GET {client}/${v}/user/:userId?/account_data/:type?`, {
+        doc: v === 'r0' ? { undocumented: 'the legacy r0 prefix of the account data call, same servlet as v3' } : {
+          operationId: 'getAccountData', tag: 'client', security: 'hs-user', summary: "Get one type of the user's global account data",
+          description: 'What the moderation bots keep their report-polling position in (org.matrix.mjolnir.report_poll).',
+          responses: {
+            '200': { description: 'The content last set.', ref: 'homeserver/client-api#AccountData' },
+            '403': hsErr(`Another user's: M_FORBIDDEN '${ACCOUNT_DATA_ERRORS.getOther}'.`),
+            '404': hsErr(`Never set: M_NOT_FOUND '${ACCOUNT_DATA_ERRORS.notFound}'.`),
+          },
+        },
+      }],
+      [`PUT {client}/${v}/user/:userId?/account_data/:type?`, {
+        doc: v === 'r0' ? { undocumented: 'the legacy r0 prefix of the account data call, same servlet as v3' } : {
+          operationId: 'setAccountData', tag: 'client', security: 'hs-user', summary: "Set one type of the user's global account data",
+          body: { ref: 'homeserver/client-api#AccountData' },
+          responses: {
+            '200': { description: 'Stored: an empty object.', ref: 'homeserver/client-api#Empty' },
+            '400': hsErr("The body is not JSON (M_NOT_JSON 'Content not JSON.') or not an object (M_BAD_JSON 'Content must be a JSON object.')."),
+            '403': hsErr(`Another user's: M_FORBIDDEN '${ACCOUNT_DATA_ERRORS.putOther}'.`),
+            '405': hsErr('m.fully_read and m.push_rules have their own APIs: M_BAD_JSON.'),
+          },
+        },
+      }],
+      [`GET {client}/${v}/directory/room/:alias?`, {
+        doc: v === 'r0' ? { undocumented: 'the legacy r0 prefix of alias resolution, same servlet as v3' } : {
+          operationId: 'resolveRoomAlias', tag: 'client', security: 'none', summary: 'Resolve a room alias to its room',
+          responses: {
+            '200': { description: 'The room and servers to join it through, this server first.', ref: 'homeserver/client-api#AliasResolution' },
+            '400': hsErr("Not an alias: M_INVALID_PARAM 'Room alias invalid'."),
+            '404': hsErr("A local alias nobody created: M_NOT_FOUND 'Room alias <alias> not found'."),
+            '502': hsErr("An alias of another server (the mock speaks no federation): M_UNKNOWN 'Failed to fetch alias'."),
+          },
+        },
+      }],
+    ]),
+  ),
+  'GET {key}/v2/server': {
+    doc: {
+      operationId: 'getServerKeys', tag: 'homeserver', security: 'none', summary: "Get the server's signing keys",
+      description: 'Signed with the key it lists (ed25519, canonical JSON); valid_until_ts one day ahead. Admin tools read server_name from it.',
+      responses: { '200': { description: 'The server name, its verify keys and the signature.', ref: 'homeserver/client-api#ServerKeys' } },
+    },
+  },
+  'GET {key}/v2/server/:keyId?': { doc: { undocumented: 'the deprecated form with a key id, the same answer' } },
   'POST {client}/unstable/rooms/:roomId?/report/:eventId?': { doc: { undocumented: 'the unstable prefix of the report call, same servlet as v3' } },
   'GET {client}/versions': { doc: FIXTURE },
   'GET /.well-known/matrix/client': { doc: SIGN_IN },
@@ -177,9 +275,11 @@ const ROWS: Record<string, Row> = {
 
 /** Each route with its row; throws when a route has no row or a row no route (the table drifted). */
 function withRows(routes: Route[], adminBase: string, clientBase: string): RouteEntry[] {
+  // the key API sits beside the client API, under the same prefix
+  const keyBase = clientBase.replace(/\/client$/, '/key')
   const unused = new Set(Object.keys(ROWS))
   const entries = routes.map((r) => {
-    const key = `${r.method} ${r.pattern.replace(adminBase, '{admin}').replace(clientBase, '{client}')}`
+    const key = `${r.method} ${r.pattern.replace(adminBase, '{admin}').replace(clientBase, '{client}').replace(keyBase, '{key}')}`
     const row = ROWS[key]
     if (!row) throw new Error(`homeserver table: route ${key} has no row (description or reason) in mock/homeserver/routes.ts`)
     unused.delete(key)
@@ -197,6 +297,7 @@ export function homeserverTable(options: MockOptions): RouteTable {
   const routes = [
     ...eventReportRoutes(adminBase, auth),
     ...roomContextRoutes(adminBase, auth),
+    ...roomRoutes(adminBase, auth),
     ...userReportRoutes(adminBase, auth),
     ...serverVersionRoutes(adminBase, options),
     ...backgroundUpdateRoutes(adminBase, auth),
@@ -204,6 +305,9 @@ export function homeserverTable(options: MockOptions): RouteTable {
     ...clientUserReportRoutes(clientBase, clientAuth),
     ...clientRoutes(clientBase, clientAuth),
     ...discoveryRoutes(clientBase),
+    ...accountDataRoutes(clientBase, clientAuth),
+    ...directoryRoutes(clientBase),
+    ...serverKeyRoutes(options.clientPrefix),
   ]
   return { api: 'homeserver', area: 'hs', version: (o) => o.hsVersion, routes: withRows(routes, adminBase, clientBase), hooks: { hs: homeserverHooks } }
 }

@@ -23,3 +23,4 @@ export type HsWrite =
   | { t: 'hs.stats.drop'; roomId: string }
   | { t: 'hs.user-report'; id: number; targetUserId: string; userId: string; reason: string; receivedTs: number }
   | { t: 'hs.user-report.delete'; id: number }
+  | { t: 'hs.account-data'; userId: string; type: string; content: Record<string, unknown> }

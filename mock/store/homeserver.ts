@@ -56,6 +56,8 @@ export class HomeserverStore {
   private readonly timelines = new Map<string, string[]>()
   /** each room's state events in order: the state at a point is the last of each (type, state_key) up to it */
   private readonly stateLogs = new Map<string, HsEvent[]>()
+  /** global account data: (user, type) → content */
+  private readonly accountData = new Map<string, Record<string, unknown>>()
   private readonly reports = new ReportIndex()
   /** where writes are recorded before they are applied (the state journal); none while seeding */
   recorder: Recorder | null = null
@@ -280,6 +282,22 @@ export class HomeserverStore {
     return { before: b, event, after: a, state: [...current.values()], startDepth: (b.at(-1) ?? event).depth, endDepth: last.depth }
   }
 
+  /** The room's current state: the last event of each (type, state_key), in the order first set. */
+  currentState(roomId: string): HsEvent[] {
+    const current = new Map<string, HsEvent>()
+    for (const ev of this.stateLogs.get(roomId) ?? []) current.set(`${ev.type}\u0000${ev.stateKey}`, ev)
+    return [...current.values()]
+  }
+
+  /** A user's global account data of one type; undefined when never set. */
+  getAccountData(userId: string, type: string): Record<string, unknown> | undefined {
+    return this.accountData.get(`${userId}\u0000${type}`)
+  }
+
+  setAccountData(userId: string, type: string, content: Record<string, unknown>): void {
+    this.write({ t: 'hs.account-data', userId, type, content })
+  }
+
   /** The event's content as the claimed release stores it: rooms are created in its default room version, and version 11 drops creator (MSC2175). */
   contentAs(ev: HsEvent, shape: EventJsonShape): Record<string, unknown> {
     if (ev.type !== 'm.room.create') return ev.content
@@ -460,6 +478,9 @@ export class HomeserverStore {
         return
       case 'hs.user-report.delete':
         this.userReports.delete(w.id)
+        return
+      case 'hs.account-data':
+        this.accountData.set(`${w.userId}\u0000${w.type}`, w.content)
         return
     }
   }

@@ -17,7 +17,7 @@ import { compareVersions } from '../../lib/versions.ts'
 import { startSynapse, synapseAvailability, type AccessLine, type RealSynapse } from '../fixtures/synapse/launcher.ts'
 import { seedSynapse, type SynapseWorld } from '../fixtures/synapse/world.ts'
 import { compareAnswers, PROBES, runProbes } from '../fixtures/synapse/probes.ts'
-import { ADMIN_TOKEN, USER_TOKEN, startHs } from '../mock/homeserver/helpers.ts'
+import { ADMIN_TOKEN, USER_TOKEN, startHs, whoami } from '../mock/homeserver/helpers.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const required = process.env.AC_REQUIRE_SYNAPSE === '1'
@@ -151,10 +151,10 @@ if (!avail.ok) {
   })
 
   t.test(`the mock claiming ${release} answers every data-independent probe as the real server does`, async (t) => {
-    const real = await runProbes(s.url, { admin: w.admin.accessToken, user: w.bob.accessToken })
-    const hs = await startHs({ hsVersion: release })
+    const real = await runProbes(s.url, { admin: w.admin.accessToken, user: w.bob.accessToken, userId: w.bob.userId, server: s.serverName })
+    const hs = await startHs({ hsVersion: release, serverName: s.serverName })
     t.teardown(() => hs.close())
-    const mocked = await runProbes(hs.url, { admin: ADMIN_TOKEN, user: USER_TOKEN })
+    const mocked = await runProbes(hs.url, { admin: ADMIN_TOKEN, user: USER_TOKEN, userId: await whoami(hs, USER_TOKEN), server: s.serverName })
     let same = 0
     for (const p of PROBES) {
       const diffs = compareAnswers(real[p.name]!, mocked[p.name]!)

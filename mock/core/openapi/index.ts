@@ -71,10 +71,12 @@ export const ENDPOINTS: readonly Endpoint[] = endpointsOf(defaultTables('/_synap
 const PATH_PARAMS: Record<string, { description: string; schemaRef?: string; schema?: JsonSchema }> = {
   id: { description: 'The resource id.', schemaRef: ULID_PATH },
   report_id: { description: 'The report id: a non-negative integer in decimal.', schema: { type: 'string' } },
-  roomId: { description: 'The room of the event.', schema: { type: 'string' } },
+  roomId: { description: 'The room (of the event, or the one asked about).', schema: { type: 'string' } },
   eventId: { description: 'The event (the reported one, or the one whose context is asked for).', schema: { type: 'string' } },
-  userId: { description: 'The reported user: a full user id (@localpart:server).', schema: { type: 'string' } },
+  userId: { description: 'The user (the reported one, or the one asked about): a full user id (@localpart:server).', schema: { type: 'string' } },
   username: { description: 'The username (localpart) of the user.', schema: { type: 'string' } },
+  type: { description: 'The account data type (e.g. org.matrix.mjolnir.report_poll).', schema: { type: 'string' } },
+  alias: { description: 'The room alias: #localpart:server.', schema: { type: 'string' } },
 }
 
 function packageVersion(): string {
@@ -210,6 +212,7 @@ export function buildOpenApi(opts: OpenApiOptions = {}): Record<string, unknown>
       { name: 'user-registration-token', description: 'Tokens that allow registration: usage limits, expiry, revocation.' },
       { name: 'event-report', description: 'Reports users filed against events (homeserver admin API).' },
       { name: 'room-context', description: 'The events around an event, as report consumers fetch them (homeserver admin API).' },
+      { name: 'rooms', description: 'Rooms, their members and state, and who is a server admin, as admin UIs list them (homeserver admin API).' },
       { name: 'user-report', description: 'Reports users filed against users (homeserver admin API, since Synapse 1.152.0).' },
       { name: 'homeserver', description: 'Version and background updates of the homeserver.' },
       { name: 'client', description: 'Client API calls that file a report against an event or a user.' },

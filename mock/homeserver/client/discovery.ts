@@ -9,7 +9,8 @@
 // --hs-delegate-url when the mock stands for a homeserver only.
 // - GET {client}/v3|r0/profile/{userId} (+ /displayname, /avatar_url), no authentication (Synapse's
 //   default): an id that is not a user id → 400 M_INVALID_PARAM "Invalid user id"; a user that is
-//   not local or has nothing to show → 404 M_NOT_FOUND "Profile was not found".
+//   not local or has nothing to show → 404 M_NOT_FOUND "Profile was not found"; a local user that does
+//   not exist → 404 M_UNKNOWN "No row found (profiles)" (recorded from Debian's 1.160.0).
 import { hsError, type Ctx, type Reply, type Route } from '../../core/context.ts'
 import { issuerOf, metadataOf } from '../../auth-service/oidc/discovery.ts'
 import { synapseHas } from '../../../lib/versions.ts'
@@ -35,7 +36,8 @@ function profileOf(ctx: Ctx): { user: { displayName: string | null } } | { reply
   if (!USER_ID.test(userId)) return { reply: hsError(400, 'M_INVALID_PARAM', 'Invalid user id') }
   const user = ctx.world.hs.users.get(userId)
   ctx.log.queries += 1
-  if (!user) return { reply: hsError(404, 'M_NOT_FOUND', 'Profile was not found') }
+  // An unknown local user has no profile row: the store's own error, as the real server answers it.
+  if (!user) return { reply: hsError(404, 'M_UNKNOWN', 'No row found (profiles)') }
   return { user }
 }
 

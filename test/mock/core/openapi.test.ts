@@ -160,6 +160,15 @@ const USER_REPORTS = [
 // the homeserver admin API beyond the interface document: what report consumers and admin UIs call
 const BEYOND_B = [
   'GET /_synapse/admin/v1/rooms/{roomId}/context/{eventId}',
+  'GET /_synapse/admin/v1/rooms',
+  'GET /_synapse/admin/v1/rooms/{roomId}',
+  'GET /_synapse/admin/v1/rooms/{roomId}/members',
+  'GET /_synapse/admin/v1/rooms/{roomId}/state',
+  'GET /_synapse/admin/v1/users/{userId}/admin',
+  'GET /_matrix/client/v3/user/{userId}/account_data/{type}',
+  'PUT /_matrix/client/v3/user/{userId}/account_data/{type}',
+  'GET /_matrix/client/v3/directory/room/{alias}',
+  'GET /_matrix/key/v2/server',
 ]
 
 // the admin API beyond the interface document, family by family

@@ -21,6 +21,8 @@ const fileUserReport = (userId: string, reason: string) => hs.req('POST', `/_mat
 const msgs = [await send(hs, USER_TOKEN, room), await send(hs, USER_TOKEN, room), await send(hs, USER_TOKEN, room)]
 const first = ev
 const mid = msgs[1]!
+const userOf = [...hs.mock.world().hs.allTokens()].find(([tok]) => tok === USER_TOKEN)![1].userId
+const alias = [...hs.mock.world().hs.aliases.keys()][0]!
 const ctx = (q: string, eventId: string) => `${hs.admin}/rooms/${encodeURIComponent(room)}/context/${encodeURIComponent(eventId)}${q}`
 
 /** Each probe returns something that differs between the clean mock and the faulty one. */
@@ -69,6 +71,20 @@ const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
   'context-ignores-limit': async () => (await get(ctx('?limit=1', first))).body.events_after.length,
   'context-wrong-event': async () => (await get(ctx('?limit=2', mid))).body.event.event_id,
   'context-no-state': async () => (await get(ctx('?limit=1', mid))).body.state.length,
+  'rooms-total-is-page': async () => (await get(`${hs.admin}/rooms?limit=2`)).body.total_rooms,
+  'rooms-limit-zero-all': async () => (await get(`${hs.admin}/rooms?limit=0`)).body.rooms.length,
+  'rooms-dir-ignored': async () => (await get(`${hs.admin}/rooms?dir=b&limit=1`)).body.rooms[0].room_id,
+  'room-unknown-200': async () => (await get(`${hs.admin}/rooms/!nowhere%3Aexample.test`)).status,
+  'room-members-total-off': async () => (await get(`${hs.admin}/rooms/${encodeURIComponent(room)}/members`)).body.total,
+  'user-admin-always-false': async () => (await get(`${hs.admin}/users/${encodeURIComponent(`@admin:${hs.mock.options.serverName}`)}/admin`)).body.admin,
+  'account-data-unset-empty': async () => (await get(`/_matrix/client/v3/user/${encodeURIComponent(userOf)}/account_data/org.example.never`, USER_TOKEN)).status,
+  'account-data-put-dropped': async () => {
+    const n = String(Math.random())
+    await hs.req('PUT', `/_matrix/client/v3/user/${encodeURIComponent(userOf)}/account_data/org.example.put`, { token: USER_TOKEN, body: { n } })
+    return (await get(`/_matrix/client/v3/user/${encodeURIComponent(userOf)}/account_data/org.example.put`, USER_TOKEN)).body.n === n
+  },
+  'alias-unknown': async () => (await get(`/_matrix/client/v3/directory/room/${encodeURIComponent(alias)}`, null)).status,
+  'server-keys-bad-signature': async () => (await get('/_matrix/key/v2/server', null)).body.signatures,
   'user-reports-non-admin-allowed': async () => (await get(ur, USER_TOKEN)).status,
   'client-user-report-unknown-target-stored': async () => {
     await fileUserReport('@nobody:example.test', 'dropped')

@@ -7,13 +7,13 @@ import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { compareAnswers, PROBES, runProbe, type ProbeAnswer } from '../../fixtures/synapse/probes.ts'
-import { ADMIN_TOKEN, USER_TOKEN, startHs } from './helpers.ts'
+import { ADMIN_TOKEN, USER_TOKEN, startHs, whoami } from './helpers.ts'
 import { compareVersions } from '../../../lib/versions.ts'
 
 const dir = fileURLToPath(new URL('../../fixtures/synapse/', import.meta.url))
 const fixtures = readdirSync(dir)
   .filter((f) => /^probes-\d+\.\d+\.\d+\.json$/.test(f))
-  .map((f) => JSON.parse(readFileSync(dir + f, 'utf8')) as { synapse: string; answers: Record<string, ProbeAnswer> })
+  .map((f) => JSON.parse(readFileSync(dir + f, 'utf8')) as { synapse: string; server?: string; answers: Record<string, ProbeAnswer> })
 t.ok(fixtures.length >= 2, `recorded probes of ${fixtures.map((f) => f.synapse).join(', ')}`)
 
 /**
@@ -24,8 +24,11 @@ t.ok(fixtures.length >= 2, `recorded probes of ${fixtures.map((f) => f.synapse).
 const DELIBERATE: Record<string, { status: number; errcode: string; why: string }> = {}
 
 for (const fixture of fixtures) t.test(`the mock claiming ${fixture.synapse} answers every probe as the real ${fixture.synapse} did`, async (t) => {
-  const hs = await startHs({ hsVersion: fixture.synapse })
+  // The server name the recording ran with (localhost before it was recorded), as some messages name it.
+  const server = fixture.server ?? 'localhost'
+  const hs = await startHs({ hsVersion: fixture.synapse, serverName: server })
   t.teardown(() => hs.close())
+  const tokens = { admin: ADMIN_TOKEN, user: USER_TOKEN, userId: await whoami(hs, USER_TOKEN), server }
   // The newest recording answers every probe (re-record it after adding probes); a release that can no
   // longer be started keeps the probes it was recorded with.
   const newest = fixtures.every((f) => compareVersions(f.synapse, fixture.synapse) <= 0)
@@ -38,7 +41,7 @@ for (const fixture of fixtures) t.test(`the mock claiming ${fixture.synapse} ans
       if (newest) t.fail(`${p.name}: no recorded answer`)
       continue
     }
-    const got = await runProbe(hs.url, p, { admin: ADMIN_TOKEN, user: USER_TOKEN })
+    const got = await runProbe(hs.url, p, tokens)
     const deliberate = DELIBERATE[p.name]
     if (deliberate) {
       t.equal(got.status, deliberate.status, `${p.name}: ${deliberate.status} on purpose (${deliberate.why}); real ${want.status}`)
