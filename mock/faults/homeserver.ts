@@ -51,6 +51,7 @@ export const homeserverFaults = [
   fault('account-data-put-dropped', 'homeserver', 'setting account data answers 200 {} but stores nothing'),
   fault('alias-unknown', 'homeserver', 'resolving a local alias that exists answers 404 M_NOT_FOUND'),
   fault('server-keys-bad-signature', 'homeserver', 'the server keys carry a signature that does not verify with the key they list'),
+  fault('hs-auth-delegated-admin-without-scope', 'auth', "an auth-service token without urn:synapse:admin:* is a server admin on the homeserver admin API", { versions: { hs: 'delegated-auth' } }),
   fault('hs-auth-non-admin-allowed', 'auth', 'homeserver admin endpoints accept a non-admin user', { differsBy: 'hs' }),
   fault('hs-auth-missing-token-403', 'auth', 'a request without a token gets 403 instead of 401 M_MISSING_TOKEN', { differsBy: 'hs' }),
   fault('hs-auth-unknown-token-no-soft-logout', 'auth', 'the 401 M_UNKNOWN_TOKEN body lacks soft_logout', { differsBy: 'hs' }),

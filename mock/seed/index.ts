@@ -5,7 +5,11 @@ import { seedMas } from './mas.ts'
 import { seedUserStates } from './mas-users.ts'
 import { seedMasExtra } from './mas-extra.ts'
 import { seedHomeserver } from './homeserver.ts'
+import { joinIdentities } from './identity.ts'
 
 export function buildWorld(options: MockOptions): World {
-  return assembleWorld(seedMasExtra(seedUserStates(seedMas(options), options), options), seedHomeserver(options))
+  const mas = seedUserStates(seedMas(options), options)
+  const hs = seedHomeserver(options)
+  joinIdentities(mas, hs, options)
+  return assembleWorld(seedMasExtra(mas, options), hs)
 }

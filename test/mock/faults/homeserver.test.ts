@@ -23,6 +23,9 @@ const first = ev
 const mid = msgs[1]!
 const userOf = [...hs.mock.world().hs.allTokens()].find(([tok]) => tok === USER_TOKEN)![1].userId
 const alias = [...hs.mock.world().hs.aliases.keys()][0]!
+// A personal session of an active auth-service user, with the client-server API scope but not the admin one.
+const actor = hs.mock.world().mas.users.all().find((u) => u.lockedAt === null && u.deactivatedAt === null)!
+const plainMasToken = hs.mock.world().mas.createPersonalSession({ ownerUserId: null, ownerClientId: null, actorUserId: actor.id, humanName: 'fault probe', scope: 'urn:matrix:org.matrix.msc2967.client:api:*', expiresIn: 3600 }, Date.now() * 1000).token.value
 const ctx = (q: string, eventId: string) => `${hs.admin}/rooms/${encodeURIComponent(room)}/context/${encodeURIComponent(eventId)}${q}`
 
 /** Each probe returns something that differs between the clean mock and the faulty one. */
@@ -99,6 +102,7 @@ const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
   },
   'server-version-extra-key': async () => Object.keys((await get(`${hs.admin}/server_version`, null)).body).length,
   'client-report-score-string-accepted': async () => (await report(hs, USER_TOKEN, room, ev, { score: 'x' })).status,
+  'hs-auth-delegated-admin-without-scope': async () => (await get(hs.reports, plainMasToken)).status,
   'hs-auth-non-admin-allowed': async () => (await get(hs.reports, USER_TOKEN)).status,
   'hs-auth-missing-token-403': async () => (await get(hs.reports, null)).status,
   'hs-auth-unknown-token-no-soft-logout': async () => 'soft_logout' in (await get(hs.reports, 'nope')).body,
