@@ -8,6 +8,7 @@
 // port, NAME:PORT at that port only). `allowedHosts` is the one place that builds the list: a new
 // way of serving the mock (a public URL) adds its names there.
 import type { MockOptions } from './options.ts'
+import { publicHostOf } from './public-url.ts'
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]']
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]', ''])
@@ -52,7 +53,7 @@ export function allowedHostName(value: string): string {
 }
 
 /** The names the mock listening on `port` answers to (see the top of this file). */
-export function allowedHosts(options: Pick<MockOptions, 'host' | 'allowedHosts'>, port: number): HostAllowlist {
+export function allowedHosts(options: Pick<MockOptions, 'host' | 'allowedHosts' | 'publicUrl'>, port: number): HostAllowlist {
   const exact = new Set<string>()
   const anyPort = new Set<string>()
   const served = (name: string) => {
@@ -63,6 +64,13 @@ export function allowedHosts(options: Pick<MockOptions, 'host' | 'allowedHosts'>
   for (const name of LOOPBACK) served(name)
   const listen = hostForm(options.host)
   if (!WILDCARD.has(listen)) served(listen)
+  if (options.publicUrl) {
+    // A proxy that keeps the Host of the public URL: its name at its port (or none, the default one).
+    const pub = publicHostOf(options.publicUrl)
+    const name = hostForm(pub.name)
+    exact.add(`${name}:${pub.port}`)
+    if (pub.port === 80 || pub.port === 443) exact.add(name)
+  }
   for (const given of options.allowedHosts ?? []) {
     const parts = splitHost(given)
     if (!parts) continue

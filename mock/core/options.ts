@@ -45,6 +45,10 @@ export interface MockOptions {
   corsOrigin?: string
   /** --allowed-host: Host names the mock answers to besides the loopback names (core/host.ts) */
   allowedHosts?: string[]
+  /** --public-url: the URL clients reach the mock at, for every URL it advertises (core/public-url.ts) */
+  publicUrl?: string
+  /** --trust-forwarded: advertise the X-Forwarded-Proto and X-Forwarded-Host of a proxy (core/public-url.ts) */
+  trustForwarded?: boolean
   /**
    * A secret of this start, mixed into the tokens of the seeded homeserver users (other than the two
    * token holders): the seed is public (default 1), so tokens drawn from it alone could be guessed.

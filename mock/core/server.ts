@@ -17,6 +17,7 @@ import { MAX_HEAD_BYTES } from './limits.ts'
 import { routesAt, type AreaHooks, type RouteTable } from './table.ts'
 import { synapseHooks } from './cors.ts'
 import { allowedHosts } from './host.ts'
+import { publicBase } from './public-url.ts'
 import type { Area } from './context.ts'
 import type { MockOptions } from './options.ts'
 import type { MockState, ReseedOptions } from './state.ts'
@@ -38,7 +39,8 @@ export interface RunningMock {
 
 /** The mock's own two routes besides the control API: a health probe and the served OpenAPI document. */
 function coreTable(state: MockState, tables: () => RouteTable[], baseUrl: () => string): RouteTable {
-  let spec: Record<string, unknown> | undefined
+  // one document per advertised base (one, unless forwarded headers are trusted)
+  const specs = new Map<string, Record<string, unknown>>()
   const o = state.options
   return {
     api: 'core',
@@ -50,11 +52,17 @@ function coreTable(state: MockState, tables: () => RouteTable[], baseUrl: () => 
         pattern: '/api/spec.json',
         area: 'mas',
         doc: { undocumented: 'the document itself' },
-        // Built once from the same tables as the router; the server URL is this mock's base, as the real service does.
-        handler: () => ({
-          status: 200,
-          body: (spec ??= buildOpenApi({ serverUrl: baseUrl(), hsPrefix: o.hsPrefix, clientPrefix: o.clientPrefix, masVersion: o.masVersion, hsVersion: o.hsVersion, tables: tables() })),
-        }),
+        // Built once per base from the same tables as the router; the server URL is this mock's base (its
+        // public URL when given or forwarded), as the real service advertises its public base.
+        handler: (ctx) => {
+          const base = o.publicUrl || o.trustForwarded ? publicBase(ctx).replace(/\/$/, '') : baseUrl()
+          let spec = specs.get(base)
+          if (!spec) {
+            spec = buildOpenApi({ serverUrl: base, hsPrefix: o.hsPrefix, clientPrefix: o.clientPrefix, masVersion: o.masVersion, hsVersion: o.hsVersion, tables: tables() })
+            if (specs.size < 16) specs.set(base, spec)
+          }
+          return { status: 200, body: spec }
+        },
       },
     ],
   }

@@ -10,6 +10,7 @@ import { MOCK_CONTROL_HEADER, normalisePrefix } from '../../lib/target.ts'
 /** A ULID as the auth service's configuration reads one: 26 characters of Crockford's base 32, at most 7ZZ…. */
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i
 import { EXIT, didYouMean, failWith, prefixed, listLines, parseCommandLine, positiveNumber, processIo, UsageError, type Io, type OptionSpecs, type ParsedValues } from '../common/index.ts'
+import { publicUrlOption } from '../../mock/core/public-url.ts'
 
 const HELP = `usage: admin-conformance mock [options]
 
@@ -55,6 +56,11 @@ options:
                            localhost, 127.0.0.1 and [::1] at the mock's port (repeatable); any other
                            Host gets 421 Misdirected Request (a web page rebinding its name to the
                            mock cannot reach it)
+  --public-url URL         the URL clients reach the mock at (behind a TLS proxy: https://…): every URL it
+                           advertises (discovery, well-known, OpenAPI servers, token issuers) follows it,
+                           and requests with its Host are answered
+  --trust-forwarded        advertise the scheme and host of a proxy's X-Forwarded-Proto and
+                           X-Forwarded-Host (only behind a proxy that sets them: anyone can send them)
   --fixed-tokens           the seeded homeserver users' tokens (other than the two above) follow the seed
                            alone, the same at every start, for reproducible demos and tests; by default
                            a secret of each start is mixed in, so that the public seed does not give
@@ -101,6 +107,8 @@ const OPTIONS = {
   'no-policy-data': { type: 'boolean' },
   'cors-origin': { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
+  'public-url': { type: 'string' },
+  'trust-forwarded': { type: 'boolean' },
   'list-faults': { type: 'boolean' },
   quiet: { type: 'boolean' },
   silent: { type: 'boolean' },
@@ -147,6 +155,14 @@ export function parseMockArgs(values: Values): Partial<MockOptions> {
       throw new UsageError((e as Error).message)
     }
   }
+  if (values['public-url'] !== undefined) {
+    try {
+      over.publicUrl = publicUrlOption(values['public-url'])
+    } catch (e) {
+      throw new UsageError((e as Error).message)
+    }
+  }
+  if (values['trust-forwarded']) over.trustForwarded = true
   return over
 }
 

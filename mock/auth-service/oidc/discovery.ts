@@ -6,11 +6,11 @@
 // implicit grant).
 import type { Ctx, Reply } from '../../core/context.ts'
 import { jwks } from './keys.ts'
+import { publicBase } from '../../core/public-url.ts'
 
 /** The issuer: the base URL the client used (the Host header), with the trailing slash the service keeps. */
 export function issuerOf(ctx: Ctx): string {
-  const host = typeof ctx.headers.host === 'string' && /^[A-Za-z0-9.\-:[\]]+$/.test(ctx.headers.host) ? ctx.headers.host : `${ctx.options.host}:${ctx.options.port}`
-  return `http://${host}/`
+  return publicBase(ctx)
 }
 
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none']

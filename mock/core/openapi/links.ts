@@ -31,8 +31,8 @@ export function schemaAt(components: Record<string, JsonSchema>, schema: JsonSch
   return prop ? schemaAt(components, prop, rest) : undefined
 }
 
-const ITEM_IN_LIST = ['/data/0/id', '/event_reports/0/id', '/user_reports/0/id']
-const ITEM_IN_SINGLE = ['/data/id', '/id']
+const ITEM_IN_LIST = ['/data/0/id', '/event_reports/0/id', '/user_reports/0/id', '/rooms/0/room_id']
+const ITEM_IN_SINGLE = ['/data/id', '/id', '/room_id']
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch'])
 /** The operations of a path item (not its description). */
@@ -75,7 +75,8 @@ export function addLinks(paths: Paths, components: Record<string, JsonSchema>): 
       for (const op of operations(opItem)) {
         if (op === get || op === list) continue
         // the item → what is done to it
-        if (other === path || other.startsWith(`${path}/`)) {
+        // (not an operation that needs more path parameters than the item gives: the event of an event context)
+        if (other === path || (other.startsWith(`${path}/`) && !other.slice(path.length).includes('{'))) {
           const getOk = okResponse(get)
           const id = getOk && expr(getOk[1], ITEM_IN_SINGLE)
           if (id) link(get, op, { [param]: id }, `${op.operationId} on this item.`)
