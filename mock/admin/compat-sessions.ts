@@ -3,7 +3,7 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { nowMicros, type CompatSession } from '../store/mas.ts'
 import { checkUser, checkUserSession } from './framework/filters.ts'
-import { scheduleDeviceSync } from './framework/jobs.ts'
+import { scheduleDeviceSync } from '../mas-http/jobs.ts'
 import { COMPAT_SESSION_STATUSES } from '../../lib/schemas.ts'
 import { list, listFilters, sessionStateFilters } from './framework/listing.ts'
 import { API, compatAttributes, resource } from './framework/resource.ts'

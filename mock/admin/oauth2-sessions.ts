@@ -4,7 +4,7 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { nowMicros, type OAuth2Session } from '../store/mas.ts'
 import { checkClient, checkUser, checkUserSession } from './framework/filters.ts'
-import { scheduleDeviceSync } from './framework/jobs.ts'
+import { scheduleDeviceSync } from '../mas-http/jobs.ts'
 import { OAUTH2_CLIENT_KINDS, OAUTH2_SESSION_STATUSES } from '../../lib/schemas.ts'
 import { list, listFilters, sessionStateFilters } from './framework/listing.ts'
 import { API, oauth2Attributes, resource } from './framework/resource.ts'

@@ -13,12 +13,13 @@ import { adminErr, bodyRejection, masGate, type RouteEntry } from '../core/table
 import { nowMicros } from '../store/mas.ts'
 import { LIVE, type UpstreamLink } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
-import { readJsonBody } from './framework/body.ts'
+import { readJsonBody } from '../mas-http/body.ts'
 import { listRequest, repeatedScalar, userFilter } from './framework/filters.ts'
 import { byId, deleteById, found, USER, type Kind } from './framework/by-id.ts'
 import { listResponse } from './framework/pagination.ts'
 import type { FieldKind } from './framework/query.ts'
-import { API, fmtTime, resource, routeError, single } from './framework/resource.ts'
+import { API, fmtTime, resource, single } from './framework/resource.ts'
+import { routeError } from '../mas-http/errors.ts'
 
 const SITE = 'mas_handlers::admin::v1::upstream_oauth_links'
 const PATH = `${API}/upstream-oauth-links`

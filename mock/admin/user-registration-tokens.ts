@@ -14,12 +14,13 @@ import { adminErr, bodyRejection, masGate, type RouteEntry } from '../core/table
 import { nowMicros, type Micros } from '../store/mas.ts'
 import { tokenValid, type RegistrationToken, type TokenChanges } from '../store/mas-extra.ts'
 import { authenticate } from './framework/auth.ts'
-import { readJsonBody } from './framework/body.ts'
+import { readJsonBody } from '../mas-http/body.ts'
 import { listRequest } from './framework/filters.ts'
 import { listResponse } from './framework/pagination.ts'
 import { byId, found, pathTarget, type Kind } from './framework/by-id.ts'
 import { parseDateTime } from './framework/query.ts'
-import { API, fmtTime, resource, routeError, single } from './framework/resource.ts'
+import { API, fmtTime, resource, single } from './framework/resource.ts'
+import { routeError } from '../mas-http/errors.ts'
 
 const SITE = 'mas_handlers::admin::v1::user_registration_tokens'
 const PATH = `${API}/user-registration-tokens`

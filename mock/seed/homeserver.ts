@@ -5,7 +5,7 @@
 // Same seed and sizes, same world: every random choice comes from one seeded faker.
 import { createHmac } from 'node:crypto'
 import { Faker, base, en } from '@faker-js/faker'
-import type { MockOptions } from '../core/options.ts'
+import type { SeedSettings } from './settings.ts'
 import { HomeserverStore, type HsRoom, type HsUser } from '../store/homeserver.ts'
 
 const MINUTE = 60_000
@@ -19,7 +19,7 @@ function localpartOf(s: string): string {
 }
 
 interface HsSeed {
-  options: MockOptions
+  options: SeedSettings
   faker: Faker
   epoch: number
   rnd: () => number
@@ -29,7 +29,7 @@ interface HsSeed {
   store: HomeserverStore
 }
 
-export function seedHomeserver(options: MockOptions): HomeserverStore {
+export function seedHomeserver(options: SeedSettings): HomeserverStore {
   const faker = new Faker({ locale: [en, base] })
   faker.seed(options.seed)
   const int = (min: number, max: number) => faker.number.int({ min, max })

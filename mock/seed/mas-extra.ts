@@ -5,7 +5,7 @@
 // registration tokens, one in each state (unused, partly used, used up, expired, revoked, unlimited;
 // the expiries to come are years after the epoch, so that they stay valid whatever the date).
 import { monotonicFactory } from 'ulidx'
-import type { MockOptions } from '../core/options.ts'
+import type { SeedSettings } from './settings.ts'
 import type { MasStore, Micros } from '../store/mas.ts'
 import { type UserEmail } from '../store/mas-extra.ts'
 
@@ -34,7 +34,7 @@ export function idsFor(times: Micros[], random: () => number): string[] {
   return out
 }
 
-function seedEmails(store: MasStore, options: MockOptions): void {
+function seedEmails(store: MasStore, options: SeedSettings): void {
   const random = extraRandom(options.seed, 0xe3a11)
   const E: Micros = options.epoch.getTime() * 1000
   const planned: Omit<UserEmail, 'id'>[] = []
@@ -64,7 +64,7 @@ const PROVIDERS = [
 ]
 
 /** four providers (the third disabled, the second requiring a registration token) and their links */
-function seedUpstream(store: MasStore, options: MockOptions): void {
+function seedUpstream(store: MasStore, options: SeedSettings): void {
   const random = extraRandom(options.seed, 0x0a7b5)
   const E: Micros = options.epoch.getTime() * 1000
   const x = store.extra
@@ -93,7 +93,7 @@ function seedUpstream(store: MasStore, options: MockOptions): void {
 }
 
 /** registration tokens in every state: unused, partly used, used up, expired, revoked, unlimited */
-function seedTokens(store: MasStore, options: MockOptions): void {
+function seedTokens(store: MasStore, options: SeedSettings): void {
   const random = extraRandom(options.seed, 0x70c3e)
   const E: Micros = options.epoch.getTime() * 1000
   const text = () => Array.from({ length: 12 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(random() * 62)]).join('')
@@ -121,7 +121,7 @@ function seedTokens(store: MasStore, options: MockOptions): void {
   })))
 }
 
-export function seedMasExtra(store: MasStore, options: MockOptions): MasStore {
+export function seedMasExtra(store: MasStore, options: SeedSettings): MasStore {
   seedEmails(store, options)
   seedUpstream(store, options)
   seedTokens(store, options)

@@ -4,7 +4,7 @@
 // users (later creation times, so the first users keep their places), deterministic per seed, with
 // no sessions and no password.
 import { monotonicFactory } from 'ulidx'
-import type { MockOptions } from '../core/options.ts'
+import type { SeedSettings } from './settings.ts'
 import type { MasStore, Micros, User } from '../store/mas.ts'
 
 const HOUR = 3_600_000_000
@@ -39,7 +39,7 @@ export const USER_STATES: readonly UserStateSpec[] = [
   { what: 'locked admin', locked: true, deactivated: false, admin: true },
 ]
 
-export function seedUserStates(store: MasStore, options: MockOptions): MasStore {
+export function seedUserStates(store: MasStore, options: SeedSettings): MasStore {
   const random = prng(options.seed)
   const E: Micros = options.epoch.getTime() * 1000
   const newId = monotonicFactory(random)

@@ -8,7 +8,7 @@
 // clients, users and their browser sessions, compat / OAuth 2.0 / personal sessions, policy data.
 // What exists, so that every listing, filter and state has examples: see each step's file.
 import { Faker, en, base } from '@faker-js/faker'
-import type { MockOptions } from '../core/options.ts'
+import type { SeedSettings } from './settings.ts'
 import { MasStore } from '../store/mas.ts'
 import type { SeedContext } from './mas/context.ts'
 import { drawPools } from './mas/pools.ts'
@@ -23,7 +23,7 @@ import { seedPolicyData } from './mas/policy-data.ts'
 
 export { SEEDED_PASSWORD } from './mas/users.ts'
 
-export function seedMas(options: MockOptions): MasStore {
+export function seedMas(options: SeedSettings): MasStore {
   const faker = new Faker({ locale: [en, base] })
   faker.seed(options.seed)
   const d = seededDraw(faker)

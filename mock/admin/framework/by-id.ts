@@ -6,7 +6,7 @@ import type { Ctx, Reply } from '../../core/context.ts'
 import type { User } from '../../store/mas.ts'
 import { authenticate } from './auth.ts'
 import { pathId } from './pagination.ts'
-import { routeError, titleWithId } from './resource.ts'
+import { routeError, titleWithId } from '../../mas-http/errors.ts'
 
 /** how a family names its records in 404 titles, and finds one */
 export interface Kind<T> {

@@ -5,7 +5,8 @@ import type { Ctx, Reply } from '../../core/context.ts'
 import type { Micros } from '../../store/mas.ts'
 import type { Keyed } from '../../store/ordered.ts'
 import { byId } from './by-id.ts'
-import { routeError, single, type ResourceObject } from './resource.ts'
+import { single, type ResourceObject } from './resource.ts'
+import { routeError } from '../../mas-http/errors.ts'
 
 export interface GetSpec<T extends Keyed> {
   /** the `record_error!` call site, `target:line` */

@@ -16,7 +16,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Ctx, Reply } from '../../core/context.ts'
 import { nowMicros, type Client } from '../../store/mas.ts'
-import { JsonSyntaxError, parseJsonText, toValue } from '../../admin/framework/body.ts'
+import { JsonSyntaxError, parseJsonText, toValue } from '../../mas-http/body.ts'
 import { registrationViolations } from './policy.ts'
 import type { OAuthError } from './token-grants.ts'
 

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
 import type { Ctx } from '../../../mock/core/context.ts'
-import { oidcState } from '../../../mock/auth-service/oidc/state.ts'
+import { oidcState } from '../../../mock/mas-http/oidc-state.ts'
 import { API, startTestMock } from '../admin/helpers.ts'
 import { authorizeUrl, browser, pkce, REDIRECT, registerPublicClient, seededUser, verifyIdToken } from './oidc-helpers.ts'
 

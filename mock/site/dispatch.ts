@@ -1,14 +1,14 @@
 // One request from arrival to answer: read the body within the limit, route it (or ask the area's
 // `unrouted` hook), run the handler without letting it crash the server, send, and log one line.
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Area, Ctx, Reply } from './context.ts'
+import type { Area, Ctx, Reply } from '../core/context.ts'
 import type { Site } from './state.ts'
-import { internalError, misdirected, notPreflighted, tooLarge, unroutedDefault, uriTooLong } from './answers.ts'
-import { hostAllowed } from './host.ts'
+import { internalError, misdirected, notPreflighted, tooLarge, unroutedDefault, uriTooLong } from '../core/answers.ts'
+import { hostAllowed } from '../core/host.ts'
 import { MOCK_CONTROL_HEADER } from '../../lib/target.ts'
-import { nestsDeeperThan } from './json.ts'
-import { isPreflight } from './cors.ts'
-import { bodyLimit, LIMITS } from './limits.ts'
+import { nestsDeeperThan } from '../core/json.ts'
+import { isPreflight } from '../core/cors.ts'
+import { bodyLimit, LIMITS } from '../core/limits.ts'
 import { send, writeLog } from './respond.ts'
 
 export type { Site } from './state.ts'

@@ -3,7 +3,7 @@
 // takes an OAuth 2.0 access token or a personal access token, both with urn:mas:admin; the
 // homeserver takes an access token in the Authorization header or, deprecated, the access_token query
 // parameter (OpenAPI needs one scheme per place, so each homeserver credential has a `-query` twin).
-import type { Security } from '../table.ts'
+import type { Security } from '../../core/table.ts'
 
 export const ADMIN_SCOPE = 'urn:mas:admin'
 

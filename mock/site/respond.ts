@@ -2,11 +2,11 @@
 // request-log line with the status the client actually received.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { reasonPhrase, levelForStatus, formatTimestamp, type HttpVersion } from '../../lib/requestlog.ts'
-import type { Area, Ctx, Reply } from './context.ts'
+import type { Area, Ctx, Reply } from '../core/context.ts'
 import type { MockState, Site } from './state.ts'
-import { internalError } from './answers.ts'
-import { safeStringify } from './json.ts'
-import { controlCors, serviceCors } from './cors.ts'
+import { internalError } from '../core/answers.ts'
+import { safeStringify } from '../core/json.ts'
+import { controlCors, serviceCors } from '../core/cors.ts'
 
 const HTTP_VERSIONS = new Set(['0.9', '1.0', '1.1', '2.0', '3.0'])
 

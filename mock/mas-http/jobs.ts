@@ -1,7 +1,7 @@
 // Device-sync jobs: finishing a session (or revoking a device-bound personal session) queues a
 // SyncDevicesJob for the user in the real service. The mock records it in world.jobs (visible at
 // GET /_mock/jobs) and logs the line the handler logs, in the request's context.
-import type { Ctx } from '../../core/context.ts'
+import type { Ctx } from '../core/context.ts'
 
 /** `site`: the `target:line` of the handler's log call, when it logs one. */
 export function scheduleDeviceSync(ctx: Ctx, userId: string, reason: string, site?: string): void {

@@ -6,10 +6,10 @@
 // serde_json messages end with " at line L column C"; the parser below reproduces its wording and
 // positions for the usual cases. Unknown fields are ignored; the first missing required field in
 // declaration order is reported; nesting deeper than 128 is "recursion limit exceeded".
-import type { Ctx, Reply } from '../../core/context.ts'
-import { text } from '../../core/context.ts'
-import { rustDebug } from '../../store/mas.ts'
-import { parseUlid } from './query.ts'
+import type { Ctx, Reply } from '../core/context.ts'
+import { text } from '../core/context.ts'
+import { rustDebug } from '../store/mas.ts'
+import { parseUlid } from './ulid.ts'
 
 export type JsonNode =
   | { kind: 'null'; end: number }

@@ -3,8 +3,8 @@
 // minutes after consent anyway, so --state does not keep them (the sessions and tokens they produce
 // are store records and are journaled).
 import { randomBytes } from 'node:crypto'
-import type { Ctx } from '../../core/context.ts'
-import type { MasStore, Micros } from '../../store/mas.ts'
+import type { Ctx } from '../core/context.ts'
+import type { MasStore, Micros } from '../store/mas.ts'
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post'
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { sharedSkip } from '../../fixtures/shared.ts'
-import { buildOpenApi } from '../../../mock/core/openapi.ts'
+import { buildOpenApi } from '../../../mock/site/openapi/index.ts'
 
 type Json = Record<string, any>
 

@@ -4,7 +4,7 @@
 // link names an existing operation and its parameters, its runtime expression points into the
 // response schema, the families have the links they should, and following them on the live mock works.
 import t from 'tap'
-import { startMock } from '../../../mock/core/server.ts'
+import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions, randomToken } from '../../../mock/core/options.ts'
 import { generateToken } from '../../../mock/store/mas.ts'
 

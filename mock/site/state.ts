@@ -2,13 +2,13 @@
 // neither imports the other).
 import type { Faults } from '../faults/registry.ts'
 import type { World } from '../store/world.ts'
-import type { RequestLog } from './log.ts'
-import type { MockOptions } from './options.ts'
-import type { Router } from './router.ts'
-import type { Area } from './context.ts'
-import type { AreaHooks } from './table.ts'
+import type { RequestLog } from '../core/log.ts'
+import type { MockOptions } from '../core/options.ts'
+import type { Router } from '../core/router.ts'
+import type { Area } from '../core/context.ts'
+import type { AreaHooks } from '../core/table.ts'
 import type { StateJournal } from '../store/journal/state.ts'
-import type { HostAllowlist } from './host.ts'
+import type { HostAllowlist } from '../core/host.ts'
 
 export type ReseedOptions = Partial<Pick<MockOptions, 'seed' | 'sessions' | 'reports'>>
 

@@ -4,7 +4,7 @@ import { TargetError } from '../../../lib/target.ts'
 import t from 'tap'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { buildOpenApi, ENDPOINTS } from '../../../mock/core/openapi.ts'
+import { buildOpenApi, ENDPOINTS } from '../../../mock/site/openapi/index.ts'
 import { listSchemaRefs, schemaName } from '../../../lib/schemas.ts'
 import { OPENAPI_31 } from './openapi-structure.ts'
 

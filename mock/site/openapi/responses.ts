@@ -6,8 +6,8 @@
 // 405 is not an operation's answer (it is the answer to a method the path lacks): the path item's
 // description says it. 429 is never answered (no rate limit). 5xx only as written below.
 import type { JsonSchema } from '../../../lib/schemas.ts'
-import { LIMITS } from '../limits.ts'
-import { ADMIN_ERROR, HS_ERROR, type OperationDoc } from '../table.ts'
+import { LIMITS } from '../../core/limits.ts'
+import { ADMIN_ERROR, HS_ERROR, type OperationDoc } from '../../core/table.ts'
 
 /** What the shared answers depend on. */
 export interface Shape {
@@ -50,7 +50,7 @@ function adminShared(s: Shape): Record<string, Shared[]> {
   return out
 }
 
-/** The homeserver (mock/homeserver/framework/auth.ts, mock/core/dispatch.ts). */
+/** The homeserver (mock/homeserver/framework/auth.ts, mock/site/dispatch.ts). */
 function homeserverShared(s: Shape): Record<string, Shared[]> {
   const out: Record<string, Shared[]> = {}
   const add = (status: string, a: Shared) => (out[status] ??= []).push(a)

@@ -1,9 +1,9 @@
 // The mock's control API, off the real paths under /_mock/: reseed, reset, inspect scheduled jobs,
 // toggle faults, fake a running background update. Tests, the runner and frontend developers use it;
 // no real server has it, so none of its routes is in the OpenAPI document.
-import type { Handler, Reply } from './context.ts'
+import type { Handler, Reply } from '../core/context.ts'
 import type { MockState } from './state.ts'
-import type { RouteEntry, RouteTable } from './table.ts'
+import type { RouteEntry, RouteTable } from '../core/table.ts'
 import { FAULTS, UnknownFaultError } from '../faults/registry.ts'
 
 function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: false; reply: Reply } {

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
 import { startTestMock } from '../admin/helpers.ts'
 import { allowedHostName, allowedHosts, hostAllowed } from '../../../mock/core/host.ts'
-import { CONTROL_SIZE_LIMITS } from '../../../mock/core/control.ts'
+import { CONTROL_SIZE_LIMITS } from '../../../mock/site/control.ts'
 
 interface Raw {
   status: number

@@ -48,7 +48,7 @@ export function cacheKey(root = ROOT, dirs = SOURCES) {
   for (const d of dirs) walk(path.join(root, d))
   // the builder itself: a change of how the build is made makes a new build
   const self = statSync(fileURLToPath(import.meta.url))
-  h.update(`bin/built-cli.mjs\0${self.size}\0${self.mtimeMs}\0`)
+  h.update(`scripts/built-cli.mjs\0${self.size}\0${self.mtimeMs}\0`)
   const pkg = statSync(path.join(root, 'package.json'))
   h.update(`package.json\0${pkg.size}\0${pkg.mtimeMs}`)
   return h.digest('hex').slice(0, 16)
