@@ -7,7 +7,7 @@
 // - regenerate: 404 "Session not found", 422 "Session not valid" (revoked), 403 "Session does not
 //   belong to you" (owner differs from the caller's), then the old token stops working.
 import type { Ctx, Reply } from '../core/context.ts'
-import { deviceOfScope, nowMicros, parseScope, type PersonalSession } from '../store/mas.ts'
+import { deviceOfScope, nowMicros, parseScope, type PersonalSession } from '../store/mas/index.ts'
 import { authenticate, ownerOf } from './framework/auth.ts'
 import { readJsonBody } from '../mas-http/body.ts'
 import { checkClient, checkUser } from './framework/filters.ts'

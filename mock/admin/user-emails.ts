@@ -7,8 +7,8 @@
 // - get 404 / delete 404 `User email ID … not found`; delete answers 204 without a body.
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, bodyRejection, type RouteEntry } from '../core/table.ts'
-import { nowMicros, rustDebug } from '../store/mas.ts'
-import { LIVE, type UserEmail } from '../store/mas-extra.ts'
+import { nowMicros, rustDebug } from '../store/mas/index.ts'
+import { LIVE, type UserEmail } from '../store/mas/extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from '../mas-http/body.ts'
 import { listRequest, repeatedScalar, userFilter } from './framework/filters.ts'

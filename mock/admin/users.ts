@@ -11,9 +11,9 @@
 //   in the text are wildcards.
 // The users collection has only a username index, so the filters are checked item by item (`where`).
 import type { Ctx, Reply } from '../core/context.ts'
-import { nowMicros, rustDebug, type User } from '../store/mas.ts'
-import { endUserSessions } from '../store/user-lifecycle.ts'
-import type { UserState } from '../store/mas-writes.ts'
+import { nowMicros, rustDebug, type User } from '../store/mas/index.ts'
+import { endUserSessions } from '../store/mas/user-lifecycle.ts'
+import type { UserState } from '../store/mas/writes.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from '../mas-http/body.ts'
 import { checkClient, listRequest, repeatedScalar } from './framework/filters.ts'

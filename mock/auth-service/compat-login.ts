@@ -11,11 +11,11 @@
 //   Both schedule a device sync.
 import { randomBytes } from 'node:crypto'
 import { hsError, type Ctx, type Reply } from '../core/context.ts'
-import { MasStore, nowMicros, type CompatSession, type User } from '../store/mas.ts'
+import { MasStore, nowMicros, type CompatSession, type User } from '../store/mas/index.ts'
 import { bearerToken } from '../mas-http/bearer.ts'
 import { JsonSyntaxError, parseJsonText, toValue } from '../mas-http/body.ts'
 import { scheduleDeviceSync } from '../mas-http/jobs.ts'
-import { COMPAT_STATUS } from '../store/domain/status.ts'
+import { COMPAT_STATUS } from '../store/mas/domain/status.ts'
 
 const BAD_LOGIN = (): Reply => hsError(403, 'M_FORBIDDEN', 'Invalid username/password')
 const NOT_JSON = (): Reply => hsError(400, 'M_NOT_JSON', 'Body is not a valid JSON document')

@@ -12,7 +12,7 @@
 //   sync for user sessions); unknown tokens still answer 200.
 // Client authentication accepts client_secret_basic and client_secret_post for clients with a secret.
 import type { Ctx, Reply } from '../core/context.ts'
-import { normalizeScope, nowMicros, parseScope, type Client } from '../store/mas.ts'
+import { normalizeScope, nowMicros, parseScope, type Client } from '../store/mas/index.ts'
 import { ADMIN_SCOPE } from '../mas-http/bearer.ts'
 import { scheduleDeviceSync } from '../mas-http/jobs.ts'
 import { authorizationCodeGrant, refreshTokenGrant } from './oidc/token-grants.ts'

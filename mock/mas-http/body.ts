@@ -8,7 +8,7 @@
 // declaration order is reported; nesting deeper than 128 is "recursion limit exceeded".
 import type { Ctx, Reply } from '../core/context.ts'
 import { text } from '../core/context.ts'
-import { rustDebug } from '../store/mas.ts'
+import { rustDebug } from '../store/mas/index.ts'
 import { parseUlid } from './ulid.ts'
 
 export type JsonNode =

@@ -4,7 +4,7 @@
 // are store records and are journaled).
 import { randomBytes } from 'node:crypto'
 import type { Ctx } from '../core/context.ts'
-import type { MasStore, Micros } from '../store/mas.ts'
+import type { MasStore, Micros } from '../store/mas/index.ts'
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post'
 

@@ -11,7 +11,7 @@
 // Tokens configured by the user (--admin-token, --user-token) need not follow the format: a known
 // token is looked up first, and the format rules apply only to unknown ones.
 import type { Ctx, Reply } from '../../core/context.ts'
-import { checkTokenFormat, MasStore, nowMicros, scopeHasToken, type OAuth2Session, type PersonalSession, type User } from '../../store/mas.ts'
+import { checkTokenFormat, MasStore, nowMicros, scopeHasToken, type OAuth2Session, type PersonalSession, type User } from '../../store/mas/index.ts'
 import { routeError } from '../../mas-http/errors.ts'
 import { ADMIN_SCOPE, bearerToken } from '../../mas-http/bearer.ts'
 

@@ -2,7 +2,7 @@
 // single-resource responses and timestamps. Its error answers are the auth service's own
 // (mock/mas-http/errors.ts).
 import type { Reply } from '../../core/context.ts'
-import type { CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from '../../store/mas.ts'
+import type { CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from '../../store/mas/index.ts'
 
 export const API = '/api/admin/v1'
 

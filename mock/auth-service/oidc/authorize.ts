@@ -16,7 +16,7 @@
 // - --auto-approve USER (options.autoApprove): no pages at all: the named user is signed in (a new
 //   browser session) and consents at once; the answer is the redirect with the code.
 import type { Ctx, Reply } from '../../core/context.ts'
-import { MasStore, normalizeScope, nowMicros, parseScope, type User } from '../../store/mas.ts'
+import { MasStore, normalizeScope, nowMicros, parseScope, type User } from '../../store/mas/index.ts'
 import { errorPage, esc, html, redirect } from '../browser/html.ts'
 import { opaqueId, paramsOf, requesterOf } from '../browser/request.ts'
 import type { BrowserState } from '../browser/session.ts'

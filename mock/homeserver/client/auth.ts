@@ -5,7 +5,7 @@
 // urn:synapse:admin:* makes the user a server admin. Homeserver tokens, and every token when
 // --hs-delegate-url points elsewhere, keep the Authenticator's path.
 import { hsError, type Ctx } from '../../core/context.ts'
-import { nowMicros } from '../../store/mas.ts'
+import { nowMicros } from '../../store/mas/index.ts'
 import { oidcState } from '../../mas-http/oidc-state.ts'
 import { Authenticator, tokenOf, type AuthOutcome } from '../framework/auth.ts'
 

@@ -2,7 +2,7 @@
 // derive from it, never from the wall clock), the seeded draws and pools, the store being filled,
 // and what earlier steps produced (clients, users, browser sessions) for later ones to refer to.
 import type { SeedSettings } from '../settings.ts'
-import type { BrowserSession, MasStore, Micros, User } from '../../store/mas.ts'
+import type { BrowserSession, MasStore, Micros, User } from '../../store/mas/index.ts'
 import type { Pools } from './pools.ts'
 import type { Draw } from './random.ts'
 

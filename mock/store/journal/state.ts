@@ -1,6 +1,6 @@
 // `--state DIR`: the mock's writes survive restarts and crashes. DIR/journal holds a header (the
 // world it belongs to) and every write acknowledged since (ids, tokens and timestamps included, see
-// ../mas-writes.ts), appended and fdatasync'ed before the answer leaves (./writer.ts). On start the
+// ../mas/writes.ts, ../homeserver/writes.ts), appended and fdatasync'ed before the answer leaves (./writer.ts). On start the
 // seeded world is rebuilt from the options and the journal replayed over it; a torn last record is
 // dropped with a warning (and cut off the file), anything worse stops the start with the offset.
 // A reset or reseed through the control API starts a new journal for the new world (the old writes
@@ -14,8 +14,8 @@ import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, ftruncateSync,
 import { join } from 'node:path'
 import type { World } from '../world.ts'
 import { applyWorldWrite } from '../world.ts'
-import { applyMasWrite, type MasWrite } from '../mas-writes.ts'
-import type { HsWrite } from '../homeserver-writes.ts'
+import { applyMasWrite, type MasWrite } from '../mas/writes.ts'
+import type { HsWrite } from '../homeserver/writes.ts'
 import type { Write, WorldWrite } from '../recorder.ts'
 import { decodeJournal, encodeRecord, JournalCorruptError, MAGIC } from './codec.ts'
 import { headerFor, isHeader, mismatches, type JournalHeader, type WorldSettings } from './header.ts'

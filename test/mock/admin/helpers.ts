@@ -8,7 +8,7 @@ import { mockOptions, type MockOptions } from '../../../mock/core/options.ts'
 import { parseLine, type EventLine, type ResponseLine } from '../../../lib/requestlog.ts'
 import { validate } from '../../../lib/schemas.ts'
 import { MOCK_CONTROL_HEADER } from '../../../lib/target.ts'
-import { generateToken } from '../../../mock/store/mas.ts'
+import { generateToken } from '../../../mock/store/mas/index.ts'
 
 export const API = '/api/admin/v1'
 

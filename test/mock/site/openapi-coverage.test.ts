@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions, randomToken } from '../../../mock/core/options.ts'
-import { generateToken } from '../../../mock/store/mas.ts'
+import { generateToken } from '../../../mock/store/mas/index.ts'
 import { parseLine } from '../../../lib/requestlog.ts'
 import { runCaptured } from '../../scripts/run/helpers.ts'
 

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions, randomToken } from '../../../mock/core/options.ts'
-import { generateToken } from '../../../mock/store/mas.ts'
+import { generateToken } from '../../../mock/store/mas/index.ts'
 
 type Json = Record<string, any>
 

@@ -2,8 +2,8 @@
 // store's status indexes. The values are typed by the types generated from the schemas and checked
 // against the schemas' enums when this module loads, so a schema change fails loudly here instead
 // of leaving an index keyed by values no filter can ask for.
-import { COMPAT_SESSION_STATUSES, OAUTH2_SESSION_STATUSES, PERSONAL_SESSION_STATUSES } from '../../../lib/schemas.ts'
-import type { CompatSessionStatus, OAuth2SessionStatus, PersonalSessionStatus } from '../../../lib/types.gen.ts'
+import { COMPAT_SESSION_STATUSES, OAUTH2_SESSION_STATUSES, PERSONAL_SESSION_STATUSES } from '../../../../lib/schemas.ts'
+import type { CompatSessionStatus, OAuth2SessionStatus, PersonalSessionStatus } from '../../../../lib/types.gen.ts'
 
 export interface StatusPair<S extends string> {
   active: S

@@ -1,21 +1,21 @@
 // The auth service's state: users, browser sessions, clients, the three session kinds, access
 // tokens and policy data. Every write of a request goes through one method here, which validates
 // nothing (the handlers do that first), generates what the write needs (ids, token values), and
-// hands the whole change to `write()` as one entry (./mas-writes.ts): recorded first (the state
+// hands the whole change to `write()` as one entry (./writes.ts): recorded first (the state
 // journal), then applied, so a request never leaves a half-applied write behind and a replay
 // rebuilds the same records.
 //
 // The homeserver side and the browser-facing routes use the same API: users (findUserByUsername,
 // checkPassword, createUser), sessions, and lookupAccessToken/introspect for tokens.
 import { monotonicFactory } from 'ulidx'
-import { OrderedCollection } from './ordered.ts'
+import { OrderedCollection } from '../ordered.ts'
 import { generateToken } from './domain/token.ts'
 import { deviceOfScope, normalizeScope } from './domain/scope.ts'
 import { mergePolicyData } from './domain/policy-data.ts'
 import { COMPAT_STATUS, OAUTH2_STATUS, PERSONAL_STATUS } from './domain/status.ts'
-import { applyMasWrite, type MasWrite, type UserState } from './mas-writes.ts'
-import { MasExtra } from './mas-extra.ts'
-import type { Recorder } from './recorder.ts'
+import { applyMasWrite, type MasWrite, type UserState } from './writes.ts'
+import { MasExtra } from './extra.ts'
+import type { Recorder } from '../recorder.ts'
 import type {
   AccessToken,
   BrowserSession,
@@ -28,16 +28,16 @@ import type {
   RefreshToken,
   TokenInfo,
   User,
-} from './mas-records.ts'
+} from './records.ts'
 
-export * from './mas-records.ts'
+export * from './records.ts'
 // The domain helpers live in ./domain/ (one concept per file); re-exported here for the handlers
 // that import them with the store.
 export { tokenCrc, generateToken, checkTokenFormat, type TokenFormatCheck } from './domain/token.ts'
 export { isScopeToken, parseScope, normalizeScope, deviceOfScope, scopeHasToken } from './domain/scope.ts'
 export { mergePolicyData } from './domain/policy-data.ts'
 /** Rust's `{:?}` of a string: one implementation, the request-log grammar's. */
-export { rustDebugQuote as rustDebug } from '../../lib/requestlog.ts'
+export { rustDebugQuote as rustDebug } from '../../../lib/requestlog.ts'
 
 type CompatIndex = 'user' | 'userSession' | 'status' | 'userStatus'
 type OAuth2Index = 'user' | 'client' | 'clientKind' | 'userSession' | 'scope' | 'status' | 'userStatus' | 'userClientStatus'
@@ -51,7 +51,7 @@ export class MasStore {
   readonly oauth2: OrderedCollection<OAuth2Session, OAuth2Index, 'lastActive'>
   readonly personal: OrderedCollection<PersonalSession, PersonalIndex, 'expiresAt'>
   readonly policyData = new OrderedCollection<PolicyData>()
-  /** emails, upstream providers and links, registration tokens, browser cookies (./mas-extra.ts) */
+  /** emails, upstream providers and links, registration tokens, browser cookies (./extra.ts) */
   readonly extra: MasExtra = new MasExtra((at) => this.newId(at), (w) => this.write(w))
   private readonly tokens = new Map<string, AccessToken>()
   private readonly refreshTokens = new Map<string, RefreshToken>()

@@ -8,20 +8,20 @@
 // clients, users and their browser sessions, compat / OAuth 2.0 / personal sessions, policy data.
 // What exists, so that every listing, filter and state has examples: see each step's file.
 import { Faker, en, base } from '@faker-js/faker'
-import type { SeedSettings } from './settings.ts'
-import { MasStore } from '../store/mas.ts'
-import type { SeedContext } from './mas/context.ts'
-import { drawPools } from './mas/pools.ts'
-import { seededDraw } from './mas/random.ts'
-import { seedClients } from './mas/clients.ts'
-import { seedBrowserSessions, seedUsers } from './mas/users.ts'
-import { sessionPlan } from './mas/sessions.ts'
-import { seedCompatSessions } from './mas/compat.ts'
-import { seedOAuth2Sessions } from './mas/oauth2.ts'
-import { seedPersonalSessions } from './mas/personal.ts'
-import { seedPolicyData } from './mas/policy-data.ts'
+import type { SeedSettings } from '../settings.ts'
+import { MasStore } from '../../store/mas/index.ts'
+import type { SeedContext } from './context.ts'
+import { drawPools } from './pools.ts'
+import { seededDraw } from './random.ts'
+import { seedClients } from './clients.ts'
+import { seedBrowserSessions, seedUsers } from './users.ts'
+import { sessionPlan } from './sessions.ts'
+import { seedCompatSessions } from './compat.ts'
+import { seedOAuth2Sessions } from './oauth2.ts'
+import { seedPersonalSessions } from './personal.ts'
+import { seedPolicyData } from './policy-data.ts'
 
-export { SEEDED_PASSWORD } from './mas/users.ts'
+export { SEEDED_PASSWORD } from './users.ts'
 
 export function seedMas(options: SeedSettings): MasStore {
   const faker = new Faker({ locale: [en, base] })

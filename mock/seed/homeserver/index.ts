@@ -5,12 +5,10 @@
 // Same seed and sizes, same world: every random choice comes from one seeded faker.
 import { createHmac } from 'node:crypto'
 import { Faker, base, en } from '@faker-js/faker'
-import type { SeedSettings } from './settings.ts'
-import { HomeserverStore, type HsRoom, type HsUser } from '../store/homeserver.ts'
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../time.ts'
+import type { SeedSettings } from '../settings.ts'
+import { HomeserverStore, type HsRoom, type HsUser } from '../../store/homeserver/index.ts'
 
-const MINUTE = 60_000
-const HOUR = 60 * MINUTE
-const DAY = 24 * HOUR
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
 
@@ -48,8 +46,8 @@ export function seedHomeserver(options: SeedSettings): HomeserverStore {
   const people = seedPeople(s, user)
   // Reports spread over a window that grows with their number, ending an hour before the epoch.
   const n = options.reports
-  const span = clamp(n * 2 * MINUTE, 7 * DAY, 365 * DAY)
-  const end = s.epoch - HOUR
+  const span = clamp(n * 2 * MINUTE_MS, 7 * DAY_MS, 365 * DAY_MS)
+  const end = s.epoch - HOUR_MS
   const start = end - span
   const rooms = seedRooms(s, people, admin, user, start)
   seedReports(s, rooms, start, span)
@@ -61,12 +59,12 @@ export function seedHomeserver(options: SeedSettings): HomeserverStore {
 /** The two token holders the CLI prints; their tokens come from the options. */
 function seedTokenHolders(s: HsSeed): { admin: HsUser; user: HsUser } {
   const { store, options, faker, epoch } = s
-  const admin = store.addUser('admin', { admin: true, displayName: 'Admin', createdTs: epoch - 400 * DAY })
+  const admin = store.addUser('admin', { admin: true, displayName: 'Admin', createdTs: epoch - 400 * DAY_MS })
   store.addToken(options.hsAdminToken, admin.userId, s.deviceId())
   const first = faker.person.firstName()
   const user = store.addUser(localpartOf(first) === 'admin' ? 'user' : localpartOf(first) || 'user', {
     displayName: first,
-    createdTs: epoch - 300 * DAY,
+    createdTs: epoch - 300 * DAY_MS,
   })
   store.addToken(options.hsUserToken, user.userId, s.deviceId())
   return { admin, user }
@@ -93,7 +91,7 @@ function seedPeople(s: HsSeed, user: HsUser): string[] {
     const lastName = faker.person.lastName()
     let localpart = localpartOf(`${firstName}.${lastName}`) || `user${i}`
     if (store.users.has(`@${localpart}:${options.serverName}`)) localpart += String(i)
-    const u = store.addUser(localpart, { displayName: `${firstName} ${lastName}`, createdTs: epoch - int(30, 290) * DAY })
+    const u = store.addUser(localpart, { displayName: `${firstName} ${lastName}`, createdTs: epoch - int(30, 290) * DAY_MS })
     // Drawn from the seed either way (the rest of the world must not move), then keyed with this start's secret.
     const token = `syt_${Buffer.from(localpart).toString('base64url')}_${keyed(options.tokenSecret, faker.string.alphanumeric(20))}_${keyed(options.tokenSecret, faker.string.alphanumeric(6))}`
     store.addToken(token, u.userId, s.deviceId())
@@ -115,7 +113,7 @@ function seedRooms(s: HsSeed, people: string[], admin: HsUser, user: HsUser, sta
   const usedAliases = new Set<string>()
   for (let i = 0; i < roomCount; i++) {
     const creator = pick(people)
-    const created = start - int(1, 60) * DAY - int(0, DAY)
+    const created = start - int(1, 60) * DAY_MS - int(0, DAY_MS)
     const named = rnd() < 0.7
     const name = named ? `${faker.word.adjective()} ${faker.word.noun()}`.replace(/^./, (c) => c.toUpperCase()) : null
     let alias: string | null = null

@@ -1,8 +1,8 @@
-// The homeserver store's writes as data (see ./mas-writes.ts for the pattern). Event ids come from a
+// The homeserver store's writes as data (see mock/store/mas/writes.ts for the pattern). Event ids come from a
 // counter run through a mixer, so an entry that creates events records the counter it started from:
 // the replay then generates the very same ids, and `eventId` (or `lastEventId` for a new room) lets
 // it check that it did.
-import type { JoinRule } from './homeserver-records.ts'
+import type { JoinRule } from './records.ts'
 
 export interface RoomOpts {
   name?: string | null

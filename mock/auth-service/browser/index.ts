@@ -27,15 +27,15 @@
 //
 // Sessions: browser/session.ts. Pages: browser/pages.ts; GraphQL: browser/graphql-*.ts.
 
-import type { Ctx, Reply } from '../core/context.ts'
-import type { RouteEntry } from '../core/table.ts'
-import { graphql } from './browser/graphql-operations.ts'
-import { accountPage, index, login, loginPage, logout, registerFinish, registerPage, registerPassword, upstreamCallback, upstreamLink } from './browser/pages.ts'
-import { BrowserState } from './browser/session.ts'
-import { authorize, consentPage, consentSubmit } from './oidc/authorize.ts'
+import type { Ctx, Reply } from '../../core/context.ts'
+import type { RouteEntry } from '../../core/table.ts'
+import { graphql } from './graphql-operations.ts'
+import { accountPage, index, login, loginPage, logout, registerFinish, registerPage, registerPassword, upstreamCallback, upstreamLink } from './pages.ts'
+import { BrowserState } from './session.ts'
+import { authorize, consentPage, consentSubmit } from '../oidc/authorize.ts'
 
-export { SESSION_COOKIE } from './browser/session.ts'
-export { operationsOf, selectOperation, type GraphqlOperation } from './browser/graphql-document.ts'
+export { SESSION_COOKIE } from './session.ts'
+export { operationsOf, selectOperation, type GraphqlOperation } from './graphql-document.ts'
 
 const BROWSER = { undocumented: 'browser page or GraphQL API of the account UI, outside the admin API' }
 

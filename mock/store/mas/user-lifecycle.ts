@@ -1,8 +1,8 @@
 // What the auth service's deactivation job does to a user's sessions, applied at once by the mock:
 // the browser, OAuth 2.0 and compatibility sessions of the user end, and the personal sessions
 // acting as the user or owned by the user are revoked (with their tokens).
-import type { Micros, MasStore, PersonalSession } from './mas.ts'
-import type { Keyed, OrderedCollection } from './ordered.ts'
+import type { Micros, MasStore, PersonalSession } from './index.ts'
+import type { Keyed, OrderedCollection } from '../ordered.ts'
 
 /** every item in all of the buckets, oldest first */
 function itemsIn<T extends Keyed, I extends string, R extends string>(all: OrderedCollection<T, I, R>, conditions: { index: I; keys: string[] }[]): T[] {

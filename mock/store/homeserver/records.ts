@@ -1,6 +1,6 @@
 // The homeserver's records as the mock stores them: users and their sessions, rooms, events, event
 // reports, user reports, and the shapes of a report listing's query and answer.
-import type { EventReportListItem } from '../../lib/types.gen.ts'
+import type { EventReportListItem } from '../../../lib/types.gen.ts'
 
 export interface HsUser {
   userId: string

@@ -3,8 +3,8 @@
 // hands it to the world's recorder (the state journal, when --state is on) and only then applies it
 // with applyMasWrite. Replaying a journal calls applyMasWrite with the recorded entries, so the
 // replayed store is the same to the byte: nothing is generated twice.
-import { MAX_COOKIES } from './mas-records.ts'
-import type { AccessToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, RegistrationToken, TokenChanges, UpstreamLink, User, UserEmail } from './mas-records.ts'
+import { MAX_COOKIES } from './records.ts'
+import type { AccessToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, RegistrationToken, TokenChanges, UpstreamLink, User, UserEmail } from './records.ts'
 
 /** A collection as a write sees it (structural, so that this file need not import the store back). */
 interface WriteCollection<T> {
@@ -69,7 +69,7 @@ export type MasWrite =
 export type UserState = Pick<User, 'lockedAt' | 'deactivatedAt' | 'admin'>
 
 /** the refresh token record (named here, not in the import above, to keep that line as it is) */
-type Refresh = import('./mas-records.ts').RefreshToken
+type Refresh = import('./records.ts').RefreshToken
 
 export class ReplayError extends Error {}
 

@@ -3,8 +3,8 @@
 // server's SQL LIKE '%v%' on the reporter and the target, read as PostgreSQL does (case-sensitive,
 // `%` and `_` wildcards; see likeContains): a filtered listing tests every report, which is bounded
 // by the number of user reports (far fewer than event reports on any real server).
-import type { UserReport, UserReportPage, UserReportQuery } from './homeserver-records.ts'
-import { likeContains } from './homeserver-reports.ts'
+import type { UserReport, UserReportPage, UserReportQuery } from './records.ts'
+import { likeContains } from './reports.ts'
 
 const byOrder = (a: UserReport, b: UserReport): number => a.receivedTs - b.receivedTs || a.id - b.id
 

@@ -14,7 +14,7 @@
 // Order among reports with the same received_ts: by id (the real server leaves it unspecified).
 // Reports whose room the server has no stats for (the real listing inner-joins room_stats_state) are
 // kept apart: not listed, not counted, not readable, but deletable, as on the real server.
-import type { EventReport, ReportPage, ReportQuery, SubstringMode } from './homeserver-records.ts'
+import type { EventReport, ReportPage, ReportQuery, SubstringMode } from './records.ts'
 
 const byOrder = (a: EventReport, b: EventReport): number => a.receivedTs - b.receivedTs || a.id - b.id
 

@@ -1,14 +1,14 @@
 // The auth service's records beyond the interface document's sessions: user emails, upstream
 // providers and links, registration tokens, and the browser's session cookies (their types are in
-// ./mas-records.ts). MasStore owns one MasExtra (`store.extra`), built with it, so a reset (a new
+// ./records.ts). MasStore owns one MasExtra (`store.extra`), built with it, so a reset (a new
 // MasStore) starts with new records.
 // Like every write of the store, each change here is described as one MasWrite entry
-// (./mas-writes.ts), recorded through the store (the state journal) and only then applied.
-import type { Micros, RegistrationToken, TokenChanges, UpstreamLink, UpstreamProvider, UserEmail } from './mas-records.ts'
-import type { MasWrite } from './mas-writes.ts'
-import { OrderedCollection } from './ordered.ts'
+// (./writes.ts), recorded through the store (the state journal) and only then applied.
+import type { Micros, RegistrationToken, TokenChanges, UpstreamLink, UpstreamProvider, UserEmail } from './records.ts'
+import type { MasWrite } from './writes.ts'
+import { OrderedCollection } from '../ordered.ts'
 
-export { LIVE, MAX_COOKIES, tokenValid, type RegistrationToken, type TokenChanges, type UpstreamLink, type UpstreamProvider, type UserEmail } from './mas-records.ts'
+export { LIVE, MAX_COOKIES, tokenValid, type RegistrationToken, type TokenChanges, type UpstreamLink, type UpstreamProvider, type UserEmail } from './records.ts'
 
 export class MasExtra {
   /** buckets: by user, and by the lower-cased address (the service compares LOWER(email)) */

@@ -4,25 +4,13 @@
 // users (later creation times, so the first users keep their places), deterministic per seed, with
 // no sessions and no password.
 import { monotonicFactory } from 'ulidx'
-import type { SeedSettings } from './settings.ts'
-import type { MasStore, Micros, User } from '../store/mas.ts'
+import { seededRandom } from '../random.ts'
+import { DAY_US, HOUR_US } from '../time.ts'
+import type { SeedSettings } from '../settings.ts'
+import type { MasStore, Micros, User } from '../../store/mas/index.ts'
 
-const HOUR = 3_600_000_000
-const DAY = 24 * HOUR
 
 const NAMES = ['archie', 'bea', 'cyril', 'dora', 'edmund', 'fern', 'gus', 'hedda', 'ivo', 'juno', 'kit', 'lotte']
-
-/** mulberry32, seeded apart from the main seed's stream */
-function prng(seed: number): () => number {
-  let a = (seed ^ 0x5eed0005) >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 export interface UserStateSpec {
   what: string
@@ -40,20 +28,20 @@ export const USER_STATES: readonly UserStateSpec[] = [
 ]
 
 export function seedUserStates(store: MasStore, options: SeedSettings): MasStore {
-  const random = prng(options.seed)
+  const random = seededRandom(options.seed, 0x5eed0005) // a stream apart from the main seed's
   const E: Micros = options.epoch.getTime() * 1000
   const newId = monotonicFactory(random)
   const users: User[] = []
   USER_STATES.forEach((s, i) => {
-    const at = E - 290 * DAY + i * DAY + Math.floor(random() * HOUR)
+    const at = E - 290 * DAY_US + i * DAY_US + Math.floor(random() * HOUR_US)
     let name = `${NAMES[Math.floor(random() * NAMES.length)]}.${s.what.split(' ')[0]}${Math.floor(random() * 100)}`
     while (store.findUserByUsername(name)) name += '0'
     users.push({
       id: Buffer.from(newId(Math.floor(at / 1000)), 'latin1').toString('latin1'),
       username: name,
       createdAt: at,
-      lockedAt: s.locked ? E - Math.floor((2 + random() * 20) * DAY) : null,
-      deactivatedAt: s.deactivated ? E - Math.floor((1 + random() * 10) * DAY) : null,
+      lockedAt: s.locked ? E - Math.floor((2 + random() * 20) * DAY_US) : null,
+      deactivatedAt: s.deactivated ? E - Math.floor((1 + random() * 10) * DAY_US) : null,
       admin: s.admin,
       legacyGuest: false,
       password: null,

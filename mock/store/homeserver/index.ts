@@ -1,12 +1,12 @@
 // The homeserver side of the mock world: users and their tokens, rooms, events, event reports
-// (their ordered indexes live in ./homeserver-reports.ts) and user reports (./homeserver-user-reports.ts). Every write after seeding goes through
-// `write()` as one entry (./homeserver-writes.ts): recorded first (the state journal), then applied.
+// (their ordered indexes live in ./reports.ts) and user reports (./user-reports.ts). Every write after seeding goes through
+// `write()` as one entry (./writes.ts): recorded first (the state journal), then applied.
 import { createHash } from 'node:crypto'
-import type { Recorder } from './recorder.ts'
-import { ReportIndex } from './homeserver-reports.ts'
-import { UserReportIndex } from './homeserver-user-reports.ts'
-import type { HsWrite, RoomOpts } from './homeserver-writes.ts'
-import type { EventReport, EventReportItem, HsEvent, HsRoom, HsSession, HsUser, ReportPage, ReportQuery, UserReport, UserReportPage, UserReportQuery } from './homeserver-records.ts'
+import type { Recorder } from '../recorder.ts'
+import { ReportIndex } from './reports.ts'
+import { UserReportIndex } from './user-reports.ts'
+import type { HsWrite, RoomOpts } from './writes.ts'
+import type { EventReport, EventReportItem, HsEvent, HsRoom, HsSession, HsUser, ReportPage, ReportQuery, UserReport, UserReportPage, UserReportQuery } from './records.ts'
 
 
 /** How a release stores a locally created event (see eventJson). */
@@ -24,7 +24,7 @@ export interface EventJsonShape {
 /** The shape of 1.67.0, as its recorded probes show it. */
 export const SHAPE_1_67: EventJsonShape = Object.freeze({ roomVersion: '9', prevState: true, origin: true, rustKeyOrder: false })
 
-export * from './homeserver-records.ts'
+export * from './records.ts'
 
 /** murmur3's finaliser: a bijection on 32-bit integers with good avalanche. */
 function mix32(h: number): number {

@@ -1,14 +1,15 @@
 // The auth service's access and refresh tokens: `<prefix>_<30 base62>_<6-character CRC>`, how they
 // are generated and how the service checks one before looking it up (with its error messages).
 import { randomBytes } from 'node:crypto'
-import { crc32 } from './crc32.ts'
-import { rustDebugQuote as rustDebug } from '../../../lib/requestlog.ts'
+import { crc32 } from 'node:zlib'
+import { rustDebugQuote as rustDebug } from '../../../../lib/requestlog.ts'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
 /** The service's 6-character checksum: base62 digits least significant first, left-padded with '0'. */
 export function tokenCrc(base: string): string {
-  let n = crc32(base)
+  // one byte per character, as the token's alphabet is ASCII (latin1 keeps any other input's low byte)
+  let n = crc32(Buffer.from(base, 'latin1'))
   let s = ''
   while (n > 0) {
     s += BASE62[n % 62]

@@ -1,6 +1,6 @@
 // The auth service's records as the mock stores them (one interface per table of the real service),
 // and what a token stands for. Timestamps are microseconds since the Unix epoch (Postgres precision).
-import type { OAuth2SessionClientKind } from '../../lib/types.gen.ts'
+import type { OAuth2SessionClientKind } from '../../../lib/types.gen.ts'
 
 /** microseconds since the Unix epoch */
 export type Micros = number
@@ -137,7 +137,7 @@ export type TokenInfo =
       deviceId: string | null
     }
 
-// ----- the records beyond the sessions (kept by ./mas-extra.ts) ----------------------------------
+// ----- the records beyond the sessions (kept by ./extra.ts) ----------------------------------
 
 export interface UserEmail {
   readonly id: string
