@@ -7,7 +7,7 @@
 // strings compare by code unit (SQLite's BINARY collation, which the recorded probes ran on) and NULL
 // sorts as the smallest value, as SQLite does.
 import { hsError, type Ctx, type Reply, type Route } from '../core/context.ts'
-import type { HomeserverStore, HsEvent, HsRoom } from '../store/homeserver.ts'
+import type { HomeserverStore, HsEvent, HsRoom } from '../store/homeserver/index.ts'
 import type { Authenticator } from './framework/auth.ts'
 import { parseInteger, parseString } from './framework/parse.ts'
 import { eventJsonShape, hsHas } from './framework/version.ts'

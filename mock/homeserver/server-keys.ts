@@ -5,7 +5,7 @@
 // same key), valid for the real default key_refresh_interval of one day and renewed after half of it.
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto'
 import type { Ctx, Reply, Route } from '../core/context.ts'
-import type { HomeserverStore } from '../store/homeserver.ts'
+import type { HomeserverStore } from '../store/homeserver/index.ts'
 
 const REFRESH_MS = 24 * 60 * 60 * 1000
 /** PKCS#8 DER prefix of a raw 32-byte ed25519 private key */

@@ -7,15 +7,16 @@
 //   the homeserver user is one), with the seeded password, so that one can also sign in as them;
 // - an auth-service user missing from the homeserver gets a homeserver account whose display name is
 //   the username, as Synapse registers it.
-import type { MockOptions } from '../core/options.ts'
-import type { MasStore, User } from '../store/mas.ts'
-import type { HomeserverStore } from '../store/homeserver.ts'
-import { SEEDED_PASSWORD } from './mas.ts'
-import { extraRandom, idsFor } from './mas-extra.ts'
+import type { SeedSettings } from './settings.ts'
+import type { MasStore, User } from '../store/mas/index.ts'
+import type { HomeserverStore } from '../store/homeserver/index.ts'
+import { SEEDED_PASSWORD } from './mas/index.ts'
+import { idsFor } from './mas/extra.ts'
+import { seededRandom } from './random.ts'
 
-export function joinIdentities(mas: MasStore, hs: HomeserverStore, options: MockOptions): void {
+export function joinIdentities(mas: MasStore, hs: HomeserverStore, options: SeedSettings): void {
   const missing = [...hs.users.values()].filter((u) => !mas.findUserByUsername(u.localpart))
-  const ids = idsFor(missing.map((u) => u.createdTs * 1000), extraRandom(options.seed, 0x1de47))
+  const ids = idsFor(missing.map((u) => u.createdTs * 1000), seededRandom(options.seed, 0x1de47))
   const masUsers = [...mas.users.all()]
   missing.forEach((u, i) => {
     const user: User = {

@@ -9,8 +9,8 @@
 // deactivated is refused as the auth service's introspection refuses it ("Token is not active").
 // Every token, when --hs-delegate-url points elsewhere, keeps the Authenticator's path.
 import { hsError, type Ctx } from '../../core/context.ts'
-import { MasStore, nowMicros } from '../../store/mas.ts'
-import { oidcState } from '../../auth-service/oidc/state.ts'
+import { MasStore, nowMicros } from '../../store/mas/index.ts'
+import { oidcState } from '../../mas-http/oidc-state.ts'
 import { Authenticator, tokenOf, type AuthOutcome } from '../framework/auth.ts'
 import { hsHas } from '../framework/version.ts'
 

@@ -12,7 +12,7 @@
 //   not local or has nothing to show → 404 M_NOT_FOUND "Profile was not found"; a local user that does
 //   not exist → 404 M_UNKNOWN "No row found (profiles)" (recorded from Debian's 1.160.0).
 import { hsError, type Ctx, type Reply, type Route } from '../../core/context.ts'
-import { issuerOf, metadataOf } from '../../auth-service/oidc/discovery.ts'
+import { issuerOf, metadataOf } from '../../mas-http/issuer.ts'
 import { synapseHas } from '../../../lib/versions.ts'
 
 function issuer(ctx: Ctx): string {

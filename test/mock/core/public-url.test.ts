@@ -3,7 +3,7 @@
 // the Host check answers the public host; forwarded headers count only when trusted.
 import t from 'tap'
 import { request } from 'undici'
-import { startMock } from '../../../mock/core/server.ts'
+import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 import { publicUrlOption, publicBase } from '../../../mock/core/public-url.ts'
 
