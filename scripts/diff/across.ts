@@ -9,10 +9,10 @@ import type { Observation } from '../snapshot/format.ts'
 
 /** What `--across-deployments` compares and what it leaves out, for the report and the help. */
 export const ACROSS_RULES = [
-  'status, recorded headers, routes, and error bodies ($.errcode, $.error, $.errors…) as they are',
-  'other body fields by presence and type only; a field null on one side is compatible with any type (whether a nullable field is null depends on the data)',
-  'array lengths are not compared',
-  'a field the schemas declare a map or free-form object (event content, signatures) is compared by its presence only',
+  'statuses, routes, recorded headers, and error bodies (errcode, error, errors) as they are',
+  'other body fields by presence and types (null on one side agrees with any type: it is data)',
+  'array lengths are not compared; a next link or cursor is: give both sides more than a page, or neither',
+  'a field the schemas declare a map or free-form object (event content, signatures): presence only',
 ]
 
 /** An answer whose body is an error: compared whole, since its code and text are what a model promises. */
