@@ -9,7 +9,7 @@ import { DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState, type
 import { OperationTable, RequesterTable } from './key-index.ts'
 import { requesterKey, requesterSelector } from './requesters.ts'
 import type { AdminActionEntry, AuditOptions, TimelineEntry } from './types.ts'
-import type { WasmCounts } from './wasm-scanner.ts'
+import type { WasmCounts } from './wasm/module.ts'
 
 export class Tally {
   readonly prefix: string

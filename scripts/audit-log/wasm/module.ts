@@ -1,4 +1,4 @@
-// The WebAssembly fast path of the auditor (source: scripts/audit-log/wasm/audit-scan.ts, AssemblyScript; the
+// The WebAssembly fast path of the auditor (source: scripts/audit-log/wasm/assembly/audit-scan.ts, AssemblyScript; the
 // compiled module is committed beside it and rebuilt by `npm run build:wasm`). It counts the
 // canonical request lines of a block of bytes and hands every other line back to the JavaScript
 // scanner; see Auditor in scripts/audit-log/auditor.ts for how the two are put together.
@@ -46,7 +46,7 @@ export function scanModule(): WasmModule | null {
   try {
     // import.meta.url is undefined inside the bundled worker; workers get the module from their
     // parent (provideScanModule) and never come here.
-    const WASM_FILE = new URL('./wasm/audit-scan.wasm', import.meta.url)
+    const WASM_FILE = new URL('./audit-scan.wasm', import.meta.url)
     m = new WA.Module(readFileSync(WASM_FILE))
   } catch {
     m = null

@@ -1,4 +1,4 @@
-// The WebAssembly fast path (scripts/audit-log/wasm/audit-scan.ts) must read every line it takes exactly as the
+// The WebAssembly fast path (scripts/audit-log/wasm/assembly/audit-scan.ts) must read every line it takes exactly as the
 // JavaScript scanner does, and take every canonical ASCII line the regex fast path takes (else the
 // audit silently slows down). The committed module must be what the committed source builds to.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -6,11 +6,11 @@ import { isIP } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { ACTIVITIES, Auditor, auditFile, classify, isAdminWrite, type AuditResult } from '../../../scripts/audit-log/auditor.ts'
-import { scanModule, WasmScanner } from '../../../scripts/audit-log/wasm-scanner.ts'
-import { CanonicalMatcher, fastMethod, fastPath, formatRequester, parseLine, type LogFormat, type ResponseLine } from '../../../lib/requestlog.ts'
-import { buildWasm, WASM_OUT } from '../../../scripts/audit-log/build-wasm.ts'
-import { addressGenerator, fixture, lineCorpus, mutate, rng } from '../../fixtures/requestlog/records.ts'
+import { ACTIVITIES, Auditor, auditFile, classify, isAdminWrite, type AuditResult } from '../../../../scripts/audit-log/auditor.ts'
+import { scanModule, WasmScanner } from '../../../../scripts/audit-log/wasm/module.ts'
+import { CanonicalMatcher, fastMethod, fastPath, formatRequester, parseLine, type LogFormat, type ResponseLine } from '../../../../lib/requestlog.ts'
+import { buildWasm, WASM_OUT } from '../../../../scripts/audit-log/wasm/build.ts'
+import { addressGenerator, fixture, lineCorpus, mutate, rng } from '../../../fixtures/requestlog/records.ts'
 
 
 const module = scanModule()

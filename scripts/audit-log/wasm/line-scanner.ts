@@ -1,10 +1,10 @@
-// The WebAssembly engine: canonical request lines are counted in the module (../wasm/), every
+// The WebAssembly engine: canonical request lines are counted in the module (module.ts, built from assembly/), every
 // other line is handed back to the base's JavaScript reading, in order.
 
 import { CANONICAL_TIMESTAMP_LENGTH } from '../../../lib/requestlog.ts'
 import type { Tally } from '../tally.ts'
-import { WasmScanner, type WasmModule } from '../wasm-scanner.ts'
-import { BaseLineScanner } from './line-scanner.ts'
+import { WasmScanner, type WasmModule } from './module.ts'
+import { BaseLineScanner } from '../scanners/line-scanner.ts'
 
 /** The module's heap stops at 1 GiB: one push is handed over in blocks of at most this. */
 export const WASM_BLOCK_BYTES = 64 * 1024 * 1024

@@ -1,10 +1,10 @@
-// AssemblyScript, compiled to audit-scan.wasm (scripts/audit-log/build-wasm.ts); not part of the Node build.
+// AssemblyScript, compiled to audit-scan.wasm (scripts/audit-log/wasm/build.ts); not part of the Node build.
 //
 // The bulk fast path of `audit-log` over raw bytes: it recognizes canonical `http.server.response`
 // lines (the same language as FAST_RE in lib/requestlog.ts, restricted to ASCII), classifies them
 // like classifyCode in scripts/audit-log/auditor.ts and counts them per activity, requester and GraphQL operation.
 // Every line it does not take (events, blank lines, anything unusual, any byte >= 0x80) is handed
-// back to the JavaScript scanner, which stays the reference. test/scripts/audit-log/wasm-scanner.test.ts checks
+// back to the JavaScript scanner, which stays the reference. test/scripts/audit-log/wasm/module.test.ts checks
 // that both agree on every corpus line, generated lines and mutations of them.
 //
 // Why WebAssembly: at millions of lines, the JavaScript path spends most of its time in per-call
@@ -12,7 +12,7 @@
 // about a nanosecond per byte. Memory is one bump heap (the stub runtime): tables only grow.
 
 // ---------------------------------------------------------------------------------------------
-// Layout shared with scripts/audit-log/wasm-scanner.ts
+// Layout shared with scripts/audit-log/wasm/module.ts
 
 import { lineEnd, lit, litLen } from './bytes'
 import { adminWrite, allocPrefix, classify, setPrefixLength } from './classify'
@@ -47,7 +47,7 @@ const requesters = new Table(REQUESTER_STRIDE)
 const operations = new Table(1)
 
 // ---------------------------------------------------------------------------------------------
-// Exports for scripts/audit-log/wasm-scanner.ts
+// Exports for scripts/audit-log/wasm/module.ts
 
 /** Makes room for `n` input bytes (plus slack); the input's address. */
 export function reserveInput(n: u32): usize {
