@@ -140,6 +140,7 @@ export class Tally {
     this.v120 += w.totals[1]!
     this.pre120 += w.totals[2]!
     for (let i = 0; i < this.counts.length; i++) this.counts[i]! += w.totals[3 + i]!
+    this.events += w.totals[3 + this.counts.length]!
     for (const o of w.operations) this.operations.add(o.key, o.count)
     const t = this.requesters
     for (const q of w.requesters) {

@@ -62,7 +62,7 @@ export function provideScanModule(m: WasmModule | null): void {
 
 /** Counters drained from the module; requesters as printed, like the JavaScript tables. */
 export interface WasmCounts {
-  /** requests, v1.20 lines, pre-v1.20 lines, then by classification code */
+  /** requests, v1.20 lines, pre-v1.20 lines, by classification code, then other events */
   totals: Float64Array
   requesters: Array<{ key: string; requests: number; last: number; counts: Float64Array }>
   operations: Array<{ key: string; count: number }>

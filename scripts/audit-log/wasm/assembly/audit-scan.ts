@@ -3,7 +3,8 @@
 // The bulk fast path of `audit-log` over raw bytes: it recognizes canonical `http.server.response`
 // lines (the same language as FAST_RE in lib/requestlog.ts, restricted to ASCII), classifies them
 // like classifyCode in scripts/audit-log/auditor.ts and counts them per activity, requester and GraphQL operation.
-// Every line it does not take (events, blank lines, anything unusual, any byte >= 0x80) is handed
+// It also counts the other events of canonical shape (timestamp, level, a name, printable ASCII).
+// Every line it does not take (blank lines, anything unusual, any byte >= 0x80) is handed
 // back to the JavaScript scanner, which stays the reference. test/scripts/audit-log/wasm/module.test.ts checks
 // that both agree on every corpus line, generated lines and mutations of them.
 //
@@ -17,7 +18,7 @@
 import { lineEnd, lit, litLen } from './bytes'
 import { adminWrite, allocPrefix, classify, setPrefixLength } from './classify'
 import { A_SELF_SERVICE, ACTIVITIES, S_NONE, S_UNKNOWN, S_UNNAMED } from './constants.gen'
-import { opLen, opStart, parse, reqLen, reqStart, v120 } from './parse'
+import { event, opLen, opStart, parse, reqLen, reqStart, v120 } from './parse'
 import { regrow, Table, zeroed } from './table'
 
 // Activities (their numbers, in the order of ACTIVITIES in scripts/audit-log/activities.ts) and
@@ -26,8 +27,9 @@ import { regrow, Table, zeroed } from './table'
 
 /** Per requester: requests, latest line, then one counter per activity. */
 export const REQUESTER_STRIDE: i32 = 2 + ACTIVITIES
-/** totals: requests, v1.20 lines, pre-v1.20 lines, then counts by code (activity * 2 + ok). */
-export const TOTALS: i32 = 3 + ACTIVITIES * 2
+/** totals: requests, v1.20 lines, pre-v1.20 lines, counts by code (activity * 2 + ok), then other events. */
+export const TOTALS: i32 = 3 + ACTIVITIES * 2 + 1
+const EVENTS_AT: usize = (3 + <usize>ACTIVITIES * 2) << 3
 
 // Slack after the input: the input ends with a '\n' sentinel, and every check fails on '\n', so
 // scans need no bounds; fixed-offset and 16-byte reads past it stay inside this slack (what they
@@ -119,8 +121,12 @@ export function scan(n: u32, base: f64): u32 {
     // A canonical line is parsed to its '\n'; any other is declined from where it starts.
     let e = audit(p, t, base + <f64>(index + 1))
     if (e == 0) {
-      e = lineEnd(p)
-      decline(<u32>(p - input), <u32>(e - input), index)
+      e = event(p)
+      if (e != 0) store<f64>(t + EVENTS_AT, load<f64>(t + EVENTS_AT) + 1)
+      else {
+        e = lineEnd(p)
+        decline(<u32>(p - input), <u32>(e - input), index)
+      }
     }
     index++
     if (e >= end) break
