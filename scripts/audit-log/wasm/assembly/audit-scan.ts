@@ -105,17 +105,22 @@ export function reset(): void {
 }
 
 /**
- * Audits the lines of input[0, n) (separated by '\n', none at the end): counts the canonical ones
- * and lists the others as [start, end, index] triples of u32 at declinedAddress(), for the
- * JavaScript scanner. `base` is the number of the line before the first (requesters remember
- * their latest line as base + index + 1). Returns how many lines were declined.
+ * Audits the lines of input[from, from + n) (separated by '\n', none at the end): counts the
+ * canonical ones and lists the others as [start, end, index] triples of u32 (relative to `from`) at
+ * declinedAddress(), for the JavaScript scanner. `base` is the number of the line before the first
+ * (requesters remember their latest line as base + index + 1). Returns how many lines were declined.
+ * The caller may have read its input straight into the input area (then from > 0 is possible).
  */
-export function scan(n: u32, base: f64): u32 {
+export function scan(from: u32, n: u32, base: f64): u32 {
   const t = totalsAddress()
-  store<u8>(input + n, 10) // a sentinel: every check fails on '\n'
+  const start: usize = input + from
+  const end: usize = start + n
+  // A sentinel: every check fails on '\n'. The byte there is the caller's (a line's '\n', or
+  // slack), put back afterwards.
+  const saved = load<u8>(end)
+  store<u8>(end, 10)
   declinedCount = 0
-  let p: usize = input
-  const end: usize = input + n
+  let p: usize = start
   let index: u32 = 0
   for (;;) {
     // A canonical line is parsed to its '\n'; any other is declined from where it starts.
@@ -125,13 +130,14 @@ export function scan(n: u32, base: f64): u32 {
       if (e != 0) store<f64>(t + EVENTS_AT, load<f64>(t + EVENTS_AT) + 1)
       else {
         e = lineEnd(p)
-        decline(<u32>(p - input), <u32>(e - input), index)
+        decline(<u32>(p - start), <u32>(e - start), index)
       }
     }
     index++
     if (e >= end) break
     p = e + 1
   }
+  store<u8>(end, saved)
   scanned = index
   return declinedCount
 }
