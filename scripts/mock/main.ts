@@ -37,7 +37,8 @@ options:
   --homeserver-secret S    the shared secret (matrix.secret; env MOCK_HOMESERVER_SECRET): the homeserver
                            introspects at /oauth2/introspect with it, the mock calls /_synapse/mas/ with
                            it; never printed
-  --homeserver-secret-file F   the secret, read from F (matrix.secret_file; one trailing newline dropped)
+  --homeserver-secret-file F   the secret, read from F (matrix.secret_file; surrounding whitespace
+                           dropped, as Synapse reads its secret_path)
   --auto-approve USER      sign-in without pages: GET /authorize signs the seeded user USER in (a new
                            browser session) and consents at once, redirecting to the client with the
                            code; scopes the policy refuses still get the refusal page. Default: the
@@ -128,7 +129,8 @@ export function homeserverLink(values: Values, env: NodeJS.ProcessEnv = process.
   let secret = values['homeserver-secret'] ?? (file === undefined ? env.MOCK_HOMESERVER_SECRET || undefined : undefined)
   if (file !== undefined) {
     try {
-      secret = readFileSync(file, 'utf8').replace(/\r?\n$/, '')
+      // Synapse strips what it reads from its secret file: the same file must give both the same secret
+      secret = readFileSync(file, 'utf8').trim()
     } catch (e) {
       throw new UsageError(`--homeserver-secret-file: cannot read ${JSON.stringify(file)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
     }
