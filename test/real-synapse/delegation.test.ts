@@ -11,7 +11,7 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { request } from 'undici'
 import { startSynapse, synapseAvailability, type RealSynapse } from '../fixtures/synapse/launcher.ts'
-import { nowMicros } from '../../mock/store/mas.ts'
+import { nowMicros } from '../../mock/store/mas/index.ts'
 import { API, startTestMock } from '../mock/admin/helpers.ts'
 import { registerPublicClient, seededUser, signInWithPages } from '../mock/auth-service/oidc-helpers.ts'
 

@@ -16,7 +16,7 @@
 // status, errcode; never the secret) and not retried. Why this shape: decision XXXX.
 import type { Write } from '../../store/recorder.ts'
 import type { World } from '../../store/world.ts'
-import { deviceOfScope } from '../../store/mas.ts'
+import { deviceOfScope } from '../../store/mas/index.ts'
 import { callHomeserver, type Provisioning } from './client.ts'
 
 export interface LinkSettings {

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
+import { SEEDED_PASSWORD } from '../../../mock/seed/mas/index.ts'
 import { API, startTestMock } from '../admin/helpers.ts'
 import { registerPublicClient, seededUser, signInWithPages } from './oidc-helpers.ts'
 
