@@ -1,6 +1,6 @@
 // Known model gaps of the bundled mock (lib/data/model-gaps.json, schema schemas/versions/model-gaps.json):
 // where the mock claiming a release answers otherwise than a real deployment of it, in what a model can
-// promise. `diff --across-deployments` labels a change a gap covers as a known model gap (decision XXXX).
+// promise. `diff --across-deployments` labels a change a gap covers as a known model gap (decision 0009).
 import data from './data/model-gaps.json' with { type: 'json' }
 import { compareVersions, parseServerVersionString, parseVersion, type Version } from './versions.ts'
 

@@ -1,5 +1,5 @@
 // The view of an observation that two different deployments of one release can share: what a model can
-// promise, not the data it holds (decision XXXX). Kept: the status, the recorded headers, an error body
+// promise, not the data it holds (decision 0009). Kept: the status, the recorded headers, an error body
 // whole (errcode, error text), the body's field set and each field's types. Left out: array lengths and
 // every other value (rooms, names, ids, messages differ from one deployment to another). Below a field
 // the schemas declare a map or free-form object (an event's content, signatures, hashes; the background

@@ -1,5 +1,5 @@
 // A snapshot of the real Synapse from Debian's package against one of the bundled mock claiming the same
-// release, compared across deployments (diff --across-deployments, decision XXXX): the differences are
+// release, compared across deployments (diff --across-deployments, decision 0009): the differences are
 // exactly the known model gaps of lib/data/model-gaps.json, each of them seen, and nothing is unexpected.
 // Compared value by value (the plain diff), the two deployments' different data shows as changes: the
 // mode is what makes the comparison possible. Both worlds are given the same shapes first: more than one

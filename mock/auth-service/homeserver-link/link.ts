@@ -13,7 +13,7 @@
 // Calls run one at a time in the order of the writes; an answer of the mock waits for the calls its
 // writes caused (the real service upserts the device before it answers the code exchange, and a
 // token must work at the homeserver as soon as the client has it). A failed call is logged (op,
-// status, errcode; never the secret) and not retried. Why this shape: decision XXXX.
+// status, errcode; never the secret) and not retried. Why this shape: decision 0010.
 import type { Write } from '../../store/recorder.ts'
 import type { World } from '../../store/world.ts'
 import { deviceOfScope } from '../../store/mas/index.ts'
