@@ -252,6 +252,13 @@ export function generate(o: GenerateOptions): Case[] {
       out.push({ api: e.api, operation: e.op.key, method: m, template, params, query: [], auth, kind: 'method', note: `${m}, which the path does not have` })
     }
   }
+  // routes the release does not have at all (added later, or removed): the release must not route them
+  for (const op of allOperations().filter((x) => o.apis[x.api] && !byPath.has(x.template))) {
+    const names = [...op.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
+    const params = Object.fromEntries(names.map((n) => [n, missingValue(n)]))
+    const auth = MUTATING_METHODS.has(op.method) && !o.allowWrites ? 'none' : 'admin'
+    out.push({ api: op.api, operation: op.key, method: op.method, template: op.template, params, query: [], auth, kind: 'method', note: 'a route this release does not have' })
+  }
   return out
 }
 

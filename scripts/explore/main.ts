@@ -41,6 +41,7 @@ options:
   --json FILE              write the whole report as JSON ('-' for standard output)
   --save-cases DIR         write one case file per finding into DIR (for --replay)
   --replay FILE            send the cases of a case file (or of every finding of a --json report) again
+  --area LIST              admin (area A), reports (area B), or both (default: every area a target is given for)
   --mock-fault NAME        with no target: the bundled mock with this fault (repeatable; mock --list-faults)
   -h, --help               print this help
 
@@ -59,6 +60,7 @@ const FLAGS = {
   'save-cases': { type: 'string' },
   replay: { type: 'string' },
   'mock-fault': { type: 'string', multiple: true },
+  area: { type: 'string', choices: ['admin', 'reports'], list: true },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -134,8 +136,13 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
     const allowWrites = values['allow-writes'] === true
     const userAgent = userAgentFor(pkg.version, runIdOf())
     const started = performance.now()
+    const areas = values.area === undefined ? ['admin', 'reports'] : values.area.split(',').map((a) => a.trim())
+    if (!areas.includes('admin') && o.masUrl && !o.hsUrl) throw new UsageError('--area reports needs --hs-url (area B is the homeserver)')
+    if (!areas.includes('reports') && o.hsUrl && !o.masUrl) throw new UsageError('--area admin needs --mas-url (area A is the auth service)')
     const t = hasTarget(o) ? await liveTarget(o, allowWrites, userAgent, io) : await bundledTarget(o, faults, userAgent)
     cleanups.push(t.close)
+    if (!areas.includes('admin')) delete t.target.mas
+    if (!areas.includes('reports')) delete t.target.hs
     const model = await startModel(t.versions, t.target.prefixes, userAgent)
     cleanups.push(model.close)
     io.err(prefixed('explore', `${cases ? `replaying ${cases.length} case(s) of ${path.basename(values.replay!)}` : `seed ${seed}`} against ${t.label}; the model claims ${[t.versions.mas && `auth service ${t.versions.mas}`, t.versions.hs && `homeserver ${t.versions.hs}`].filter(Boolean).join(', ') || 'its default releases'}${allowWrites ? '; writes allowed' : '; read-only'}`) + '\n')
