@@ -276,8 +276,9 @@ export async function explore(target: Side, model: Side, strict: Side, o: Explor
       index: best.index,
     })
   }
-  // the worst first: a 5xx before other rules, then unexplained before known, then the smallest request
-  const rank = (f: Finding & { index: number }) => [f.violations.some((v) => v.rule === 'no-5xx') ? 0 : 1, CLASS_ORDER[f.cls], sizeOf(f.case), f.index]
+  // the worst first (a 5xx before other rules), then the smallest request, then the generated order, then
+  // unexplained before known
+  const rank = (f: Finding & { index: number }) => [f.violations.some((v) => v.rule === 'no-5xx') ? 0 : 1, sizeOf(f.case), f.index, CLASS_ORDER[f.cls]]
   const order = (a: Finding & { index: number }, b: Finding & { index: number }) => {
     const ra = rank(a)
     const rb = rank(b)
