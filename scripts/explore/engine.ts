@@ -11,6 +11,8 @@ import { MALFORMED_TOKEN, caseLine, curlLine, pathOf, type Answer, type Api, typ
 import { generate, operationsAt, type Operation } from './generate.ts'
 import { judge, type FindingClass } from './classify.ts'
 import type { Violation } from './oracles.ts'
+import { listingProblems } from './invariants.ts'
+import { queryParams } from '../snapshot/schema-facts.ts'
 
 /** One side of the comparison: a base URL per API, its tokens and prefixes, and the client that asks it. */
 export interface Side {
@@ -71,6 +73,8 @@ export interface ExploreOptions {
   only?: (c: Case) => boolean
   /** the cases to send instead of generated ones (replay) */
   cases?: Case[]
+  /** walk the small listings (default true; not with cases given) */
+  invariants?: boolean
 }
 
 const CLASS_ORDER: Record<FindingClass, number> = { 'target-defect': 0, 'known-defect': 1, 'known-deviation': 2, 'model-gap': 3 }
@@ -150,6 +154,8 @@ class Asker {
 }
 
 interface Judged {
+  /** a listing invariant's finding: its request is one page of a walk, not shrunk */
+  noShrink?: boolean
   c: Case
   /** the case's place in the generated order */
   index: number
@@ -241,11 +247,25 @@ export async function explore(target: Side, model: Side, strict: Side, o: Explor
     else throw e
   }
 
+  if (!incomplete && o.invariants !== false && !o.cases) {
+    try {
+      let k = cases.length
+      for (const j of await invariantFindings(ops, sides.target, sides.model, apis)) {
+        const key = signature(j)
+        if (!groups.has(key)) groups.set(key, { best: { ...j, index: k++ }, count: 1 })
+      }
+    } catch (e) {
+      if (e instanceof BudgetSpent) incomplete = `the request budget (--max-requests ${e.limit}) was spent`
+      else if (e instanceof DeadlineReached) incomplete = 'the deadline (--deadline) passed'
+      else throw e
+    }
+  }
+
   const findings: (Finding & { index: number })[] = []
   for (const [key, g] of groups) {
     let best = g.best
     let shrinkRequests = 0
-    if (!incomplete) {
+    if (!incomplete && !best.noShrink) {
       const before = target.client.stats().requests
       try {
         best = await shrink(best, key, (c) => run(c, best.index), o.shrinkBudget ?? 12)
@@ -297,6 +317,33 @@ export async function explore(target: Side, model: Side, strict: Side, o: Explor
     skippedCases,
     durationMs: performance.now() - started,
   }
+}
+
+/** The listing invariants on the target and the model (invariants.ts), as judged findings. */
+async function invariantFindings(ops: Map<string, Operation>, target: Asker, model: Asker, apis: { mas: boolean; hs: boolean }): Promise<Judged[]> {
+  const singles = new Set([...ops.values()].filter((op) => op.method === 'GET').map((op) => op.template))
+  const askOn = (a: Asker) => async (c: Case) => {
+    const sent = await a.resolve(c)
+    const answer = sent && (await a.ask(c, sent))
+    return sent && answer ? { sent, answer } : undefined
+  }
+  const out: Judged[] = []
+  for (const op of ops.values()) {
+    if (op.method !== 'GET' || op.template.includes('{') || !op.doc.query || !apis[op.api]) continue
+    const params = queryParams(op.doc.query)
+    const filters = op.api === 'hs'
+      ? params.filter((p) => p.name === 'user_id').map((p) => ({ name: p.name, value: (first: Record<string, unknown>) => (typeof first.user_id === 'string' ? first.user_id : undefined) }))
+      : params.filter((p) => !p.paging && p.kind.kind === 'enum').map((p) => ({ name: p.name, value: () => (p.kind as { values: string[] }).values[0] }))
+    const t = await listingProblems(op, askOn(target), singles, filters)
+    if (t.length === 0) continue
+    const m = await listingProblems(op, askOn(model), singles, filters)
+    for (const p of t) {
+      const modelAnswer = (await askOn(model)(p.c))?.answer ?? { status: 0, contentType: '', text: '' }
+      const cls: FindingClass = m.some((x) => x.check === p.check) ? 'model-gap' : 'target-defect'
+      out.push({ noShrink: true, c: p.c, index: 0, sent: p.asked.sent, target: p.asked.answer, model: modelAnswer, cls, violations: [p.violation] })
+    }
+  }
+  return out
 }
 
 /**

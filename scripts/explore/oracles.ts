@@ -8,7 +8,7 @@ import { validate } from '../../lib/schemas.ts'
 import type { Operation } from './generate.ts'
 import type { Answer, Case } from './cases.ts'
 
-export type RuleId = 'no-5xx' | 'error-envelope' | 'schema' | 'model-status' | 'model-errcode' | 'model-shape'
+export type RuleId = 'no-5xx' | 'error-envelope' | 'schema' | 'model-status' | 'model-errcode' | 'model-shape' | 'listing-invariant'
 
 export interface Violation {
   rule: RuleId
@@ -25,6 +25,7 @@ export const RULES: Record<RuleId, string> = {
   'model-status': "the model (the bundled mock claiming the target's release) answers this request with another status",
   'model-errcode': "the model (the bundled mock claiming the target's release) answers this request with another errcode",
   'model-shape': "the model (the bundled mock claiming the target's release) answers with a body of other keys",
+  'listing-invariant': 'spec/interface.md, pagination: a walk reads every item once, in order, as many as the count says; every listed id can be fetched',
 }
 
 function errcodeOf(a: Answer): string | undefined {
