@@ -27,17 +27,18 @@ t.test('the clean mock: no finding; a handful of faults found on their own, a va
   const { clean, faults } = await faultProof({
     versions: { mas: 'v1.22.0', hs: '1.160.0' },
     random: 2,
-    only: ['error-envelope-flat', 'reports-not-found-500', 'hs-auth-missing-token-403', 'pagination-first-and-last-accepted', 'reports-extra-key', 'filter-status-inverted'],
+    only: ['error-envelope-flat', 'reports-not-found-500', 'hs-auth-missing-token-403', 'pagination-first-and-last-accepted', 'reports-extra-key', 'reports-dir-ignored', 'pagination-off-by-one', 'filter-status-inverted'],
     cases: (c) => families.some((f) => c.template.includes(f)),
   })
   t.ok(clean.sent > 300, `the clean mock: ${clean.sent} requests judged`)
   t.same(clean.findings.map((f) => `${f.request} → ${f.answer.status}`), [], 'no finding against the clean mock')
   const found = Object.fromEntries(faults.map((f) => [f.fault, f]))
-  for (const name of ['error-envelope-flat', 'reports-not-found-500', 'hs-auth-missing-token-403', 'pagination-first-and-last-accepted', 'reports-extra-key']) {
+  for (const name of ['error-envelope-flat', 'reports-not-found-500', 'hs-auth-missing-token-403', 'pagination-first-and-last-accepted', 'reports-extra-key', 'reports-dir-ignored', 'pagination-off-by-one']) {
     t.ok(found[name]?.found, `${name} found: ${found[name]?.first ?? 'no finding'}`)
   }
   t.notOk(found['filter-status-inverted']?.found, 'filter-status-inverted (a filter that picks the wrong items) is missed: explore does not compare values')
-  t.match(found['reports-not-found-500']?.first ?? '', /→ 500 \(no-5xx, model-status; target-defect\)/)
+  t.ok((found['reports-not-found-500']?.findings ?? 0) >= 2, 'reports-not-found-500: the known overflow defect and the unknown-id 500')
+  t.match(found['reports-dir-ignored']?.first ?? '', /listing-invariant/, 'a listing walked in pages: the order dir promises')
 })
 
 t.test('a finding saved as a case file replays against any target', async (t) => {
@@ -45,14 +46,16 @@ t.test('a finding saved as a case file replays against any target', async (t) =>
   const json = path.join(work, 'report.json')
   const found = await cli(['--area', 'reports', '--mock-fault', 'reports-not-found-500', '--random', '0', '--save-cases', cases, '--json', json])
   t.equal(found.code, 1, 'exit 1: a defect of the target')
-  t.match(found.out, /B-001 defect of the target: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\}/, 'the worst first: the unexplained 5xx')
+  t.match(found.out, /B-001 known defect event-report-id-overflow-500: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\}/, 'the worst first: a 5xx, the smallest request, the first generated')
+  t.match(found.out, /defect of the target: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\} \(report_id/, 'the unknown id answering 500: a defect of the target')
   t.match(found.out, /curl -sS -i -g '[^']+\/_synapse\/admin\/v1\/event_reports\/[^']+' -H "Authorization: Bearer \$HS_ADMIN_TOKEN"/, 'a curl line, the token from the environment')
   t.match(found.out, /known defect event-report-id-overflow-500/, 'the known defect named by its row')
   const report = JSON.parse(readFileSync(json, 'utf8')) as { findings: { id: string; cls: string }[]; requests: { target: number } }
-  t.equal(report.findings[0]?.cls, 'target-defect')
+  const defect = report.findings.find((f) => f.cls === 'target-defect')
+  t.ok(defect, 'a defect of the target among the findings')
   const files = readdirSync(cases).sort()
   t.equal(files.length, report.findings.length, 'one case file per finding')
-  const first = path.join(cases, files[0]!)
+  const first = path.join(cases, `${defect!.id}.json`)
   const again = await cli(['--area', 'reports', '--mock-fault', 'reports-not-found-500', '--replay', first])
   t.equal(again.code, 1, 'the fault is still there: exit 1')
   t.match(again.out, /1 finding\(s\): 1 defect\(s\) of the target/)
