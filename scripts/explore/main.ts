@@ -13,7 +13,7 @@ import { preflight } from '../common/preflight.ts'
 import type { Case, Prefixes } from './cases.ts'
 import { clientFor, explore, type ExploreResult, type Side } from './engine.ts'
 import { startMockSide, startModel } from './model.ts'
-import { CaseFileError, failing, jsonReport, readCases, saveCases, terminalReport } from './report.ts'
+import { CaseFileError, failing, jsonReport, junitReport, readCases, saveCases, terminalReport } from './report.ts'
 
 export const HELP = `usage: admin-conformance explore [target options] [--seed N] [--allow-writes] [--json FILE]
        admin-conformance explore --replay FILE [target options]
@@ -39,6 +39,7 @@ options:
                            of the wrong shape) with tokens: only on a throwaway deployment
   --strict                 known deviations and defects of the release fail the command too
   --json FILE              write the whole report as JSON ('-' for standard output)
+  --junit FILE             write a JUnit XML report (one test case per operation)
   --save-cases DIR         write one case file per finding into DIR (for --replay)
   --replay FILE            send the cases of a case file (or of every finding of a --json report) again
   --area LIST              admin (area A), reports (area B), or both (default: every area a target is given for)
@@ -58,6 +59,7 @@ const FLAGS = {
   strict: { type: 'boolean' },
   json: { type: 'string' },
   'save-cases': { type: 'string' },
+  junit: { type: 'string' },
   replay: { type: 'string' },
   'mock-fault': { type: 'string', multiple: true },
   area: { type: 'string', choices: ['admin', 'reports'], list: true },
@@ -174,6 +176,14 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
         } catch (e) {
           throw new CommandError(`--json ${values.json} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, EXIT.failed)
         }
+      }
+    }
+    if (values.junit !== undefined) {
+      const { xml } = await import('../run/report-junit.ts')
+      try {
+        writeFileSync(path.resolve(values.junit), junitReport(result, values.strict === true, xml))
+      } catch (e) {
+        throw new CommandError(`--junit ${values.junit} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, EXIT.failed)
       }
     }
     if (values['save-cases'] !== undefined && result.findings.length > 0) {

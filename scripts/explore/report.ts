@@ -100,3 +100,26 @@ export function readCases(file: string): Case[] {
   for (const c of cases) if (!isCase(c)) throw new CaseFileError(`${file}: a case is not in the form explore writes`)
   return cases as Case[]
 }
+
+/**
+ * JUnit XML (with the run's escaper): one test case per operation explored, failed by its findings that
+ * fail the command, a known one as skipped with its row; CI shows them as the run's are shown.
+ */
+export function junitReport(r: ExploreResult, strict: boolean, escape: (s: string) => string): string {
+  const byOp = new Map<string, Finding[]>()
+  for (const op of Object.keys(r.perOperation)) byOp.set(op, [])
+  for (const f of r.findings) byOp.set(f.operation, [...(byOp.get(f.operation) ?? []), f])
+  const fail = new Set(failing(r.findings, strict))
+  const cases = [...byOp].map(([op, fs]) => {
+    const failed = fs.filter((f) => fail.has(f))
+    const known = fs.filter((f) => !fail.has(f))
+    const p = r.perOperation[op]
+    const body = [
+      ...failed.map((f) => `<failure message="${escape(`${f.id}: ${f.request} → ${f.answer.status}`)}">${escape(findingText(f))}</failure>`),
+      ...(failed.length === 0 && known.length ? [`<skipped message="${escape(known.map((f) => `${f.id} ${f.deviation?.id ?? f.cls}`).join(', '))}"/>`] : []),
+    ].join('')
+    return `  <testcase classname="explore" name="${escape(op)}" time="${((p?.ms ?? 0) / 1000).toFixed(3)}">${body}</testcase>`
+  })
+  const failures = [...byOp.values()].filter((fs) => fs.some((f) => fail.has(f))).length
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n <testsuite name="admin-conformance explore" tests="${byOp.size}" failures="${failures}" time="${(r.durationMs / 1000).toFixed(3)}">\n${cases.join('\n')}\n </testsuite>\n</testsuites>\n`
+}

@@ -44,7 +44,11 @@ t.test('the clean mock: no finding; a handful of faults found on their own, a va
 t.test('a finding saved as a case file replays against any target', async (t) => {
   const cases = path.join(work, 'cases')
   const json = path.join(work, 'report.json')
-  const found = await cli(['--area', 'reports', '--mock-fault', 'reports-not-found-500', '--random', '0', '--save-cases', cases, '--json', json])
+  const junit = path.join(work, 'explore.xml')
+  const found = await cli(['--area', 'reports', '--mock-fault', 'reports-not-found-500', '--random', '0', '--save-cases', cases, '--json', json, '--junit', junit])
+  const xml = readFileSync(junit, 'utf8')
+  t.match(xml, /<testcase classname="explore" name="GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\}"[^>]*><failure message=/, 'JUnit: the operation with the defect fails')
+  t.match(xml, /<skipped message="[^"]*event-report-listing-overflow-500"\/>/, 'JUnit: an operation with only a known defect is skipped, naming it')
   t.equal(found.code, 1, 'exit 1: a defect of the target')
   t.match(found.out, /B-001 known defect event-report-id-overflow-500: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\}/, 'the worst first: a 5xx, the smallest request, the first generated')
   t.match(found.out, /defect of the target: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\} \(report_id/, 'the unknown id answering 500: a defect of the target')
