@@ -64,7 +64,12 @@ async function walk(op: Operation, ask: Ask, extra: [string, string][]): Promise
       out.stated = countOf(op.api, a.answer.json)
       if (out.stated !== undefined && out.stated > PAGE * MAX_PAGES) return undefined
     }
-    if (i > 0 && items.length === 0 && op.api === 'hs') out.emptyAfterNext = a
+    if (i > 0 && items.length === 0 && op.api === 'hs') {
+      // an empty page ends the walk: what came before is all there is
+      out.emptyAfterNext = a
+      out.complete = true
+      return out
+    }
     out.items.push(...items)
     if (op.api === 'mas') {
       if (items.length < PAGE) break
