@@ -23,7 +23,7 @@ export interface MockStart {
 
 /** One bundled mock on a free loopback port, as a side of the comparison. */
 export async function startMockSide(s: MockStart): Promise<{ side: Side; close(): Promise<void>; url: string }> {
-  const [{ startMock }, { mockOptions }] = await Promise.all([import('../../mock/core/server.ts'), import('../../mock/core/options.ts')])
+  const [{ startMock }, { mockOptions }] = await Promise.all([import('../../mock/site/server.ts'), import('../../mock/core/options.ts')])
   const m = await startMock(
     mockOptions(
       {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { run } from '../../../scripts/explore/main.ts'
 import { faultProof } from '../../../scripts/explore/fault-proof.ts'
-import { startMock } from '../../../mock/core/server.ts'
+import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 
 async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
