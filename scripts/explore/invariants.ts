@@ -33,8 +33,9 @@ function listOf(api: 'mas' | 'hs', json: unknown): Record<string, unknown>[] | u
 }
 
 function countOf(api: 'mas' | 'hs', json: unknown): number | undefined {
-  const b = json as { total?: unknown; meta?: { count?: unknown } } | undefined
-  const n = api === 'mas' ? b?.meta?.count : b?.total
+  const b = json as { total?: unknown; total_rooms?: unknown; meta?: { count?: unknown } } | undefined
+  // the homeserver's room list counts in total_rooms, its reports in total
+  const n = api === 'mas' ? b?.meta?.count : (b?.total ?? b?.total_rooms)
   return typeof n === 'number' ? n : undefined
 }
 
@@ -77,7 +78,9 @@ async function walk(op: Operation, ask: Ask, extra: [string, string][]): Promise
       if (typeof last !== 'string') break
       query = [...extra, ['page[first]', String(PAGE)], ['page[after]', last]]
     } else {
-      const next = (a.answer.json as { next_token?: unknown }).next_token
+      // reports page with next_token, the room list with next_batch
+      const j = a.answer.json as { next_token?: unknown; next_batch?: unknown }
+      const next = j.next_token ?? j.next_batch
       if (next === undefined || next === null) {
         out.complete = true
         return out
@@ -100,7 +103,8 @@ export async function listingProblems(op: Operation, ask: Ask, singles: Set<stri
   const w = await walk(op, ask, [])
   if (!w || w.pages.length === 0) return out
   const first = w.pages[0]!
-  const ids = w.items.map((x) => String(x.id))
+  // a room is named by room_id
+  const ids = w.items.map((x) => String(x.id ?? x.room_id))
   const pageCase = (a: Asked): Case => ({ ...caseOf(op, [], 'a walk through the pages'), query: querySent(a) })
   if (new Set(ids).size !== ids.length) bad('walk-unique', w.pages[w.pages.length - 1]!, `every item once in a walk of ${w.pages.length} page(s); ${ids.length - new Set(ids).size} item(s) came twice`, pageCase(w.pages[w.pages.length - 1]!))
   if (w.complete && w.stated !== undefined && w.stated !== ids.length) bad('walk-count', first, `as many items in the walk as the count says: the first page says ${w.stated}, the walk read ${ids.length}`, pageCase(first))
