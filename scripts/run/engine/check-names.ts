@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync, constants } from 'node:fs'
 import path from 'node:path'
-import { packageCacheDir } from '../../lib/package-paths.mjs'
+import { packageCacheDir } from '../../../lib/package-paths.mjs'
 
 function sourceKey(root: string): string {
   const h = createHash('sha256')

@@ -11,16 +11,19 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Plugin } from 'esbuild'
-import { OUT_MARK, REQUIRE_BANNER, ROOT, cacheKey, packagesExternalBut, relocate, sourceUrls } from '../../bin/built-cli.mjs'
-import { packageCacheDir, prebuiltDir } from '../../lib/package-paths.mjs'
-import { AREA_NAMES } from '../../lib/areas.ts'
-import { writePrecompiled } from '../../lib/schema-standalone.ts'
+import { OUT_MARK, REQUIRE_BANNER, ROOT, cacheKey, packagesExternalBut, relocate, sourceUrls } from '../../../bin/built-cli.mjs'
+import { packageCacheDir, prebuiltDir } from '../../../lib/package-paths.mjs'
+import { AREA_NAMES } from '../../../lib/areas.ts'
+import { writePrecompiled } from '../../../lib/schema-standalone.ts'
 import { suiteFiles } from './suite-files.ts'
 
 /** What can enter a suite bundle: the suites, the shared code, the probe (package.json is always in the key). */
 const SUITE_SOURCES = ['suites', 'lib', path.join('scripts', 'run')]
 /** An older build is removed only after this long unused: a run of the older sources may still read it. */
 const OLD_BUILD_MS = 10 * 60_000
+/** The probe preloaded into every suite process (probe.ts, beside this file), as a source and as built. */
+const PROBE_SOURCE = path.join('scripts', 'run', 'engine', 'probe.ts')
+export const PROBE_BUILT = path.join('scripts', 'run', 'engine', 'probe.mjs')
 
 export interface PreparedSuites {
   /** a suite file ('suites/admin/<name>.suite.ts') → the file the workers and tap are given (relative to the project) */
@@ -44,7 +47,7 @@ export interface PreparedSuites {
 export const TAP_BUILD = path.join('node_modules', '@tapjs', 'admin-conformance-run', 'tap.mjs')
 
 /**
- * esbuild plugin: a suite bundle's `tap` is the subtest its worker runs it in (suite-worker.mjs sets
+ * esbuild plugin: a suite bundle's `tap` is the subtest its worker runs it in (../workers/suite-worker.mjs sets
  * globalThis.__acSuiteTap before importing the bundle), or tap's root when the bundle is its own process;
  * tap itself is the one-module build (`tapUrl`), the one the workers load.
  */
@@ -143,7 +146,7 @@ export async function buildAll(outdir: string, pack?: { external: Plugin }): Pro
       build({
         ...common,
         ...(pack ? {} : { packages: 'external' as const }),
-        entryPoints: [...files.map((f) => path.join(ROOT, f)), path.join(ROOT, 'scripts', 'run', 'probe.ts')],
+        entryPoints: [...files.map((f) => path.join(ROOT, f)), path.join(ROOT, PROBE_SOURCE)],
         outbase: ROOT,
         outdir,
         outExtension: { '.js': '.mjs' },
@@ -182,7 +185,7 @@ export async function buildAll(outdir: string, pack?: { external: Plugin }): Pro
  */
 export async function cachedBuild(cacheDir = packageCacheDir('suites')): Promise<string> {
   const dir = path.join(cacheDir, cacheKey(ROOT, SUITE_SOURCES))
-  if (existsSync(path.join(dir, 'scripts', 'run', 'probe.mjs'))) return dir
+  if (existsSync(path.join(dir, PROBE_BUILT))) return dir
   mkdirSync(cacheDir, { recursive: true })
   const tmp = `${dir}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`
   rmSync(tmp, { recursive: true, force: true })
@@ -192,7 +195,7 @@ export async function cachedBuild(cacheDir = packageCacheDir('suites')): Promise
       renameSync(tmp, dir)
     } catch (e) {
       // another run moved its build into place first: the same sources, so the same build
-      if (!existsSync(path.join(dir, 'scripts', 'run', 'probe.mjs'))) throw e
+      if (!existsSync(path.join(dir, PROBE_BUILT))) throw e
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true })
@@ -227,7 +230,7 @@ export async function prepareSuites(project: string, env: NodeJS.ProcessEnv, std
       // compiled by each process as before
     }
   }
-  const probe = path.join(ROOT, 'scripts', 'run', 'probe.ts')
+  const probe = path.join(ROOT, PROBE_SOURCE)
   if (env.AC_RUN_LOADER !== 'tsx') {
     const packed = prebuiltDir()
     let dir: string | undefined = packed && path.join(packed, 'run')
@@ -247,7 +250,7 @@ export async function prepareSuites(project: string, env: NodeJS.ProcessEnv, std
     }
     if (dir) {
       if (dir !== project) symlinkSync(path.join(dir, 'suites'), path.join(project, 'suites'), 'dir')
-      const probeUrl = pathToFileURL(path.join(dir, 'scripts', 'run', 'probe.mjs')).href
+      const probeUrl = pathToFileURL(path.join(dir, PROBE_BUILT)).href
       writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${probeUrl}"\n`)
       const built = (f: string) => f.replace(/\.suite\.(ts|mts|js|mjs)$/, '.suite.mjs')
       const back = new Map(AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a)).map((f) => [built(f), f]))

@@ -1,7 +1,7 @@
 // The suite files of an area: every *.suite.{ts,mts,js,mjs} under its folder of the areas table.
 import { closeSync, existsSync, openSync, readSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { AREAS, type Area } from '../../lib/areas.ts'
+import { AREAS, type Area } from '../../../lib/areas.ts'
 
 export function suiteFiles(root: string, area: Area): string[] {
   const dir = path.join(root, AREAS[area].dir)

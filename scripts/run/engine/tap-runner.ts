@@ -6,20 +6,14 @@ import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { redact } from '../../lib/http.ts'
-import { streamSafe, visible } from '../../lib/escape.ts'
-import { STRICT_ENV, TARGETS_ENV, TARGET_ENV, TOKEN_ENV } from '../../lib/target.ts'
+import { redact } from '../../../lib/http.ts'
+import { streamSafe, visible } from '../../../lib/escape.ts'
+import { STRICT_ENV, TARGETS_ENV, TARGET_ENV, TOKEN_ENV } from '../../../lib/target.ts'
 import { PROBE_ENV } from './probe-data.ts'
-import { attach, newNode } from './tap-tree.ts'
-import type { TapOptions, TapRun } from './tap-types.ts'
+import { attach, newNode } from '../results/tap-tree.ts'
+import type { TapOptions, TapRun } from '../workers/tap-types.ts'
 import type { PreparedSuites } from './suite-build.ts'
-import { SuiteWorkers, runWorkers, type WorkerStart } from './workers.ts'
-
-export type { Killable, TapOptions, TapRun } from './tap-types.ts'
-export type { SuiteWorkers } from './workers.ts'
-export { prepareSuites, type PreparedSuites } from './suite-build.ts'
-
-export { ROOT } from '../../bin/built-cli.mjs'
+import { SuiteWorkers, runWorkers, type WorkerStart } from '../workers/workers.ts'
 
 /**
  * A throwaway tap project: a link to node_modules and `tmp/` for the run's scratch files (stdin log, mock
@@ -66,7 +60,7 @@ export function suiteEnv(base: NodeJS.ProcessEnv, project: string, contract: Rec
 }
 
 /**
- * The suite files run: built ones in a few suite workers (workers.ts), sources through tap's runner
+ * The suite files run: built ones in a few suite workers (../workers/workers.ts), sources through tap's runner
  * and tsx, one process per file (the fallback, and AC_RUN_LOADER=tsx).
  */
 export function runTap(prepared: PreparedSuites, opts: TapOptions, workers?: SuiteWorkers): Promise<TapRun> {

@@ -1,6 +1,6 @@
 // The run command's --help text.
-import { AREA_NAMES } from '../../lib/areas.ts'
-import { DEFAULT_CLIENT_PREFIX, DEFAULT_HS_PREFIX, DEFAULT_TIMEOUTS } from '../../lib/target.ts'
+import { AREA_NAMES } from '../../../lib/areas.ts'
+import { DEFAULT_CLIENT_PREFIX, DEFAULT_HS_PREFIX, DEFAULT_TIMEOUTS } from '../../../lib/target.ts'
 import { DEFAULT_DEADLINE_S, REPORTERS } from './options.ts'
 
 export const HELP = `usage: admin-conformance run [options]

@@ -4,8 +4,8 @@
 // the budget was spent).
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import type { RunLimits } from '../../lib/target.ts'
-import { readBudgetStop, readDeadlineStop, readMeters, summarise, type DeadlineStop, type RequestSummary } from '../../lib/meter.ts'
+import type { RunLimits } from '../../../lib/target.ts'
+import { readBudgetStop, readDeadlineStop, readMeters, summarise, type DeadlineStop, type RequestSummary } from '../../../lib/meter.ts'
 import { runDeadlineS, type Options } from './options.ts'
 
 export function meterDir(project: string): string {

@@ -2,10 +2,10 @@
 // UsageError naming the flag (and the closest known name when it looks misspelt).
 import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { AREA_NAMES, type Area } from '../../lib/areas.ts'
-import { VersionError, parseVersion } from '../../lib/versions.ts'
-import { UsageError, checkChoice, durationSeconds, parseCommandLine, positiveNumber, type OptionSpecs, type ParsedValues } from '../common/index.ts'
-import { TARGET_FLAGS, byteSize, targetOptions, type TargetOptions } from '../common/target-options.ts'
+import { AREA_NAMES, type Area } from '../../../lib/areas.ts'
+import { VersionError, parseVersion } from '../../../lib/versions.ts'
+import { UsageError, checkChoice, durationSeconds, parseCommandLine, positiveNumber, type OptionSpecs, type ParsedValues } from '../../common/index.ts'
+import { TARGET_FLAGS, byteSize, targetOptions, type TargetOptions } from '../../common/target-options.ts'
 
 export const REPORTERS = ['tap', 'junit', 'json', 'jsonstream', 'markdown', 'html'] as const
 export type Reporter = (typeof REPORTERS)[number]
@@ -25,7 +25,7 @@ export interface Options extends TargetOptions {
   grep?: string
   reporter?: Reporter
   output?: string
-  /** --jobs; undefined: defaultJobs() (bundled-mock.ts) */
+  /** --jobs; undefined: defaultJobs() (../target/bundled-mock.ts) */
   jobs?: number
   timeoutS: number
   /** --mock-hs-version / --mock-mas-version: the releases the bundled mock claims and behaves as */

@@ -2,12 +2,12 @@
 // the verdict, then per area and per endpoint family each check with its outcome; each failure with its
 // request, status, response, expected value, rule and curl line; deviations; skips grouped with their
 // reasons; data left behind.
-import { AREAS, isArea } from '../../lib/areas.ts'
-import type { RequestSummary } from '../../lib/meter.ts'
-import { visible } from '../../lib/escape.ts'
-import type { Assertion, CheckResult, RunReport, SuiteResult } from './results.ts'
-import { nextStep, seconds } from './terminal.ts'
-import { escapeHtml } from '../common/escape.ts'
+import { AREAS, isArea } from '../../../lib/areas.ts'
+import type { RequestSummary } from '../../../lib/meter.ts'
+import { visible } from '../../../lib/escape.ts'
+import type { Assertion, CheckResult, RunReport, SuiteResult } from '../results/results.ts'
+import { nextStep, seconds } from '../terminal/terminal.ts'
+import { escapeHtml } from '../../common/escape.ts'
 
 /** HTML text: controls, bidi overrides and other format characters shown as escapes (lib/escape.ts), then entities. */
 function esc(s: string): string {

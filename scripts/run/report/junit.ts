@@ -1,7 +1,7 @@
 // The JUnit report of a run: one testsuite per suite file, one testcase per check. Deviations pass with
 // their reason in system-out (JUnit has no third outcome); files an interruption left unrun are skipped.
-import { visible } from '../../lib/escape.ts'
-import type { Assertion, RunReport } from './results.ts'
+import { visible } from '../../../lib/escape.ts'
+import type { Assertion, RunReport } from '../results/results.ts'
 
 /** XML text: controls and format characters shown as escapes (lib/escape.ts; XML 1.0 forbids most C0), then entities. */
 export function xml(s: string): string {

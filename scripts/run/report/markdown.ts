@@ -4,9 +4,9 @@
 // can hold a target's bytes is either inside a fenced block whose fence is longer than any run of
 // backticks in it, or escaped: every ASCII punctuation character backslash-escaped (no emphasis, link,
 // image, heading, HTML or autolink can start), control and format characters shown as escapes.
-import { visible } from '../../lib/escape.ts'
-import type { Assertion, CheckResult, RunReport } from './results.ts'
-import { nextStep, seconds } from './terminal.ts'
+import { visible } from '../../../lib/escape.ts'
+import type { Assertion, CheckResult, RunReport } from '../results/results.ts'
+import { nextStep, seconds } from '../terminal/terminal.ts'
 
 /** Text outside a code block: every ASCII punctuation escaped, so none of it is Markdown or HTML. */
 export function mdText(s: string): string {

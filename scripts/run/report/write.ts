@@ -1,13 +1,13 @@
 // Rendering a report in the chosen format and writing it. A report that cannot be written fails the run.
 import { writeFile } from 'node:fs/promises'
-import { redact } from '../../lib/http.ts'
-import { streamSafe } from '../../lib/escape.ts'
-import { matrixJunit, type MatrixReport } from './fault-matrix.ts'
-import { htmlReport } from './report-html.ts'
-import { junit } from './report-junit.ts'
-import { markdownReport } from './report-markdown.ts'
-import type { Reporter } from './options.ts'
-import type { RunReport } from './results.ts'
+import { redact } from '../../../lib/http.ts'
+import { streamSafe } from '../../../lib/escape.ts'
+import { matrixJunit, type MatrixReport } from '../target/fault-matrix.ts'
+import { htmlReport } from './html.ts'
+import { junit } from './junit.ts'
+import { markdownReport } from './markdown.ts'
+import type { Reporter } from '../options/options.ts'
+import type { RunReport } from '../results/results.ts'
 
 /** tap's own reporters over the raw stream. */
 async function tapReporter(kind: 'jsonstream' | 'markdown', raw: string): Promise<string> {

@@ -1,7 +1,7 @@
 // Turning each suite file's TAP tree into results as the file ends. In the fault matrix the checks of a
 // file are grouped per target (`target: <label>`); the clean mock's are the file's own results.
-import { areaOfPath } from '../../lib/areas.ts'
-import { visible, visibleDeep } from '../../lib/escape.ts'
+import { areaOfPath } from '../../../lib/areas.ts'
+import { visible, visibleDeep } from '../../../lib/escape.ts'
 import type { CheckResult, SuiteResult } from './results.ts'
 import { fileDeath, filteredOut, toCheck, toSuite, type TapNode } from './tap-tree.ts'
 

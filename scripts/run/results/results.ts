@@ -1,7 +1,7 @@
 // What a run found: the result of each check and suite file, and the report the reporters render.
-import type { Area } from '../../lib/areas.ts'
-import type { Leftover } from '../../lib/target.ts'
-import type { RequestSummary } from '../../lib/meter.ts'
+import type { Area } from '../../../lib/areas.ts'
+import type { Leftover } from '../../../lib/target.ts'
+import type { RequestSummary } from '../../../lib/meter.ts'
 
 /** A failed (or deviating) assertion: its message and the diagnostics the suite attached. */
 export interface Assertion {

@@ -2,8 +2,8 @@
 // read from it: outcome of each check, failed and deviating assertions with their diagnostics, skip
 // reasons, and the data left behind that the suites announce in `# ac-leftover {json}` comments.
 import type { Parser, Result } from 'tap-parser'
-import { areaOfPath } from '../../lib/areas.ts'
-import { DEVIATION_PREFIX, parseLeftoverComment, type Leftover } from '../../lib/target.ts'
+import { areaOfPath } from '../../../lib/areas.ts'
+import { DEVIATION_PREFIX, parseLeftoverComment, type Leftover } from '../../../lib/target.ts'
 import type { Assertion, CheckResult, SuiteResult } from './results.ts'
 
 /** A node of the parsed TAP tree: a subtest (with children) or a plain assertion (a leaf). */

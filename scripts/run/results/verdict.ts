@@ -1,8 +1,8 @@
 // What a run must have to count as a pass. Before the run: every selected area has its target, its
 // admin token, and suite files. After it: at least one check of each selected area ran (not skipped).
 // A missing piece is a problem (exit 1) unless --allow-partial turns it into a warning.
-import { AREAS, AREA_NAMES, NEED_TEXT, type Area } from '../../lib/areas.ts'
-import type { Target } from '../../lib/target.ts'
+import { AREAS, AREA_NAMES, NEED_TEXT, type Area } from '../../../lib/areas.ts'
+import type { Target } from '../../../lib/target.ts'
 import { groupSkips, type CheckResult, type SuiteResult } from './results.ts'
 
 /** The areas whose needs the target meets (the default selection). */

@@ -1,11 +1,11 @@
 // The fault matrix (`run --fault-matrix`): the suites against a clean mock and one mock per fault. Each
 // fault is served to the suite folders of the areas whose checks catch it, so that every area passes on
 // its own; the verdict and the report have one row per fault, caught or not.
-import { AREAS, type Area } from '../../lib/areas.ts'
-import { targetsEnv, type MatrixTarget, type Target } from '../../lib/target.ts'
+import { AREAS, type Area } from '../../../lib/areas.ts'
+import { targetsEnv, type MatrixTarget, type Target } from '../../../lib/target.ts'
 import type { MatrixFaultDef, MockHandle } from './mock-handle.ts'
-import { countChecks, type Assertion, type CheckResult, type Counts, type ReportHeader } from './results.ts'
-import { xml } from './report-junit.ts'
+import { countChecks, type Assertion, type CheckResult, type Counts, type ReportHeader } from '../results/results.ts'
+import { xml } from '../report/junit.ts'
 
 
 export interface MatrixFault extends MatrixFaultDef {
@@ -30,7 +30,7 @@ export const MATRIX_AREAS: Area[] = ['admin', 'reports']
  * service is caught by the admin suites, one of the homeserver by the reports suites.
  */
 export async function faultAreas(): Promise<Map<string, Area[]>> {
-  const [{ FAULTS }, { homeserverFaults }] = await Promise.all([import('../../mock/faults/registry.ts'), import('../../mock/faults/homeserver.ts')])
+  const [{ FAULTS }, { homeserverFaults }] = await Promise.all([import('../../../mock/faults/registry.ts'), import('../../../mock/faults/homeserver.ts')])
   const hs: ReadonlySet<string> = new Set(homeserverFaults.map((f) => f.name))
   const byArea: Record<string, Area[]> = { admin: ['admin'], homeserver: ['reports'], log: ['log'], upgrade: ['upgrade'] }
   return new Map(FAULTS.map((f) => [f.name, f.area === 'auth' ? [hs.has(f.name) ? 'reports' : 'admin'] : (byArea[f.area] ?? [])]))
@@ -43,7 +43,7 @@ export async function faultAreas(): Promise<Map<string, Area[]>> {
  */
 export async function wantedFaults(selected: Area[] | undefined, claimed?: { hs: string; mas: string }, only: string[] = []): Promise<MatrixFaultDef[]> {
   const areas = selected ?? MATRIX_AREAS
-  const [{ FAULTS, faultAppliesAt, faultVersionsText }, map] = await Promise.all([import('../../mock/faults/registry.ts'), faultAreas()])
+  const [{ FAULTS, faultAppliesAt, faultVersionsText }, map] = await Promise.all([import('../../../mock/faults/registry.ts'), faultAreas()])
   return FAULTS.filter((f) => (map.get(f.name) ?? []).some((a) => areas.includes(a)))
     .filter((f) => !claimed || faultAppliesAt(f, claimed))
     .filter((f) => only.length === 0 || only.includes(f.name))

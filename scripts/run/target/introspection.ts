@@ -3,10 +3,10 @@
 // target. Suite files running side by side (--jobs) then never see a client appear while they walk the
 // clients listing, and a run leaves one client behind, not one per file. The bundled mock needs none:
 // its files run one after another, or each worker has a mock of its own.
-import { HttpClient } from '../../lib/http.ts'
-import { introspectionClientMetadata, INTROSPECTION_LEFTOVER_REASON, readRegistration } from '../../lib/introspection.ts'
-import { knownTokens, leftoverComment, parseLeftoverComment, type Leftover, type Target } from '../../lib/target.ts'
-import type { Area } from '../../lib/areas.ts'
+import { HttpClient } from '../../../lib/http.ts'
+import { introspectionClientMetadata, INTROSPECTION_LEFTOVER_REASON, readRegistration } from '../../../lib/introspection.ts'
+import { knownTokens, leftoverComment, parseLeftoverComment, type Leftover, type Target } from '../../../lib/target.ts'
+import type { Area } from '../../../lib/areas.ts'
 
 export interface Registered {
   /** the client, for the summary's data left behind */

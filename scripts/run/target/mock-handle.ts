@@ -1,6 +1,6 @@
 // The bundled mocks a run starts (one clean, then one per fault of the matrix): kept apart from the
 // code that starts them and the matrix that reads them, so that neither imports the other.
-import type { Area } from '../../lib/areas.ts'
+import type { Area } from '../../../lib/areas.ts'
 
 export interface MatrixFaultDef {
   name: string

@@ -1,11 +1,11 @@
 // The header of a run: what is checked, where, with which versions, and what the preflight noticed.
-import { formatVersion, parseServerVersionString } from '../../lib/versions.ts'
-import { visible } from '../../lib/escape.ts'
-import type { Target } from '../../lib/target.ts'
-import pkg from '../../package.json' with { type: 'json' }
-import type { MockHandle } from './mock-handle.ts'
-import type { RunState } from './run-types.ts'
-import type { Preflight } from './preflight.ts'
+import { formatVersion, parseServerVersionString } from '../../../lib/versions.ts'
+import { visible } from '../../../lib/escape.ts'
+import type { Target } from '../../../lib/target.ts'
+import pkg from '../../../package.json' with { type: 'json' }
+import type { MockHandle } from '../target/mock-handle.ts'
+import type { RunState } from '../run-types.ts'
+import type { Preflight } from '../../common/preflight.ts'
 
 /** The version as reported, and what the version-dependent checks make of it. */
 function describeVersion(raw: string | undefined): string {

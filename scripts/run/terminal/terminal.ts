@@ -3,7 +3,7 @@
 // rule, curl), then the summary: counts, skip reasons grouped, deviations, data left behind, problems
 // and warnings, and a closing line saying what to do next.
 import type { Style } from './colour.ts'
-import type { Assertion, CheckResult, RunReport, SuiteResult } from './results.ts'
+import type { Assertion, CheckResult, RunReport, SuiteResult } from '../results/results.ts'
 
 export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`

@@ -1,7 +1,7 @@
 // One suite process for many suite files (decision 0004: a process per file cost more than the checks).
 // Plain JavaScript run by node itself, no loader: it imports the suite bundles that the run built with
 // esbuild, each as one top-level tap subtest named after the file, one after another. A bundle's own
-// `tap` is this subtest (tap-runner.ts builds each bundle with a `tap` that reads globalThis.__acSuiteTap),
+// `tap` is this subtest (../engine/suite-build.ts builds each bundle with a `tap` that reads globalThis.__acSuiteTap),
 // so a file's checks, teardown and comments land under its subtest exactly as they did at the top of
 // its own process; each bundle has its own copy of the suites' framework (module state is per file).
 //

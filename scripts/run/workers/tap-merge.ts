@@ -3,7 +3,7 @@
 // whole, in the order the files end, numbered across the workers. A worker's own top-level lines (its
 // version line, plan and closing comments) are dropped; the merged stream gets one of each. A file a
 // worker was running when it died (crash, timeout, interruption) is closed with a failed test point whose
-// diagnostics say why (tap-tree.ts reads them), so it is still reported as that file.
+// diagnostics say why (../results/tap-tree.ts reads them), so it is still reported as that file.
 
 export type Death = ({ signal: string } | { exitCode: number } | { expired: string } | { deadline: string }) & { check?: string }
 

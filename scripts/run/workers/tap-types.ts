@@ -1,6 +1,6 @@
 // What a run of the suite files takes and gives, whichever way they run (tap's runner, or the suite
-// workers): kept apart so that tap-runner.ts and workers.ts need not import each other.
-import type { TapNode } from './tap-tree.ts'
+// workers): kept apart so that ../engine/tap-runner.ts and workers.ts need not import each other.
+import type { TapNode } from '../results/tap-tree.ts'
 
 export interface TapRun {
   raw: string

@@ -10,10 +10,10 @@ import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Parser } from 'tap-parser'
-import { redact } from '../../lib/http.ts'
-import { streamSafe, visible } from '../../lib/escape.ts'
+import { redact } from '../../../lib/http.ts'
+import { streamSafe, visible } from '../../../lib/escape.ts'
 import { TapMerge, type Death, type WorkerStream } from './tap-merge.ts'
-import { attach, newNode } from './tap-tree.ts'
+import { attach, newNode } from '../results/tap-tree.ts'
 import type { TapOptions, TapRun } from './tap-types.ts'
 
 /**
@@ -30,7 +30,7 @@ const WORKER = fileURLToPath(new URL('./suite-worker.mjs', import.meta.url))
 /** what a hung file gets beyond its limit before its worker is killed (tap's own timeout comes first) */
 const GRACE_MS = 5000
 
-/** How the workers start: all of it known before the target is (main.ts starts them that early). */
+/** How the workers start: all of it known before the target is (../main.ts starts them that early). */
 export interface WorkerStart {
   project: string
   jobs: number

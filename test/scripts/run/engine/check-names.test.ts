@@ -1,4 +1,4 @@
-// The cache of the suites' check names (scripts/run/check-names.ts), which lets a --grep that matches no
+// The cache of the suites' check names (scripts/run/engine/check-names.ts), which lets a --grep that matches no
 // check be told at once: kept in the user's own cache folder, never the shared temporary folder, and read
 // only when it is the user's own regular file of the shape the run writes. A file planted by another
 // local user (which made every --grep report "no check matched") is ignored.
@@ -7,7 +7,7 @@ import { chownSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CheckNames, readNames } from '../../../scripts/run/check-names.ts'
+import { CheckNames, readNames } from '../../../../scripts/run/engine/check-names.ts'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const scratch = mkdtempSync(path.join(tmpdir(), 'ac-check-names-'))

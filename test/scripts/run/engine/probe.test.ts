@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { meaninglessPass, readProbe, PROBE_ENV } from '../../../scripts/run/probe-data.ts'
+import { meaninglessPass, readProbe, PROBE_ENV } from '../../../../scripts/run/engine/probe-data.ts'
 
 t.test('the probe counts what a suite process received', async (t) => {
   const server = createServer((req, res) => {
@@ -19,7 +19,7 @@ t.test('the probe counts what a suite process received', async (t) => {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const dir = mkdtempSync(path.join(tmpdir(), 'ac-probe-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const probe = new URL('../../../scripts/run/probe.ts', import.meta.url).href
+  const probe = new URL('../../../../scripts/run/engine/probe.ts', import.meta.url).href
   const script = `import { request } from 'undici'; for (const p of ['/a','/b','/ok','/_mock/faults']) { const r = await request('${url}' + p); await r.body.text() }`
   // Asynchronous: the server above answers from this process.
   const p = await new Promise<number | null>((resolve) => {

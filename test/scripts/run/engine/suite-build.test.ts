@@ -1,13 +1,13 @@
-// The suite files built once per change of their sources (scripts/run/suite-build.ts) and the order in
-// which the workers claim them (scripts/run/suite-files.ts).
+// The suite files built once per change of their sources (scripts/run/engine/suite-build.ts) and the order in
+// which the workers claim them (scripts/run/engine/suite-files.ts).
 import t from 'tap'
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { cachedBuild, prepareSuites } from '../../../scripts/run/suite-build.ts'
-import { claimOrder, suiteFiles, waitsOnPurpose } from '../../../scripts/run/suite-files.ts'
-import { AREA_NAMES } from '../../../lib/areas.ts'
+import { cachedBuild, prepareSuites, PROBE_BUILT } from '../../../../scripts/run/engine/suite-build.ts'
+import { claimOrder, suiteFiles, waitsOnPurpose } from '../../../../scripts/run/engine/suite-files.ts'
+import { AREA_NAMES } from '../../../../lib/areas.ts'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const ALL = AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a))
@@ -24,13 +24,13 @@ t.test('built once into the cache, then reused; builds unused for long removed, 
   const dir = await cachedBuild(cache)
   t.match(path.basename(dir), /^[0-9a-f]{16}$/, 'a folder named by the key')
   for (const f of ALL) t.ok(existsSync(path.join(dir, f.replace(/\.suite\.ts$/, '.suite.mjs'))), `${f} built`)
-  t.ok(existsSync(path.join(dir, 'scripts', 'run', 'probe.mjs')), 'the probe built')
+  t.ok(existsSync(path.join(dir, PROBE_BUILT)), 'the probe built')
   const shared = pathToFileURL(path.join(dir, 'lib', 'schemas.mjs')).href
   t.ok(existsSync(fileURLToPath(shared)), 'the shared schema module built')
   t.ok(readFileSync(path.join(dir, 'suites', 'admin', 'users.suite.mjs'), 'utf8').includes('"../../lib/schemas.mjs"'), 'the bundles import the shared module by its path relative to them (the build may move whole)')
-  const probe = statSync(path.join(dir, 'scripts', 'run', 'probe.mjs')).mtimeMs
+  const probe = statSync(path.join(dir, PROBE_BUILT)).mtimeMs
   t.equal(await cachedBuild(cache), dir, 'the same folder the second time')
-  t.equal(statSync(path.join(dir, 'scripts', 'run', 'probe.mjs')).mtimeMs, probe, 'not built again')
+  t.equal(statSync(path.join(dir, PROBE_BUILT)).mtimeMs, probe, 'not built again')
   t.same(readdirSync(cache).sort(), [path.basename(dir), path.basename(recent)].sort(), 'the build unused for an hour is gone, the recent one (a run of other sources may use it) kept')
 })
 

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { runCaptured } from './helpers.ts'
+import { runCaptured } from '../helpers.ts'
 
 const CHROMIUM = process.env.AC_CHROMIUM ?? '/usr/bin/chromium'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']

@@ -3,10 +3,10 @@
 // skip reasons grouped, `# ac-leftover {json}` comments, and --strict turning deviations into failures.
 import t from 'tap'
 import { Parser } from 'tap-parser'
-import { Collector } from '../../../scripts/run/collect.ts'
-import { groupSkips } from '../../../scripts/run/results.ts'
-import { attach, newNode } from '../../../scripts/run/tap-tree.ts'
-import { leftoverComment, parseLeftoverComment } from '../../../lib/target.ts'
+import { Collector } from '../../../../scripts/run/results/collect.ts'
+import { groupSkips } from '../../../../scripts/run/results/results.ts'
+import { attach, newNode } from '../../../../scripts/run/results/tap-tree.ts'
+import { leftoverComment, parseLeftoverComment } from '../../../../lib/target.ts'
 
 // The shape tap's runner gives: one subtest per suite file, checks inside, assertions inside those.
 const STREAM = `TAP version 14

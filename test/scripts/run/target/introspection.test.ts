@@ -1,5 +1,5 @@
 // Against a real auth service with writes allowed, the runner registers the run's one introspection
-// client before any suite starts (scripts/run/introspection.ts). Regression of a flake: with
+// client before any suite starts (scripts/run/target/introspection.ts). Regression of a flake: with
 // suite files side by side (--jobs 2), a client registered by a write suite mid-run appeared under the
 // oauth2-clients walks and failed them on a healthy target. Here the run passes, leaves exactly one
 // client behind (listed once, by the runner), and never prints the client's secret.
@@ -7,8 +7,8 @@ import t from 'tap'
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import type { RunReport } from '../../../scripts/run/main.ts'
-import { mockWith, runCaptured, tokenEnv } from './helpers.ts'
+import type { RunReport } from '../../../../scripts/run/index.ts'
+import { mockWith, runCaptured, tokenEnv } from '../helpers.ts'
 
 const mock = await mockWith()
 t.teardown(() => mock.close())

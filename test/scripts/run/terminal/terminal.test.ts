@@ -3,9 +3,9 @@
 // stack), skip reasons grouped with counts, deviations and leftovers listed, and a closing line that
 // says what to do next.
 import t from 'tap'
-import { style, useColour } from '../../../scripts/run/colour.ts'
-import { groupSkips, type CheckResult, type RunReport, type SuiteResult } from '../../../scripts/run/results.ts'
-import { nextStep, suiteLine, summaryLines } from '../../../scripts/run/terminal.ts'
+import { style, useColour } from '../../../../scripts/run/terminal/colour.ts'
+import { groupSkips, type CheckResult, type RunReport, type SuiteResult } from '../../../../scripts/run/results/results.ts'
+import { nextStep, suiteLine, summaryLines } from '../../../../scripts/run/terminal/terminal.ts'
 
 const plain = style(false)
 const ESC = /\u001b\[/

@@ -5,10 +5,10 @@ import t from 'tap'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { runWorkers } from '../../../scripts/run/workers.ts'
-import { Collector } from '../../../scripts/run/collect.ts'
-import { nothingProved } from '../../../scripts/run/verdict.ts'
-import type { TapNode } from '../../../scripts/run/tap-tree.ts'
+import { runWorkers } from '../../../../scripts/run/workers/workers.ts'
+import { Collector } from '../../../../scripts/run/results/collect.ts'
+import { nothingProved } from '../../../../scripts/run/results/verdict.ts'
+import type { TapNode } from '../../../../scripts/run/results/tap-tree.ts'
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'ac-crashes-'))

@@ -1,4 +1,4 @@
-// The suite workers (scripts/run/workers.ts): many files in few processes, and still each file reported as
+// The suite workers (scripts/run/workers/workers.ts): many files in few processes, and still each file reported as
 // itself when it fails, throws at load, kills its process or hangs past its time limit; the files after it
 // run in a new worker. The files here stand in for suite bundles: they register on the subtest the worker
 // gives them (globalThis.__acSuiteTap), as a bundle's `tap` does.
@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { SuiteWorkers, runWorkers } from '../../../scripts/run/workers.ts'
-import { TapMerge } from '../../../scripts/run/tap-merge.ts'
-import type { TapNode } from '../../../scripts/run/tap-tree.ts'
+import { SuiteWorkers, runWorkers } from '../../../../scripts/run/workers/workers.ts'
+import { TapMerge } from '../../../../scripts/run/workers/tap-merge.ts'
+import type { TapNode } from '../../../../scripts/run/results/tap-tree.ts'
 
 const NOOP_PROBE = 'data:text/javascript,'
 
@@ -141,7 +141,7 @@ t.test('a worker given nothing exits: stopped with close(), or its stdin ended w
   const closed = new Promise<string>((r) => child.on('close', (code, signal) => r(String(signal ?? code))))
   workers.close()
   t.equal(await closed, 'SIGKILL', 'close() stops a waiting worker')
-  const worker = fileURLToPath(new URL('../../../scripts/run/suite-worker.mjs', import.meta.url))
+  const worker = fileURLToPath(new URL('../../../../scripts/run/workers/suite-worker.mjs', import.meta.url))
   const started = Date.now()
   const r = spawnSync(process.execPath, [worker], { cwd: dir, input: '', encoding: 'utf8', timeout: 20_000 })
   t.equal(r.status, 0, 'stdin ended without a line: exit 0')
