@@ -9,7 +9,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CheckNames, readNames } from '../../../../scripts/run/engine/check-names.ts'
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 const scratch = mkdtempSync(path.join(tmpdir(), 'ac-check-names-'))
 t.teardown(() => rmSync(scratch, { recursive: true, force: true }))
 

@@ -9,7 +9,7 @@ import { cachedBuild, prepareSuites, PROBE_BUILT } from '../../../../scripts/run
 import { claimOrder, suiteFiles, waitsOnPurpose } from '../../../../scripts/run/engine/suite-files.ts'
 import { AREA_NAMES } from '../../../../lib/areas.ts'
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 const ALL = AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a))
 
 t.test('built once into the cache, then reused; builds unused for long removed, recent ones kept', async (t) => {
