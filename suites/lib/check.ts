@@ -28,7 +28,7 @@ export interface Test {
   comment(text: string): void
 }
 
-/** A known deviation in force for the running check (see deviations.ts). */
+/** A known deviation in force for the running check (see lib/deviations.ts). */
 export interface ActiveDeviation {
   id: string
   reason: string

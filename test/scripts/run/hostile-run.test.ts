@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { hostileTarget, type HostileKind, type HostileOptions } from '../../fixtures/hostile/server.ts'
 import { runCaptured } from './helpers.ts'
-import type { RunReport } from '../../../scripts/run/main.ts'
+import type { RunReport } from '../../../scripts/run/index.ts'
 
 const TOKENS = { MAS_ADMIN_TOKEN: 'mat_hostilerun000000000000000', HS_ADMIN_TOKEN: 'syt_hostilerun000000000000000' }
 
