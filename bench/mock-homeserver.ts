@@ -19,10 +19,10 @@ import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
 import { readFileSync } from 'node:fs'
 import { parseLine } from '../lib/requestlog.ts'
-import { seedHomeserver } from '../mock/seed/homeserver.ts'
+import { seedHomeserver } from '../mock/seed/homeserver/index.ts'
 import { mockOptions } from '../mock/core/options.ts'
 import { QUICK, reportFigure } from './figures.ts'
-import type { EventReport, ReportQuery } from '../mock/store/homeserver.ts'
+import type { EventReport, ReportQuery } from '../mock/store/homeserver/index.ts'
 
 const P99_TARGET_MS = 5
 const BIN = fileURLToPath(new URL('../bin/admin-conformance.mjs', import.meta.url))

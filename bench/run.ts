@@ -17,7 +17,7 @@ import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { RunReport } from '../scripts/run/main.ts'
-import { startMock } from '../mock/core/server.ts'
+import { startMock } from '../mock/site/server.ts'
 import { QUICK, reportFigure } from './figures.ts'
 import { mockOptions } from '../mock/core/options.ts'
 

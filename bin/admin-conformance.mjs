@@ -29,7 +29,7 @@ if (packed) {
 } else {
   if (argv[0] === 'run' && process.env.AC_CLI_LOADER !== 'tsx') {
     try {
-      const { builtRunFile } = await import('./built-cli.mjs')
+      const { builtRunFile } = await import('../scripts/built-cli.mjs')
       const { pathToFileURL } = await import('node:url')
       const runMain = (await import(pathToFileURL(await builtRunFile()).href)).main
       main = (args) => runMain(args.slice(1))

@@ -1,5 +1,5 @@
 // Where the package's built code is and where a run may write: plain JavaScript, since the bin loads it
-// before any loader (bin/built-cli.mjs) and the builds load it too.
+// before any loader (scripts/built-cli.mjs) and the builds load it too.
 //
 // - An installed package (npm install, the container image) carries dist/, built when it was packed
 //   (scripts/dev/build-package.ts, `prepack`): nothing is built or written in the package's folder,

@@ -76,7 +76,7 @@ t.test('every project path named in a comment exists', async (t) => {
 t.test('the recogniser: paths of ours in comments, upstream paths and code left alone', async (t) => {
   const found = (text: string) => [...comments('x.ts', text).flatMap((c) => [...c.text.matchAll(PATH)].map((m) => m[1]))]
   t.same(found('// see lib/redact.ts and crates/handlers/src/admin/v1/mod.rs'), ['lib/redact.ts'])
-  t.same(found("const x = 'lib/redact.ts' // mock/core/server.ts"), ['mock/core/server.ts'], 'a string in code is not a comment')
+  t.same(found("const x = 'lib/redact.ts' // mock/site/server.ts"), ['mock/site/server.ts'], 'a string in code is not a comment')
   t.same(found('/* a\n * docs/decisions/\n */'), ['docs/decisions/'])
   t.same(found('// synapse/rest/admin/user_reports.py, ../shared/reference/x.md'), [])
   t.same(comments('x.sh', '# bench/run.ts\necho lib/x.ts').map((c) => c.text), ['# bench/run.ts'])

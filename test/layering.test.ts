@@ -1,5 +1,8 @@
 // The architecture as a test: arrows point down only, the two sides never meet, no circles.
-//   scripts → suites | mock → lib → schemas (data)
+//   bin → scripts → suites | mock → lib → schemas (data)
+// Inside mock/, floors (MOCK_FLOORS): site/ on top knows every API; the API emulations (admin/,
+// auth-service/, homeserver/) side by side never import each other; mas-http/ is how the auth service
+// reads requests and shapes its errors; core/ the primitives; store/, seed/ and faults/ on the ground.
 // test/ and bench/ may import anything; schemas/ holds no code. A new import that runs the wrong
 // way, or closes a circle, fails here with the offending file and specifier.
 import t from 'tap'
@@ -8,11 +11,13 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
-const CODE_ROOTS = ['lib', 'mock', 'suites', 'scripts'] as const
+const CODE_ROOTS = ['lib', 'mock', 'suites', 'scripts', 'bin'] as const
 type Layer = (typeof CODE_ROOTS)[number] | 'schemas' | 'package'
 
 /** Which layers each layer may import (itself always allowed). */
 const ALLOWED: Record<Layer, readonly Layer[]> = {
+  // The entry: the commands, and lib/package-paths.mjs (plain JavaScript, read before any loader).
+  bin: ['scripts', 'lib'],
   scripts: ['suites', 'mock', 'lib', 'schemas', 'package'],
   suites: ['lib', 'schemas'],
   mock: ['lib', 'schemas', 'package'],
@@ -20,6 +25,21 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   schemas: [],
   package: [],
 }
+
+/** mock/'s floors: which of its folders each folder may import (itself always allowed). */
+const MOCK_FLOORS = {
+  site: ['admin', 'auth-service', 'homeserver', 'mas-http', 'core', 'seed', 'store', 'faults'],
+  admin: ['mas-http', 'core', 'store', 'faults'],
+  'auth-service': ['mas-http', 'core', 'store', 'faults'],
+  // the homeserver delegating to the auth service reads its issuer and marks its tokens used
+  homeserver: ['mas-http', 'core', 'store', 'faults'],
+  'mas-http': ['core', 'store', 'faults'],
+  core: ['store', 'faults'],
+  seed: ['store'],
+  store: [],
+  faults: [],
+} as const satisfies Record<string, readonly string[]>
+type Floor = keyof typeof MOCK_FLOORS
 
 export interface Edge {
   from: string
@@ -31,6 +51,11 @@ function layerOf(rel: string): Layer | undefined {
   if (rel === 'package.json') return 'package'
   const top = rel.split('/')[0]
   return top === 'schemas' || (CODE_ROOTS as readonly string[]).includes(top!) ? (top as Layer) : undefined
+}
+
+function floorOf(rel: string): Floor | undefined {
+  const floor = rel.split('/')[1]!
+  return rel.split('/').length > 2 && floor in MOCK_FLOORS ? (floor as Floor) : undefined
 }
 
 function walk(dir: string, out: string[] = []): string[] {
@@ -64,6 +89,16 @@ export function violations(edges: readonly Edge[]): string[] {
     const b = layerOf(e.to)
     if (a === undefined || b === undefined || a === b) continue
     if (!ALLOWED[a].includes(b)) bad.push(`${e.from} → ${e.to} ('${e.specifier}'): ${a}/ may not import ${b}/`)
+  }
+  for (const e of edges) {
+    if (!e.from.startsWith('mock/') || !e.to.startsWith('mock/')) continue
+    const a = floorOf(e.from)
+    const b = floorOf(e.to)
+    if (a === undefined || b === undefined) {
+      bad.push(`${e.from} → ${e.to}: every file of mock/ lives in one of its floors (${Object.keys(MOCK_FLOORS).join(', ')})`)
+      continue
+    }
+    if (a !== b && !(MOCK_FLOORS[a] as readonly string[]).includes(b)) bad.push(`${e.from} → ${e.to} ('${e.specifier}'): mock/${a}/ may not import mock/${b}/`)
   }
   // The suites' framework stays generic: no area knowledge flows into it.
   for (const e of edges) {
@@ -143,12 +178,23 @@ function projectEdges(): Edge[] {
 
 t.test('the checker itself catches what it is for', async (t) => {
   const fake = (from: string, to: string): Edge => ({ from, to, specifier: to })
-  t.same(violations([fake('mock/core/server.ts', 'lib/http.ts'), fake('scripts/run/main.ts', 'suites/lib/suite.ts')]), [], 'allowed arrows pass')
-  t.equal(violations([fake('lib/http.ts', 'mock/core/server.ts')]).length, 1, 'lib → mock is caught')
+  t.same(violations([fake('mock/site/server.ts', 'lib/http.ts'), fake('scripts/run/main.ts', 'suites/lib/suite.ts')]), [], 'allowed arrows pass')
+  t.equal(violations([fake('lib/http.ts', 'mock/site/server.ts')]).length, 1, 'lib → mock is caught')
   t.equal(violations([fake('suites/lib/walk.ts', 'mock/store/ordered.ts')]).length, 1, 'suites → mock is caught')
   t.equal(violations([fake('mock/admin/listing.ts', 'suites/lib/walk.ts')]).length, 1, 'mock → suites is caught')
   t.equal(violations([fake('lib/target.ts', 'scripts/run/main.ts')]).length, 1, 'lib → scripts is caught')
   t.equal(violations([fake('suites/lib/check.ts', 'suites/admin/session-checks.ts')]).length, 1, 'framework → area is caught')
+  t.equal(violations([fake('scripts/run/suite-build.ts', 'bin/admin-conformance.mjs')]).length, 1, 'scripts → bin is caught')
+  t.equal(violations([fake('mock/site/server.ts', 'bin/admin-conformance.mjs')]).length, 1, 'mock → bin is caught')
+  t.equal(violations([fake('bin/admin-conformance.mjs', 'mock/site/server.ts')]).length, 1, 'bin → mock is caught (bin reaches only the commands)')
+  t.same(violations([fake('bin/admin-conformance.mjs', 'scripts/cli.ts'), fake('mock/site/server.ts', 'mock/admin/routes.ts'), fake('mock/admin/users.ts', 'mock/mas-http/body.ts')]), [], 'allowed arrows of bin and the floors pass')
+  t.equal(violations([fake('mock/core/context.ts', 'mock/site/state.ts')]).length, 1, 'a primitive importing the assembly is caught')
+  t.equal(violations([fake('mock/auth-service/compat-login.ts', 'mock/admin/framework/auth.ts')]).length, 1, 'an API borrowing from its sibling is caught')
+  t.equal(violations([fake('mock/homeserver/client/auth.ts', 'mock/auth-service/oidc/state.ts')]).length, 1, 'the homeserver borrowing from the auth service is caught')
+  t.equal(violations([fake('mock/store/journal/state.ts', 'mock/core/options.ts')]).length, 1, 'the store importing the server options is caught')
+  t.equal(violations([fake('mock/seed/mas/index.ts', 'mock/core/options.ts')]).length, 1, 'the seed importing the server options is caught')
+  t.equal(violations([fake('mock/mas-http/body.ts', 'mock/admin/framework/query.ts')]).length, 1, 'mas-http reaching up into an API is caught')
+  t.equal(violations([fake('mock/stray.ts', 'mock/core/context.ts')]).length, 1, 'a file outside every floor is caught')
   t.same(circles([fake('a', 'b'), fake('b', 'c'), fake('c', 'a'), fake('c', 'd')]), [['a', 'b', 'c']], 'a circle of three is found')
   t.same(circles([fake('a', 'b'), fake('b', 'c')]), [], 'a chain is no circle')
   const edges = importsOf(path.join(ROOT, 'mock/x.ts'), `import a from '../lib/a.ts'\nexport { b } from './b.ts'\nconst c = await import('../lib/c.ts')\nimport './side.ts'\n`)

@@ -1,9 +1,9 @@
 // /api/admin/v1/compat-sessions: list (filters user, user-session, status, created-*, last-active-*),
 // get, finish. Finishing schedules a device-sync job for the session's user.
 import type { Ctx, Reply } from '../core/context.ts'
-import { nowMicros, type CompatSession } from '../store/mas.ts'
+import { nowMicros, type CompatSession } from '../store/mas/index.ts'
 import { checkUser, checkUserSession } from './framework/filters.ts'
-import { scheduleDeviceSync } from './framework/jobs.ts'
+import { scheduleDeviceSync } from '../mas-http/jobs.ts'
 import { COMPAT_SESSION_STATUSES } from '../../lib/schemas.ts'
 import { list, listFilters, sessionStateFilters } from './framework/listing.ts'
 import { API, compatAttributes, resource } from './framework/resource.ts'

@@ -8,7 +8,7 @@
 // The mock's clients carry no URI of their own: a named client's client_uri is derived from its name.
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
-import type { Client } from '../store/mas.ts'
+import type { Client } from '../store/mas/index.ts'
 import { listRequest, repeatedScalar } from './framework/filters.ts'
 import { listResponse } from './framework/pagination.ts'
 import type { FieldKind } from './framework/query.ts'

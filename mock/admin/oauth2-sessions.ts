@@ -2,9 +2,9 @@
 // user-session, scope (contains all), status, created-*, last-active-*), get, finish. Finishing
 // schedules a device-sync job only when the session has a user (client-credentials ones have none).
 import type { Ctx, Reply } from '../core/context.ts'
-import { nowMicros, type OAuth2Session } from '../store/mas.ts'
+import { nowMicros, type OAuth2Session } from '../store/mas/index.ts'
 import { checkClient, checkUser, checkUserSession } from './framework/filters.ts'
-import { scheduleDeviceSync } from './framework/jobs.ts'
+import { scheduleDeviceSync } from '../mas-http/jobs.ts'
 import { OAUTH2_CLIENT_KINDS, OAUTH2_SESSION_STATUSES } from '../../lib/schemas.ts'
 import { list, listFilters, sessionStateFilters } from './framework/listing.ts'
 import { API, oauth2Attributes, resource } from './framework/resource.ts'

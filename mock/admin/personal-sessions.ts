@@ -7,16 +7,17 @@
 // - regenerate: 404 "Session not found", 422 "Session not valid" (revoked), 403 "Session does not
 //   belong to you" (owner differs from the caller's), then the old token stops working.
 import type { Ctx, Reply } from '../core/context.ts'
-import { deviceOfScope, nowMicros, parseScope, type PersonalSession } from '../store/mas.ts'
+import { deviceOfScope, nowMicros, parseScope, type PersonalSession } from '../store/mas/index.ts'
 import { authenticate, ownerOf } from './framework/auth.ts'
-import { readJsonBody } from './framework/body.ts'
+import { readJsonBody } from '../mas-http/body.ts'
 import { checkClient, checkUser } from './framework/filters.ts'
-import { scheduleDeviceSync } from './framework/jobs.ts'
+import { scheduleDeviceSync } from '../mas-http/jobs.ts'
 import { PERSONAL_SESSION_STATUSES } from '../../lib/schemas.ts'
 import { list, listFilters, twoStates } from './framework/listing.ts'
 import { pathId } from './framework/pagination.ts'
 import { byId, found } from './framework/by-id.ts'
-import { API, fmtTime, personalAttributes, resource, routeError, single } from './framework/resource.ts'
+import { API, fmtTime, personalAttributes, resource, single } from './framework/resource.ts'
+import { routeError } from '../mas-http/errors.ts'
 import { getById } from './framework/session-handlers.ts'
 
 const TYPE = 'personal-session'

@@ -7,11 +7,12 @@
 // claims a version lib/data names for that deviation (framework/deviations.ts); the real behaviour is
 // also the `policy-get-by-id-returns-latest` fault.
 import type { Ctx, Reply } from '../core/context.ts'
-import { mergePolicyData, nowMicros, type PolicyData } from '../store/mas.ts'
+import { mergePolicyData, nowMicros, type PolicyData } from '../store/mas/index.ts'
 import { authenticate } from './framework/auth.ts'
-import { readJsonBody } from './framework/body.ts'
+import { readJsonBody } from '../mas-http/body.ts'
 import { byId } from './framework/by-id.ts'
-import { policyAttributes, resource, routeError, single } from './framework/resource.ts'
+import { policyAttributes, resource, single } from './framework/resource.ts'
+import { routeError } from '../mas-http/errors.ts'
 import { masDeviates } from './framework/deviations.ts'
 
 const TYPE = 'policy-data'

@@ -2,7 +2,7 @@
 // without the id). Read-only: providers come from the configuration.
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
-import { type UpstreamProvider } from '../store/mas-extra.ts'
+import { type UpstreamProvider } from '../store/mas/extra.ts'
 import { listRequest } from './framework/filters.ts'
 import { listResponse } from './framework/pagination.ts'
 import { API, fmtTime, resource } from './framework/resource.ts'

@@ -7,15 +7,16 @@
 // - get 404 / delete 404 `User email ID … not found`; delete answers 204 without a body.
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, bodyRejection, type RouteEntry } from '../core/table.ts'
-import { nowMicros, rustDebug } from '../store/mas.ts'
-import { LIVE, type UserEmail } from '../store/mas-extra.ts'
+import { nowMicros, rustDebug } from '../store/mas/index.ts'
+import { LIVE, type UserEmail } from '../store/mas/extra.ts'
 import { authenticate } from './framework/auth.ts'
-import { readJsonBody } from './framework/body.ts'
+import { readJsonBody } from '../mas-http/body.ts'
 import { listRequest, repeatedScalar, userFilter } from './framework/filters.ts'
 import { byId, deleteById, found, USER, type Kind } from './framework/by-id.ts'
 import { listResponse } from './framework/pagination.ts'
 import type { FieldKind } from './framework/query.ts'
-import { API, fmtTime, resource, routeError, single } from './framework/resource.ts'
+import { API, fmtTime, resource, single } from './framework/resource.ts'
+import { routeError } from '../mas-http/errors.ts'
 
 const SITE = 'mas_handlers::admin::v1::user_emails'
 const PATH = `${API}/user-emails`

@@ -11,16 +11,17 @@
 //   in the text are wildcards.
 // The users collection has only a username index, so the filters are checked item by item (`where`).
 import type { Ctx, Reply } from '../core/context.ts'
-import { nowMicros, rustDebug, type User } from '../store/mas.ts'
-import { endUserSessions } from '../store/user-lifecycle.ts'
-import type { UserState } from '../store/mas-writes.ts'
+import { nowMicros, rustDebug, type User } from '../store/mas/index.ts'
+import { endUserSessions } from '../store/mas/user-lifecycle.ts'
+import type { UserState } from '../store/mas/writes.ts'
 import { authenticate } from './framework/auth.ts'
-import { readJsonBody } from './framework/body.ts'
+import { readJsonBody } from '../mas-http/body.ts'
 import { checkClient, listRequest, repeatedScalar } from './framework/filters.ts'
 import { byId, found, pathTarget, USER } from './framework/by-id.ts'
 import { listResponse } from './framework/pagination.ts'
 import type { FieldKind } from './framework/query.ts'
-import { API, resource, routeError, single, userAttributes } from './framework/resource.ts'
+import { API, resource, single, userAttributes } from './framework/resource.ts'
+import { routeError } from '../mas-http/errors.ts'
 import { masHas, type MasFeature } from '../../lib/versions.ts'
 
 const SITE = 'mas_handlers::admin::v1::users'

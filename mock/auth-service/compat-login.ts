@@ -11,15 +11,11 @@
 //   Both schedule a device sync.
 import { randomBytes } from 'node:crypto'
 import { hsError, type Ctx, type Reply } from '../core/context.ts'
-import { MasStore, nowMicros, type CompatSession, type User } from '../store/mas.ts'
-import { bearerToken } from '../admin/framework/auth.ts'
-import { JsonSyntaxError, parseJsonText, toValue } from '../admin/framework/body.ts'
-import { scheduleDeviceSync } from '../admin/framework/jobs.ts'
-import { COMPAT_SESSION_STATUSES } from '../../lib/schemas.ts'
-import { twoStates } from '../admin/framework/listing.ts'
-
-/** the status bucket of unfinished sessions: the first state of the schema's enum */
-const [ACTIVE] = twoStates(COMPAT_SESSION_STATUSES)
+import { MasStore, nowMicros, type CompatSession, type User } from '../store/mas/index.ts'
+import { bearerToken } from '../mas-http/bearer.ts'
+import { JsonSyntaxError, parseJsonText, toValue } from '../mas-http/body.ts'
+import { scheduleDeviceSync } from '../mas-http/jobs.ts'
+import { COMPAT_STATUS } from '../store/mas/domain/status.ts'
 
 const BAD_LOGIN = (): Reply => hsError(403, 'M_FORBIDDEN', 'Invalid username/password')
 const NOT_JSON = (): Reply => hsError(400, 'M_NOT_JSON', 'Body is not a valid JSON document')
@@ -152,7 +148,7 @@ export function logoutAll(ctx: Ctx): Reply {
   if (!onlyCompat) return hsError(404, 'M_UNRECOGNIZED', 'The /logout/all endpoint is not supported by this deployment')
   const store = ctx.world.mas
   const now = nowMicros(ctx.now())
-  const active = store.compat.page({ in: [{ index: 'user', keys: [caller.user.id] }, { index: 'status', keys: [ACTIVE] }] }, 'forward', Number.MAX_SAFE_INTEGER)
+  const active = store.compat.page({ in: [{ index: 'user', keys: [caller.user.id] }, { index: 'status', keys: [COMPAT_STATUS.active] }] }, 'forward', Number.MAX_SAFE_INTEGER)
   for (const s of active.items) store.finishCompatSession(s, now)
   scheduleDeviceSync(ctx, caller.user.id, `user ${caller.user.id}/logout-all`)
   return { status: 200, body: {} }

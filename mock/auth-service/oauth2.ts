@@ -12,11 +12,11 @@
 //   sync for user sessions); unknown tokens still answer 200.
 // Client authentication accepts client_secret_basic and client_secret_post for clients with a secret.
 import type { Ctx, Reply } from '../core/context.ts'
-import { normalizeScope, nowMicros, parseScope, type Client } from '../store/mas.ts'
-import { ADMIN_SCOPE } from '../admin/framework/auth.ts'
-import { scheduleDeviceSync } from '../admin/framework/jobs.ts'
+import { normalizeScope, nowMicros, parseScope, type Client } from '../store/mas/index.ts'
+import { ADMIN_SCOPE } from '../mas-http/bearer.ts'
+import { scheduleDeviceSync } from '../mas-http/jobs.ts'
 import { authorizationCodeGrant, refreshTokenGrant } from './oidc/token-grants.ts'
-import { oidcState } from './oidc/state.ts'
+import { oidcState } from '../mas-http/oidc-state.ts'
 import { oauthError } from './oidc/errors.ts'
 
 export const ACCESS_TOKEN_TTL = 300

@@ -8,7 +8,7 @@ import { introspect, oauthError, revoke, token } from './oauth2.ts'
 import { register } from './oidc/registration.ts'
 import { keys, openidConfiguration } from './oidc/discovery.ts'
 import { userinfo } from './oidc/userinfo.ts'
-import { browserRoutes } from './browser.ts'
+import { browserRoutes } from './browser/index.ts'
 
 const OAUTH = { undocumented: 'OAuth 2.0 endpoint (RFC 6749/7591/7662/7009), described by the discovery document, not the admin API' }
 const DISCOVERY = { undocumented: 'OpenID Connect discovery and keys (OpenID Connect Discovery 1.0, RFC 7517), not the admin API' }

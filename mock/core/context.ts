@@ -1,5 +1,5 @@
 // Core types of the mock: a route table entry, the per-request context handed to handlers,
-// and the reply helpers for the two error envelopes (auth service vs homeserver).
+// and the reply helpers every API uses (the auth service's error envelope is in mock/mas-http/errors.ts).
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Requester } from '../../lib/requestlog.ts'
 import type { World } from '../store/world.ts'
@@ -60,11 +60,6 @@ export type Area = 'mas' | 'hs' | 'control' | 'other'
 
 export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {
   return headers ? { status, body, headers } : { status, body }
-}
-
-/** Auth service admin API error: `{errors:[{title}...]}` */
-export function masError(status: number, ...titles: string[]): Reply {
-  return { status, body: { errors: titles.map((title) => ({ title })) } }
 }
 
 /** Homeserver error: `{errcode, error, ...extra}` */

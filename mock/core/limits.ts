@@ -3,7 +3,7 @@
 // Auth service (Rust: hyper under axum):
 // - body: axum's DefaultBodyLimit, 2 MB (2,097,152 bytes; we know of no override in MAS), refused with
 //   413 "Failed to buffer the request body: length limit exceeded" (text/plain).
-// - JSON depth: serde_json's recursion limit, 128 (admin/framework/body.ts answers it with axum's
+// - JSON depth: serde_json's recursion limit, 128 (mock/mas-http/body.ts answers it with axum's
 //   400 "Failed to parse the request body as JSON: recursion limit exceeded at line L column C").
 // - headers: hyper's read buffer, DEFAULT_MAX_BUFFER_SIZE = 8192 + 4096 * 100 = 417,792 bytes for the
 //   whole head, and at most 100 header fields (hyper's MAX_HEADERS); past either hyper answers

@@ -24,7 +24,7 @@ export const adminFaults = [
   a('filter-scope-any', 'filter[scope] matches sessions with any of the tokens instead of all of them'),
   a('filter-unknown-user-empty', 'an unknown user in filter[user]/[owner_user]/[actor_user] gives an empty 200 instead of a 404', { differsBy: 'mas' }),
   a('filter-created-after-inclusive', 'filter[created-after] includes sessions created in the very millisecond given', { versions: { mas: 'filter-created-after' } }),
-  // transitions
+  // transitions (mock/admin/framework/session-handlers.ts, the families' files, mock/mas-http/jobs.ts)
   a('finish-twice-200', 'finishing an already finished compat or OAuth 2.0 session answers 200 instead of 400', { differsBy: 'mas' }),
   a('finish-no-sync-job', 'finishing a session schedules no device-sync job'),
   a('revoke-twice-200', 'revoking an already revoked personal session answers 200 instead of 409', { versions: { mas: 'personal-sessions' } }),
@@ -33,7 +33,7 @@ export const adminFaults = [
   a('personal-access-token-in-get', 'personal sessions carry an access_token key (null) outside the create/regenerate answers', { versions: { mas: 'personal-sessions' } }),
   a('policy-latest-oldest', 'policy-data/latest returns the oldest record instead of the newest', { versions: { mas: 'policy-data' } }),
   a('policy-get-by-id-returns-latest', 'policy-data/{id} returns the latest record whatever the id (what the real v1.22 handler does)', { versions: { mas: 'policy-data' } }),
-  // errors (mock/admin/framework/resource.ts)
+  // errors (mock/mas-http/errors.ts)
   a('error-envelope-flat', 'admin API errors are {"error": "..."} instead of {"errors": [{"title": "..."}]}', { differsBy: 'mas' }),
   a('error-title-missing-id', 'not-found titles leave out the id (e.g. "Compatibility session not found")', { differsBy: 'mas' }),
   // auth (mock/admin/framework/auth.ts)

@@ -2,7 +2,7 @@
 // the real servlets' order of checks (auth, then each parameter in turn), messages and arithmetic, as
 // the release the mock claims has them (DELETE is gated in routes.ts: v1.79.0).
 import { hsError, type Ctx, type Reply, type Route } from '../core/context.ts'
-import type { EventReport, HomeserverStore } from '../store/homeserver.ts'
+import type { EventReport, HomeserverStore } from '../store/homeserver/index.ts'
 import type { Authenticator } from './framework/auth.ts'
 import { MAX_SQL_INTEGER, parseInteger, parseString, pythonBigInt } from './framework/parse.ts'
 import { eventJsonShape, hsHas } from './framework/version.ts'

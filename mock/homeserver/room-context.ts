@@ -4,7 +4,7 @@
 // `limit` (parse_integer, default 10), then `filter` (a JSON object); limit is split as the room context
 // handler splits it: floor(limit / 2) events before, the rest after. Events are in the client format.
 import { hsError, type Ctx, type Reply, type Route } from '../core/context.ts'
-import type { HomeserverStore, HsEvent } from '../store/homeserver.ts'
+import type { HomeserverStore, HsEvent } from '../store/homeserver/index.ts'
 import type { Authenticator } from './framework/auth.ts'
 import { parseInteger } from './framework/parse.ts'
 import { eventJsonShape, hsHas } from './framework/version.ts'

@@ -2,7 +2,7 @@
 // `{hsPrefix}/admin/v1` and the client API slice under `{clientPrefix}/client`. The route modules
 // keep their handlers; this table gives each of their routes its OpenAPI description (or why it has
 // none) and its version gate, keyed by method and pattern: a route without a row, or a row without a
-// route, stops the mock at start (and fails test/mock/core/openapi.test.ts), so the two cannot drift.
+// route, stops the mock at start (and fails test/mock/site/openapi.test.ts), so the two cannot drift.
 // Request-log lines of these routes carry no requester: the log grammar's requester forms belong to
 // the auth service, and a homeserver user id fits none of them.
 import type { Route } from '../core/context.ts'

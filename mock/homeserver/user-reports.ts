@@ -3,7 +3,7 @@
 // dir, user_id, target_user_id), their messages and arithmetic. The API came after v1.106.0, so the
 // generic integer parser already rejects negative numbers (the servlet's own sign checks never fire).
 import { hsError, type Ctx, type Reply, type Route } from '../core/context.ts'
-import type { UserReport } from '../store/homeserver.ts'
+import type { UserReport } from '../store/homeserver/index.ts'
 import type { Authenticator } from './framework/auth.ts'
 import { MAX_SQL_INTEGER, parseInteger, parseString, pythonBigInt } from './framework/parse.ts'
 import { hasDeviation } from '../../lib/deviations.ts'

@@ -2,8 +2,8 @@
 // sink when --state is on; without one, recording is a no-op. One recorder per world: a reset
 // builds a new world with a new recorder, so a request still holding the old world cannot write
 // into the new journal.
-import type { MasWrite } from './mas-writes.ts'
-import type { HsWrite } from './homeserver-writes.ts'
+import type { MasWrite } from './mas/writes.ts'
+import type { HsWrite } from './homeserver/writes.ts'
 
 /** a write to the world's own data (device-sync jobs, background updates) */
 export type WorldWrite = { t: 'world.set'; target: 'jobs' | 'backgroundUpdates'; key: string; value: unknown }

@@ -3,8 +3,8 @@
 // Every write after seeding is recorded through the world's one Recorder (the state journal listens
 // there): the stores' write methods, and the world's own lists below, which are wrapped so that a
 // plain assignment (`jobs.push(…)`, `backgroundUpdates.enabled = …`) is recorded too.
-import type { MasStore } from './mas.ts'
-import type { HomeserverStore } from './homeserver.ts'
+import type { MasStore } from './mas/index.ts'
+import type { HomeserverStore } from './homeserver/index.ts'
 import { Recorder, type WorldWrite } from './recorder.ts'
 
 /** a device-sync job scheduled by finishing a session (the real service queues SyncDevicesJob) */

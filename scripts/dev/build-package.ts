@@ -16,14 +16,14 @@
 // Every package is built in except the runtime dependencies of package.json (ajv and ajv-formats, loaded
 // by lib/schema-registry.ts through require) and testcontainers (deploy's optional peer), so an
 // install brings two packages. Each module's import.meta.url is its source's URL relative to the built
-// file (bin/built-cli.mjs relocate()): the package's data files are read where the package is installed.
+// file (scripts/built-cli.mjs relocate()): the package's data files are read where the package is installed.
 //
 //   npx tsx scripts/dev/build-package.ts        (npm pack runs it)
 import { build, type Metafile, type Plugin } from 'esbuild'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { builtinModules, createRequire } from 'node:module'
 import path from 'node:path'
-import { OUT_MARK, REQUIRE_BANNER, ROOT, relocate, sourceUrls } from '../../bin/built-cli.mjs'
+import { OUT_MARK, REQUIRE_BANNER, ROOT, relocate, sourceUrls } from '../built-cli.mjs'
 import { BUILD_MANIFEST } from '../../lib/package-paths.mjs'
 import { writePrecompiled } from '../../lib/schema-standalone.ts'
 import { workerBuildOptions, PACKED_WORKER } from '../audit-log/workers.ts'

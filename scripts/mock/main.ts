@@ -1,5 +1,5 @@
 // `admin-conformance mock`: start the bundled reference mock and keep it running until SIGINT/SIGTERM.
-import { startMock } from '../../mock/core/server.ts'
+import { startMock } from '../../mock/site/server.ts'
 import { mockOptions, type MockOptions } from '../../mock/core/options.ts'
 import { FAULTS } from '../../mock/faults/registry.ts'
 import { corsOrigin } from '../../mock/core/options.ts'

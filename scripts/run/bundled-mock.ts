@@ -93,7 +93,7 @@ export async function resolveTarget(opts: Options, project: string, runId: strin
  * tokens; `extra` more clean ones for the suite workers beyond the first.
  */
 async function startMocks(opts: Options, project: string, target: Target, keep: (close: () => Promise<void>) => void, extra: number): Promise<{ mocks: MockHandle[]; extra: MockHandle[] }> {
-  const [{ startMock }, { mockOptions, randomToken }] = await Promise.all([import('../../mock/core/server.ts'), import('../../mock/core/options.ts')])
+  const [{ startMock }, { mockOptions, randomToken }] = await Promise.all([import('../../mock/site/server.ts'), import('../../mock/core/options.ts')])
   const tokens = { adminToken: randomToken('mat_'), userToken: randomToken('mat_'), hsAdminToken: randomToken('syt_'), hsUserToken: randomToken('syt_') }
   const claimed = mockOptions({ ...mockVersions(opts) }, {})
   const matrix = opts.faultMatrix ? await wantedFaults(opts.areas, { hs: claimed.hsVersion, mas: claimed.masVersion }, opts.mockFaults) : []

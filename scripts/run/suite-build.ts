@@ -1,5 +1,5 @@
 // The suite files built with esbuild, once per change of their sources (decision 0004): kept in the user's
-// cache, suites/<key>/ (key: every source that can enter a bundle, as bin/built-cli.mjs keys the run
+// cache, suites/<key>/ (key: every source that can enter a bundle, as scripts/built-cli.mjs keys the run
 // command; lib/package-paths.mjs says where), so that a run reuses them instead of building 19 bundles
 // again, and its suite workers can start before the target is even known. A packed package carries
 // them, built when it was packed (dist/run/, scripts/dev/build-package.ts). Where there is no cache,
@@ -11,7 +11,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Plugin } from 'esbuild'
-import { OUT_MARK, REQUIRE_BANNER, ROOT, cacheKey, packagesExternalBut, relocate, sourceUrls } from '../../bin/built-cli.mjs'
+import { OUT_MARK, REQUIRE_BANNER, ROOT, cacheKey, packagesExternalBut, relocate, sourceUrls } from '../built-cli.mjs'
 import { packageCacheDir, prebuiltDir } from '../../lib/package-paths.mjs'
 import { AREA_NAMES } from '../../lib/areas.ts'
 import { writePrecompiled } from '../../lib/schema-standalone.ts'

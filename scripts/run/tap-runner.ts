@@ -19,7 +19,7 @@ export type { Killable, TapOptions, TapRun } from './tap-types.ts'
 export type { SuiteWorkers } from './workers.ts'
 export { prepareSuites, type PreparedSuites } from './suite-build.ts'
 
-export { ROOT } from '../../bin/built-cli.mjs'
+export { ROOT } from '../built-cli.mjs'
 
 /**
  * A throwaway tap project: a link to node_modules and `tmp/` for the run's scratch files (stdin log, mock

@@ -9,7 +9,7 @@ import t from 'tap'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { SEEDED_PASSWORD } from '../../mock/seed/mas.ts'
+import { SEEDED_PASSWORD } from '../../mock/seed/mas/index.ts'
 import { startTestMock } from '../mock/admin/helpers.ts'
 import { seededUser } from '../mock/auth-service/oidc-helpers.ts'
 

@@ -9,7 +9,7 @@ import { publicTable } from '../../mock/auth-service/routes.ts'
 import { homeserverTable } from '../../mock/homeserver/routes.ts'
 import { routesAt } from '../../mock/core/table.ts'
 import { validate } from '../../lib/schemas.ts'
-import { generateToken } from '../../mock/store/mas.ts'
+import { generateToken } from '../../mock/store/mas/index.ts'
 import { startTestMock } from './admin/helpers.ts'
 import { ADMIN_TOKEN as HS_ADMIN, USER_TOKEN as HS_USER } from './homeserver/helpers.ts'
 

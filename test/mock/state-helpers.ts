@@ -2,7 +2,7 @@
 // be killed with SIGKILL), and small HTTP helpers against it.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { generateToken } from '../../mock/store/domain/token.ts'
+import { generateToken } from '../../mock/store/mas/domain/token.ts'
 import { MOCK_CONTROL_HEADER } from '../../lib/target.ts'
 
 export const BIN = fileURLToPath(new URL('../../bin/admin-conformance.mjs', import.meta.url))

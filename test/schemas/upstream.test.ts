@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { sharedSkip } from '../fixtures/shared.ts'
-import { buildOpenApi, ENDPOINTS } from '../../mock/core/openapi.ts'
+import { buildOpenApi, ENDPOINTS } from '../../mock/site/openapi/index.ts'
 import {
   COMPAT_SESSION_STATUSES,
   INCLUDE_COUNT_VALUES,

@@ -11,11 +11,11 @@
 // Tokens configured by the user (--admin-token, --user-token) need not follow the format: a known
 // token is looked up first, and the format rules apply only to unknown ones.
 import type { Ctx, Reply } from '../../core/context.ts'
-import { checkTokenFormat, MasStore, nowMicros, scopeHasToken, type OAuth2Session, type PersonalSession, type User } from '../../store/mas.ts'
-import { routeError } from './resource.ts'
+import { checkTokenFormat, MasStore, nowMicros, scopeHasToken, type OAuth2Session, type PersonalSession, type User } from '../../store/mas/index.ts'
+import { routeError } from '../../mas-http/errors.ts'
+import { ADMIN_SCOPE, bearerToken } from '../../mas-http/bearer.ts'
 
 const SITE = 'mas_handlers::admin::call_context:85'
-export const ADMIN_SCOPE = 'urn:mas:admin'
 
 /** Who is calling: what personal-session ownership and the request log need. */
 export type Caller =
@@ -25,21 +25,6 @@ export type Caller =
 export type AuthResult = { ok: true; caller: Caller } | { ok: false; reply: Reply }
 
 const fail = (ctx: Ctx, status: number, ...titles: string[]): AuthResult => ({ ok: false, reply: routeError(ctx, SITE, status, ...titles) })
-
-/** The Bearer token of the request, or why there is none. */
-export function bearerToken(header: string | undefined): { token: string } | { error: 'missing' | 'invalid' } {
-  if (header === undefined) return { error: 'missing' }
-  // `headers`' Bearer: scheme matched case-insensitively, one space, a non-empty token of visible
-  // ASCII, trailing whitespace ignored. (A character loop: this runs on every admin request.)
-  if (header.length < 8 || header.charCodeAt(6) !== 32 || header.slice(0, 6).toLowerCase() !== 'bearer') return { error: 'invalid' }
-  let end = header.length
-  while (end > 7 && (header.charCodeAt(end - 1) === 32 || header.charCodeAt(end - 1) === 9)) end--
-  for (let i = 7; i < end; i++) {
-    const c = header.charCodeAt(i)
-    if (c < 0x21 || c > 0x7e) return { error: 'invalid' }
-  }
-  return end > 7 ? { token: header.slice(7, end) } : { error: 'invalid' }
-}
 
 export function authenticate(ctx: Ctx): AuthResult {
   const got = bearerToken(ctx.headers.authorization)

@@ -3,10 +3,10 @@
 // the family's noun: `<noun> ID <id> not found` (or `<noun> with ID …`, as some handlers word it),
 // and `<noun> not found` where the service leaves the id out (titleWithId: versions and faults).
 import type { Ctx, Reply } from '../../core/context.ts'
-import type { User } from '../../store/mas.ts'
+import type { User } from '../../store/mas/index.ts'
 import { authenticate } from './auth.ts'
 import { pathId } from './pagination.ts'
-import { routeError, titleWithId } from './resource.ts'
+import { routeError, titleWithId } from '../../mas-http/errors.ts'
 
 /** how a family names its records in 404 titles, and finds one */
 export interface Kind<T> {

@@ -8,9 +8,9 @@
 // Filter errors are route errors: the service logs them as a WARN line first.
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { Bound } from '../../store/ordered.ts'
-import { isScopeToken, rustDebug } from '../../store/mas.ts'
+import { isScopeToken, rustDebug } from '../../store/mas/index.ts'
 import { formatDateFilter, groupPairs, maxUlidAt, minUlidAt, parseStruct, rejectionTitles, type DateValue, type FieldKind } from './query.ts'
-import { routeError } from './resource.ts'
+import { routeError } from '../../mas-http/errors.ts'
 import { authenticate } from './auth.ts'
 import { parsePagination, type PageParams } from './pagination.ts'
 import { notFound, USER } from './by-id.ts'

@@ -13,8 +13,10 @@ import { masHas } from '../../../lib/versions.ts'
 import type { AdminEnvelopeIncludeCount } from '../../../lib/types.gen.ts'
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { Bound, OrderedCollection, Keyed, Query } from '../../store/ordered.ts'
-import { groupPairs, parseStruct, parseUlid, rejectionTitles, type FieldKind } from './query.ts'
-import { rejection, type ResourceObject } from './resource.ts'
+import { groupPairs, parseStruct, rejectionTitles, type FieldKind } from './query.ts'
+import { parseUlid } from '../../mas-http/ulid.ts'
+import { type ResourceObject } from './resource.ts'
+import { rejection } from '../../mas-http/errors.ts'
 
 export const DEFAULT_PAGE_SIZE = 10
 

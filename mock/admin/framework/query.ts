@@ -8,6 +8,7 @@
 // - ULIDs accept lower case, reject I, L, O, U, and silently drop the two bits above 128;
 // - numbers are Rust's u64 parse; dates are chrono's relaxed RFC 3339 parse.
 import { encodeTime } from 'ulidx'
+import { parseUlid } from '../../mas-http/ulid.ts'
 
 export type FieldKind =
   | { kind: 'ulid' }
@@ -26,27 +27,6 @@ export interface DateValue {
 export type FieldValue = string | string[] | DateValue | boolean | { digits: string; value: number }
 
 export type StructResult<K extends string> = { ok: true; values: Partial<Record<K, FieldValue>> } | { ok: false; message: string }
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
-const DECODE = new Int8Array(128).fill(-1)
-for (let i = 0; i < CROCKFORD.length; i++) {
-  DECODE[CROCKFORD.charCodeAt(i)] = i
-  DECODE[CROCKFORD.toLowerCase().charCodeAt(i)] = i
-}
-
-/** The canonical (upper-case) ULID, or the ulid crate's decode error. */
-export function parseUlid(s: string): { ok: true; value: string } | { ok: false; error: 'invalid length' | 'invalid character' } {
-  if (s.length !== 26 || Buffer.byteLength(s) !== 26) return { ok: false, error: 'invalid length' }
-  let out = ''
-  for (let i = 0; i < 26; i++) {
-    const c = s.charCodeAt(i)
-    const v = c < 128 ? DECODE[c]! : -1
-    if (v < 0) return { ok: false, error: 'invalid character' }
-    // 26 characters carry 130 bits; a u128 keeps the low 128, so the first character keeps 3 bits.
-    out += CROCKFORD[i === 0 ? v & 7 : v]
-  }
-  return { ok: true, value: out }
-}
 
 /** ULID of the smallest and largest id at a millisecond (storage's min_ulid_at / max_ulid_at). */
 export function minUlidAt(ms: number): string {

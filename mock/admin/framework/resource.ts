@@ -1,8 +1,8 @@
 // Wire shapes of the admin API: resource objects (key order as the service serialises them),
-// single-resource responses, timestamps, and the two ways an error reply is made (with or without
-// the WARN event line the service logs before route errors).
-import { masError, type Ctx, type Reply } from '../../core/context.ts'
-import type { CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from '../../store/mas.ts'
+// single-resource responses and timestamps. Its error answers are the auth service's own
+// (mock/mas-http/errors.ts).
+import type { Reply } from '../../core/context.ts'
+import type { CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from '../../store/mas/index.ts'
 
 export const API = '/api/admin/v1'
 
@@ -144,29 +144,4 @@ export function resource(type: string, collection: string, id: string, attribute
 /** `{data, links: {self}}`; `self` defaults to the resource's canonical path. */
 export function single(status: number, data: ResourceObject, self = data.links.self): Reply {
   return { status, body: { data, links: { self } } }
-}
-
-/** An error answer without a log event (pagination, path and body rejections). */
-export function rejection(ctx: Ctx, status: number, ...titles: string[]): Reply {
-  if (ctx.faults.has('error-envelope-flat')) return { status, body: { error: titles[0] } }
-  return masError(status, ...titles)
-}
-
-/**
- * A route error: the service logs it first (WARN for 4xx) from the handler's `record_error!` call
- * site, printed as `target:line`, with the source chain as `message.sources`.
- */
-export function routeError(ctx: Ctx, site: string, status: number, ...titles: string[]): Reply {
-  const [head, ...sources] = titles
-  ctx.events.push({
-    level: status >= 500 ? 'ERROR' : 'WARN',
-    target: site,
-    message: sources.length ? `${head} message.sources=[${sources.join(', ')}]` : head!,
-  })
-  return rejection(ctx, status, ...titles)
-}
-
-/** A not-found title that names the id, unless the `error-title-missing-id` fault drops it. */
-export function titleWithId(ctx: Ctx, withId: string, withoutId: string): string {
-  return ctx.faults.has('error-title-missing-id') ? withoutId : withId
 }

@@ -2,10 +2,11 @@
 // compat and OAuth 2.0 sessions. What differs per family (call sites, titles, query counts, what
 // finishing does besides setting finished_at) comes in the spec.
 import type { Ctx, Reply } from '../../core/context.ts'
-import type { Micros } from '../../store/mas.ts'
+import type { Micros } from '../../store/mas/index.ts'
 import type { Keyed } from '../../store/ordered.ts'
 import { byId } from './by-id.ts'
-import { routeError, single, type ResourceObject } from './resource.ts'
+import { single, type ResourceObject } from './resource.ts'
+import { routeError } from '../../mas-http/errors.ts'
 
 export interface GetSpec<T extends Keyed> {
   /** the `record_error!` call site, `target:line` */

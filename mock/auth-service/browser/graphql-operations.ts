@@ -1,6 +1,6 @@
 // GraphQL operations of the account page (the names the bundled frontend sends).
 import type { Ctx } from '../../core/context.ts'
-import { nowMicros, type BrowserSession, type User } from '../../store/mas.ts'
+import { nowMicros, type BrowserSession, type User } from '../../store/mas/index.ts'
 import type { Reply } from '../../core/context.ts'
 import { selectOperation, type GraphqlOperation } from './graphql-document.ts'
 import { requesterOf } from './request.ts'

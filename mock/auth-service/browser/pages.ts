@@ -1,7 +1,7 @@
 // The browser pages: password login and logout, registration, login through an upstream provider,
 // the authorization endpoint, the account page and the index (see browser.ts for what each answers).
 import type { Ctx, Reply } from '../../core/context.ts'
-import { MasStore, nowMicros } from '../../store/mas.ts'
+import { MasStore, nowMicros } from '../../store/mas/index.ts'
 import { errorPage, esc, html, linkForm, loginForm, redirect, registerForm } from './html.ts'
 import { boundedSet, formOf, isValidUsername, requesterOf, safeNext } from './request.ts'
 import { CLEAR_COOKIE, type BrowserState } from './session.ts'

@@ -1,7 +1,7 @@
 // Reading browser requests: forms, cookies, the `next` target, usernames; and bounded in-memory maps.
 import { randomBytes } from 'node:crypto'
 import type { Ctx, Reply } from '../../core/context.ts'
-import type { User } from '../../store/mas.ts'
+import type { User } from '../../store/mas/index.ts'
 
 /** Bound on each in-memory map (cookies, pending registrations, upstream links): oldest entries go first. */
 const MAX_ENTRIES = 100_000

@@ -3,7 +3,7 @@
 // restarts); a reset of the world drops them all.
 // Pending registrations and upstream links live here too, each map bounded.
 import type { Ctx, Reply } from '../../core/context.ts'
-import { MasStore, nowMicros, type BrowserSession, type User } from '../../store/mas.ts'
+import { MasStore, nowMicros, type BrowserSession, type User } from '../../store/mas/index.ts'
 import { redirect } from './html.ts'
 import { cookieValue, opaqueId, requesterOf } from './request.ts'
 

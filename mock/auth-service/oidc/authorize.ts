@@ -16,13 +16,13 @@
 // - --auto-approve USER (options.autoApprove): no pages at all: the named user is signed in (a new
 //   browser session) and consents at once; the answer is the redirect with the code.
 import type { Ctx, Reply } from '../../core/context.ts'
-import { MasStore, normalizeScope, nowMicros, parseScope, type User } from '../../store/mas.ts'
+import { MasStore, normalizeScope, nowMicros, parseScope, type User } from '../../store/mas/index.ts'
 import { errorPage, esc, html, redirect } from '../browser/html.ts'
 import { opaqueId, paramsOf, requesterOf } from '../browser/request.ts'
 import type { BrowserState } from '../browser/session.ts'
 import { DESCRIPTIONS } from './errors.ts'
 import { grantViolations } from './policy.ts'
-import { oidcState, randomCode, type AuthorizationGrant, type ResponseMode } from './state.ts'
+import { oidcState, randomCode, type AuthorizationGrant, type ResponseMode } from '../../mas-http/oidc-state.ts'
 
 const RESPONSE_TYPES = new Set(['code', 'id_token', 'token', 'none', 'code id_token', 'code token', 'id_token token', 'code id_token token'])
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])

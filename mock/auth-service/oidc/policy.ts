@@ -3,7 +3,7 @@
 // policy data (configuration merged with the latest record of the admin API's policy data) switches
 // the same knobs as on the real service: admin_users, client_registration.allow_insecure_uris,
 // allow_host_mismatch, allow_missing_client_uri.
-import { mergePolicyData, type MasStore, type User } from '../../store/mas.ts'
+import { mergePolicyData, type MasStore, type User } from '../../store/mas/index.ts'
 
 export function policyData(store: MasStore): Record<string, unknown> {
   const latest = store.policyData.last()

@@ -15,8 +15,8 @@
 //   store none and refuse it at the token endpoint; the mock lets it use none).
 import { createHash, randomBytes } from 'node:crypto'
 import type { Ctx, Reply } from '../../core/context.ts'
-import { nowMicros, type Client } from '../../store/mas.ts'
-import { JsonSyntaxError, parseJsonText, toValue } from '../../admin/framework/body.ts'
+import { nowMicros, type Client } from '../../store/mas/index.ts'
+import { JsonSyntaxError, parseJsonText, toValue } from '../../mas-http/body.ts'
 import { registrationViolations } from './policy.ts'
 import type { OAuthError } from './token-grants.ts'
 

@@ -16,10 +16,10 @@
 // one issued.
 import { createHash } from 'node:crypto'
 import type { Ctx, Reply } from '../../core/context.ts'
-import { MasStore, nowMicros, type Client, type RefreshToken } from '../../store/mas.ts'
-import { issuerOf } from './discovery.ts'
+import { MasStore, nowMicros, type Client, type RefreshToken } from '../../store/mas/index.ts'
+import { issuerOf } from '../../mas-http/issuer.ts'
 import { halfHash, signJwt } from './keys.ts'
-import { oidcState, type AuthorizationGrant } from './state.ts'
+import { oidcState, type AuthorizationGrant } from '../../mas-http/oidc-state.ts'
 
 export type OAuthError = (status: number, error: string, description?: string) => Reply
 

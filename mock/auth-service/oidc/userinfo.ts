@@ -2,9 +2,9 @@
 // `openid` scope: {sub: the user's ULID, username}. A missing, unknown, expired or revoked token, a
 // session without openid, or one without a user: 401 with an empty body, as the service answers.
 import type { Ctx, Reply } from '../../core/context.ts'
-import { nowMicros } from '../../store/mas.ts'
-import { bearerToken } from '../../admin/framework/auth.ts'
-import { oidcState } from './state.ts'
+import { nowMicros } from '../../store/mas/index.ts'
+import { bearerToken } from '../../mas-http/bearer.ts'
+import { oidcState } from '../../mas-http/oidc-state.ts'
 
 export function userinfo(ctx: Ctx): Reply {
   const got = bearerToken(ctx.headers.authorization)

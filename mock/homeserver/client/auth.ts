@@ -5,8 +5,8 @@
 // urn:synapse:admin:* makes the user a server admin. Homeserver tokens, and every token when
 // --hs-delegate-url points elsewhere, keep the Authenticator's path.
 import { hsError, type Ctx } from '../../core/context.ts'
-import { nowMicros } from '../../store/mas.ts'
-import { oidcState } from '../../auth-service/oidc/state.ts'
+import { nowMicros } from '../../store/mas/index.ts'
+import { oidcState } from '../../mas-http/oidc-state.ts'
 import { Authenticator, tokenOf, type AuthOutcome } from '../framework/auth.ts'
 
 const SCOPES_API = ['urn:matrix:client:api:*', 'urn:matrix:org.matrix.msc2967.client:api:*']

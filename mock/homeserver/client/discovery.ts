@@ -11,7 +11,7 @@
 //   default): an id that is not a user id → 400 M_INVALID_PARAM "Invalid user id"; a user that is
 //   not local or has nothing to show → 404 M_NOT_FOUND "Profile was not found".
 import { hsError, type Ctx, type Reply, type Route } from '../../core/context.ts'
-import { issuerOf, metadataOf } from '../../auth-service/oidc/discovery.ts'
+import { issuerOf, metadataOf } from '../../mas-http/issuer.ts'
 import { synapseHas } from '../../../lib/versions.ts'
 
 function issuer(ctx: Ctx): string {

@@ -2,7 +2,7 @@
 // versions, whoami, createRoom, join and send (idempotent per transaction id).
 import { randomBytes } from 'node:crypto'
 import { hsError, type Ctx, type Reply, type Route } from '../../core/context.ts'
-import type { JoinRule } from '../../store/homeserver.ts'
+import type { JoinRule } from '../../store/homeserver/index.ts'
 import type { Authenticator } from '../framework/auth.ts'
 import { parseJsonObject } from '../framework/parse.ts'
 

@@ -6,7 +6,7 @@
 import { Agent, request } from 'undici'
 import { hsError, type Ctx, type Reply } from '../../core/context.ts'
 import type { MockOptions } from '../../core/options.ts'
-import type { HsUser } from '../../store/homeserver.ts'
+import type { HsUser } from '../../store/homeserver/index.ts'
 
 export interface Authenticated {
   ok: true

@@ -4,7 +4,7 @@
 // suites assume the same): features with `since` are there, features with `until` are gone.
 import { SYNAPSE_FEATURES, synapseHas, type SynapseFeature } from '../../../lib/versions.ts'
 import type { MockOptions } from '../../core/options.ts'
-import type { EventJsonShape } from '../../store/homeserver.ts'
+import type { EventJsonShape } from '../../store/homeserver/index.ts'
 
 const cache = new Map<string, boolean>()
 

@@ -1,8 +1,8 @@
 // Seeded OAuth 2.0 clients: the admin client of the options (and the homeserver's, when it
 // delegates), three more static clients, and dynamically registered ones (public and confidential).
-import type { Client, Micros } from '../../store/mas.ts'
+import type { Client, Micros } from '../../store/mas/index.ts'
 import type { SeedContext } from './context.ts'
-import { DAY, HOUR } from './random.ts'
+import { DAY_US, HOUR_US } from '../time.ts'
 
 function staticClient(id: string, name: string, secret: string | null, grantTypes: string[], at: Micros): Client {
   return { id, kind: 'static', name, secret, authMethod: secret === null ? 'none' : 'client_secret_basic', grantTypes, redirectUris: [], createdAt: at }
@@ -12,13 +12,13 @@ export function seedClients(ctx: SeedContext): void {
   const { options, E, d, pools, store } = ctx
   const clientId = d.ulid()
   const clients: Client[] = []
-  const tClients = E - 400 * DAY
+  const tClients = E - 400 * DAY_US
   clients.push(staticClient(options.adminClientId, 'Admin automation', options.adminClientSecret, ['client_credentials'], tClients))
   if (options.hsDelegateClientId && options.hsDelegateClientSecret && options.hsDelegateClientId !== options.adminClientId) {
     clients.push(staticClient(options.hsDelegateClientId, 'Homeserver', options.hsDelegateClientSecret, ['client_credentials'], tClients))
   }
   const nDynamic = Math.max(4, Math.ceil(options.sessions / 2000))
-  const clientTimes = Array.from({ length: 3 + nDynamic }, (_, i) => tClients + (i + 1) * HOUR + d.int(HOUR))
+  const clientTimes = Array.from({ length: 3 + nDynamic }, (_, i) => tClients + (i + 1) * HOUR_US + d.int(HOUR_US))
   for (let i = 0; i < clientTimes.length; i++) {
     const at = clientTimes[i]!
     const id = clientId(at)

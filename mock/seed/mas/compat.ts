@@ -1,6 +1,6 @@
 // Seeded compatibility (legacy Matrix login) sessions: active and finished, with or without a
 // browser session, SSO redirect, device, user agent, last activity and name.
-import type { CompatSession } from '../../store/mas.ts'
+import type { CompatSession } from '../../store/mas/index.ts'
 import { type SeedContext, need } from './context.ts'
 import type { SessionPlan } from './sessions.ts'
 

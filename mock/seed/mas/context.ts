@@ -1,8 +1,8 @@
 // What every seeding step of the auth service's world shares: the options, the epoch (all times
 // derive from it, never from the wall clock), the seeded draws and pools, the store being filled,
 // and what earlier steps produced (clients, users, browser sessions) for later ones to refer to.
-import type { MockOptions } from '../../core/options.ts'
-import type { BrowserSession, MasStore, Micros, User } from '../../store/mas.ts'
+import type { SeedSettings } from '../settings.ts'
+import type { BrowserSession, MasStore, Micros, User } from '../../store/mas/index.ts'
 import type { Pools } from './pools.ts'
 import type { Draw } from './random.ts'
 
@@ -16,7 +16,7 @@ export interface ClientGroups {
 }
 
 export interface SeedContext {
-  options: MockOptions
+  options: SeedSettings
   /** the epoch, in micros */
   E: Micros
   d: Draw

@@ -2,10 +2,10 @@
 // finished ones) and client-credentials ones (no user), plus the sessions behind the configured
 // admin token (client credentials of the admin client, scope urn:mas:admin) and user token (scope
 // openid), the newest two.
-import { normalizeScope, type Micros, type OAuth2Session } from '../../store/mas.ts'
+import { normalizeScope, type Micros, type OAuth2Session } from '../../store/mas/index.ts'
 import { type SeedContext, need } from './context.ts'
 import type { SessionPlan } from './sessions.ts'
-import { HOUR, MINUTE, SECOND } from './random.ts'
+import { HOUR_US, MINUTE_US, SECOND_US } from '../time.ts'
 
 function clientCredentialsSession(ctx: SeedContext, id: string, at: Micros): OAuth2Session {
   const { options, E, d, pools } = ctx
@@ -17,13 +17,13 @@ function clientCredentialsSession(ctx: SeedContext, id: string, at: Micros): OAu
   return {
     id,
     createdAt: at,
-    finishedAt: finished ? Math.min(E - MINUTE, at + d.between(MINUTE, 2 * HOUR)) : null,
+    finishedAt: finished ? Math.min(E - MINUTE_US, at + d.between(MINUTE_US, 2 * HOUR_US)) : null,
     userId: null,
     userSessionId: null,
     clientId: client,
     scope: admin ? 'urn:mas:admin' : d.pick(['openid', 'urn:mas:graphql:*', 'email openid']),
     userAgent: d.chance(0.6) ? d.pick(['curl/8.5.0', 'python-requests/2.32.3', 'Go-http-client/2.0', 'node']) : null,
-    lastActiveAt: active ? at + d.between(SECOND, 5 * MINUTE) : null,
+    lastActiveAt: active ? at + d.between(SECOND_US, 5 * MINUTE_US) : null,
     lastActiveIp: active ? d.pick(pools.ips) : null,
     humanName: null,
   }
@@ -68,9 +68,9 @@ function userBoundSession(ctx: SeedContext, plan: SessionPlan, id: string, at: M
 function tokenSessions(ctx: SeedContext, oauthId: (at: Micros) => string): [OAuth2Session, OAuth2Session] {
   const { options, E, d, pools } = ctx
   const blank = { finishedAt: null, userSessionId: null, lastActiveAt: null, lastActiveIp: null, humanName: null }
-  const tAdmin = E - 10 * MINUTE
+  const tAdmin = E - 10 * MINUTE_US
   const admin: OAuth2Session = { id: oauthId(tAdmin), createdAt: tAdmin, ...blank, userId: null, clientId: options.adminClientId, scope: 'urn:mas:admin', userAgent: null }
-  const tUser = E - 9 * MINUTE
+  const tUser = E - 9 * MINUTE_US
   const user: OAuth2Session = {
     id: oauthId(tUser),
     createdAt: tUser,

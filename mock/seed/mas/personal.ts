@@ -1,9 +1,9 @@
 // Seeded personal sessions: owned by a user (the actor or an admin) or a client (the admin client
 // or another static one); active with a never-expiring, expiring or already expired token, or revoked.
-import { normalizeScope, type PersonalSession } from '../../store/mas.ts'
+import { normalizeScope, type PersonalSession } from '../../store/mas/index.ts'
 import { type SeedContext, need } from './context.ts'
 import type { SessionPlan } from './sessions.ts'
-import { DAY, HOUR, MINUTE } from './random.ts'
+import { DAY_US, HOUR_US, MINUTE_US } from '../time.ts'
 
 function personalScope(roll: number, plan: SessionPlan): string {
   if (roll < 0.3) return 'urn:mas:admin'
@@ -33,9 +33,9 @@ export function seedPersonalSessions(ctx: SeedContext, plan: SessionPlan): void 
     else if (roll < 0.9) ownerClientId = options.adminClientId
     else ownerClientId = d.pick(otherStatic)
     const revoked = actor.deactivatedAt !== null || d.chance(0.25)
-    const revokedAt = revoked ? (actor.deactivatedAt ?? Math.min(E - MINUTE, at + d.between(HOUR, 60 * DAY))) : null
+    const revokedAt = revoked ? (actor.deactivatedAt ?? Math.min(E - MINUTE_US, at + d.between(HOUR_US, 60 * DAY_US))) : null
     // active tokens: never expiring, expiring in the future, or already expired (still "active")
-    const expiry = revoked ? null : d.chance(0.4) ? null : at + d.pick([1, 7, 30, 90, 180, 365]) * DAY
+    const expiry = revoked ? null : d.chance(0.4) ? null : at + d.pick([1, 7, 30, 90, 180, 365]) * DAY_US
     const active = d.chance(0.6)
     const scope = personalScope(d.random(), plan)
     personal[i] = {
@@ -47,7 +47,7 @@ export function seedPersonalSessions(ctx: SeedContext, plan: SessionPlan): void 
       actorUserId: actor.id,
       humanName: d.pick(pools.tokenNames),
       scope,
-      lastActiveAt: active ? d.between(at, revokedAt ?? E - MINUTE) : null,
+      lastActiveAt: active ? d.between(at, revokedAt ?? E - MINUTE_US) : null,
       lastActiveIp: active ? d.pick(pools.ips) : null,
       hasActiveToken: !revoked,
       tokenExpiresAt: expiry,

@@ -1,7 +1,7 @@
 // Seeded policy data: three records (admin clients; then admin users; then client registration
 // settings), the newest a week before the epoch.
 import { type SeedContext, need } from './context.ts'
-import { DAY } from './random.ts'
+import { DAY_US } from '../time.ts'
 
 export function seedPolicyData(ctx: SeedContext): void {
   const { options, E, d, store } = ctx
@@ -11,10 +11,10 @@ export function seedPolicyData(ctx: SeedContext): void {
     .slice(0, 3)
     .map((u) => u.username)
   const policies = [
-    { at: E - 60 * DAY, data: { admin_clients: [options.adminClientId] } },
-    { at: E - 30 * DAY, data: { admin_clients: [options.adminClientId], admin_users: adminNames } },
+    { at: E - 60 * DAY_US, data: { admin_clients: [options.adminClientId] } },
+    { at: E - 30 * DAY_US, data: { admin_clients: [options.adminClientId], admin_users: adminNames } },
     {
-      at: E - 7 * DAY + 123_456,
+      at: E - 7 * DAY_US + 123_456,
       data: { admin_clients: [options.adminClientId], admin_users: adminNames, client_registration: { allow_insecure_uris: false, allow_host_mismatch: false } },
     },
   ]

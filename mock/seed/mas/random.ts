@@ -1,26 +1,11 @@
-// The seeded randomness of the auth service's world: one fast PRNG (mulberry32) seeded from the
-// options' faker, and the draws every seeding step shares. Steps draw in a fixed order (see
-// ../mas.ts), so the same seed gives the same world to the byte.
+// The seeded randomness of the auth service's world: the seed's generator (../random.ts) seeded from
+// the options' faker, and the draws every seeding step shares. Steps draw in a fixed order (see
+// ./index.ts), so the same seed gives the same world to the byte.
 import { monotonicFactory } from 'ulidx'
 import type { Faker } from '@faker-js/faker'
-import type { Micros } from '../../store/mas.ts'
+import type { Micros } from '../../store/mas/index.ts'
+import { seededRandom } from '../random.ts'
 
-export const SECOND = 1_000_000
-export const MINUTE = 60 * SECOND
-export const HOUR = 60 * MINUTE
-export const DAY = 24 * HOUR
-
-/** mulberry32: tiny, fast, and good enough to pick seeded values */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
@@ -46,7 +31,7 @@ export interface Draw {
 }
 
 export function seededDraw(faker: Faker): Draw {
-  const random = prng(faker.number.int({ min: 0, max: 2 ** 32 - 1 }))
+  const random = seededRandom(faker.number.int({ min: 0, max: 2 ** 32 - 1 }))
   const int = (n: number) => Math.floor(random() * n)
   const codes: number[] = []
   return {

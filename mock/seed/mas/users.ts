@@ -1,8 +1,8 @@
 // Seeded users (a few locked, deactivated, admins, one legacy guest; the first owns the user token)
 // and their browser sessions (1–2 each; all finished for a deactivated user).
-import type { BrowserSession, Micros, User } from '../../store/mas.ts'
+import type { BrowserSession, Micros, User } from '../../store/mas/index.ts'
 import { type SeedContext, need } from './context.ts'
-import { DAY, HOUR, MINUTE } from './random.ts'
+import { DAY_US, HOUR_US, MINUTE_US } from '../time.ts'
 
 /** The password of every seeded user that has one (documented for fixtures: it is a mock). */
 export const SEEDED_PASSWORD = 'mock-password'
@@ -15,8 +15,8 @@ export function seedUsers(ctx: SeedContext): void {
   const userId = d.ulid()
   const users: User[] = []
   const taken = new Set<string>()
-  const tUsers = E - 380 * DAY
-  const userSpan = 80 * DAY
+  const tUsers = E - 380 * DAY_US
+  const userSpan = 80 * DAY_US
   for (let i = 0; i < nUsers; i++) {
     const at = tUsers + Math.floor(((i + d.random()) * userSpan) / nUsers)
     let name = `${d.pick(pools.firstNames)}.${d.pick(pools.lastNames)}`.toLowerCase().replace(/[^a-z0-9._=/+-]/g, '')
@@ -26,13 +26,13 @@ export function seedUsers(ctx: SeedContext): void {
     taken.add(name)
     // The first user owns the seeded user token: always active and not an admin.
     const special = i === 0 ? 'plain' : d.pick(SPECIAL)
-    const lockedAt = special === 'locked' ? E - d.between(1 * DAY, 30 * DAY) : null
+    const lockedAt = special === 'locked' ? E - d.between(1 * DAY_US, 30 * DAY_US) : null
     users.push({
       id: userId(at),
       username: name,
       createdAt: at,
       lockedAt,
-      deactivatedAt: special === 'deactivated' ? E - d.between(2 * HOUR, 12 * HOUR) : null,
+      deactivatedAt: special === 'deactivated' ? E - d.between(2 * HOUR_US, 12 * HOUR_US) : null,
       admin: special === 'admin' || i === 1,
       legacyGuest: i === 2,
       password: special === 'deactivated' ? null : SEEDED_PASSWORD,
@@ -48,7 +48,7 @@ export function seedBrowserSessions(ctx: SeedContext): void {
   const drafts: { user: number; at: Micros }[] = []
   users.forEach((u, i) => {
     const n = 1 + (d.chance(0.5) ? 1 : 0)
-    for (let k = 0; k < n; k++) drafts.push({ user: i, at: u.createdAt + d.between(MINUTE, 20 * DAY) })
+    for (let k = 0; k < n; k++) drafts.push({ user: i, at: u.createdAt + d.between(MINUTE_US, 20 * DAY_US) })
   })
   drafts.sort((a, b) => a.at - b.at)
   const browserId = d.ulid()
@@ -56,7 +56,7 @@ export function seedBrowserSessions(ctx: SeedContext): void {
   const browser: BrowserSession[] = drafts.map((draft) => {
     const u = users[draft.user]!
     const finished = u.deactivatedAt !== null || d.chance(0.4)
-    const finishedAt = finished ? (u.deactivatedAt ?? draft.at + d.between(HOUR, 60 * DAY)) : null
+    const finishedAt = finished ? (u.deactivatedAt ?? draft.at + d.between(HOUR_US, 60 * DAY_US)) : null
     const active = d.chance(0.8)
     const s: BrowserSession = {
       id: browserId(draft.at),
@@ -64,7 +64,7 @@ export function seedBrowserSessions(ctx: SeedContext): void {
       createdAt: draft.at,
       finishedAt,
       userAgent: d.pick(pools.userAgents),
-      lastActiveAt: active ? d.between(draft.at, finishedAt ?? E - MINUTE) : null,
+      lastActiveAt: active ? d.between(draft.at, finishedAt ?? E - MINUTE_US) : null,
       lastActiveIp: active ? d.pick(pools.ips) : null,
     }
     browserOf[draft.user]!.push(s)

@@ -1,13 +1,13 @@
 // The state journal's file format. An 8-byte magic, then records, each one frame:
 //
-//   u32 LE payload length | u32 LE CRC-32 of the payload | payload (UTF-8 JSON)
+//   u32 LE payload length | u32 LE CRC-32 of the payload (zlib's, IEEE) | payload (UTF-8 JSON)
 //
 // The first record is the header (what world the journal belongs to), every later one a write.
 // A batch of records goes to the file in one write() and is fdatasync'ed before any answer that
 // depends on it leaves, so a crash can only leave a prefix of the last batch: decoding tells such a
 // torn tail (it runs to the end of the file) from damage earlier in the file (an error naming the
 // offset of the bad record), and never hands back half a record.
-import { crc32Bytes } from '../domain/crc32.ts'
+import { crc32 } from 'node:zlib'
 
 export const MAGIC = Buffer.from('ACSTATE1', 'latin1')
 const FRAME = 8
@@ -29,7 +29,7 @@ export function encodeRecord(value: unknown): Buffer {
   const out = Buffer.allocUnsafe(FRAME + Buffer.byteLength(json))
   const n = out.write(json, FRAME, 'utf8')
   out.writeUInt32LE(n, 0)
-  out.writeUInt32LE(crc32Bytes(out, FRAME, FRAME + n), 4)
+  out.writeUInt32LE(crc32(out.subarray(FRAME, FRAME + n)), 4)
   return out
 }
 
@@ -66,7 +66,7 @@ export function decodeJournal(buf: Buffer): Decoded {
       throw new JournalCorruptError(offset, `impossible record length ${n}`)
     }
     if (end > buf.length) return torn(`record of ${n} bytes cut at ${buf.length - offset - FRAME}`)
-    if (crc32Bytes(buf, offset + FRAME, end) !== crc) {
+    if (crc32(buf.subarray(offset + FRAME, end)) !== crc) {
       if (end === buf.length) return torn('checksum mismatch in the last record')
       throw new JournalCorruptError(offset, 'checksum mismatch')
     }

@@ -2,7 +2,6 @@
 // world (another seed, other sizes, other tokens) would fail halfway or, worse, succeed wrongly, so a
 // journal is only replayed when the options rebuild the world it was written against.
 import { readFileSync } from 'node:fs'
-import type { MockOptions } from '../../core/options.ts'
 
 export const FORMAT = 1
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -14,6 +13,9 @@ export const SECRET_KEYS = ['adminToken', 'userToken', 'hsAdminToken', 'hsUserTo
 
 export type WorldKey = (typeof WORLD_KEYS)[number]
 export type SecretKey = (typeof SECRET_KEYS)[number]
+
+/** What the journal reads of the mock's options (a MockOptions is one): the world's settings, its secrets, its clock. */
+export type WorldSettings = { readonly [K in WorldKey]?: string | number | boolean } & { readonly [K in SecretKey]?: string } & { readonly epoch: Date }
 
 export interface JournalHeader {
   kind: 'admin-conformance mock state'
@@ -28,7 +30,7 @@ export interface JournalHeader {
   secrets: Partial<Record<SecretKey, string>>
 }
 
-export function headerFor(options: MockOptions, cause: string): JournalHeader {
+export function headerFor(options: WorldSettings, cause: string): JournalHeader {
   const world: JournalHeader['world'] = {}
   for (const k of WORLD_KEYS) if (options[k] !== undefined) world[k] = options[k]
   const secrets: JournalHeader['secrets'] = {}
@@ -42,7 +44,7 @@ export function isHeader(v: unknown): v is JournalHeader {
 }
 
 /** What differs between the journal's world and the options' (empty: the journal fits). Never shows a secret. */
-export function mismatches(h: JournalHeader, options: MockOptions): string[] {
+export function mismatches(h: JournalHeader, options: WorldSettings): string[] {
   const out: string[] = []
   if (h.format !== FORMAT) out.push(`journal format ${h.format}, this mock writes format ${FORMAT}`)
   for (const k of WORLD_KEYS) {

@@ -1,6 +1,6 @@
 // `--state DIR`: the mock's writes survive restarts and crashes. DIR/journal holds a header (the
 // world it belongs to) and every write acknowledged since (ids, tokens and timestamps included, see
-// ../mas-writes.ts), appended and fdatasync'ed before the answer leaves (./writer.ts). On start the
+// ../mas/writes.ts, ../homeserver/writes.ts), appended and fdatasync'ed before the answer leaves (./writer.ts). On start the
 // seeded world is rebuilt from the options and the journal replayed over it; a torn last record is
 // dropped with a warning (and cut off the file), anything worse stops the start with the offset.
 // A reset or reseed through the control API starts a new journal for the new world (the old writes
@@ -12,14 +12,13 @@
 // a warning: it may be the developer's own (`--state .`), and the journal inside is closed anyway.
 import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import type { MockOptions } from '../../core/options.ts'
 import type { World } from '../world.ts'
 import { applyWorldWrite } from '../world.ts'
-import { applyMasWrite, type MasWrite } from '../mas-writes.ts'
-import type { HsWrite } from '../homeserver-writes.ts'
+import { applyMasWrite, type MasWrite } from '../mas/writes.ts'
+import type { HsWrite } from '../homeserver/writes.ts'
 import type { Write, WorldWrite } from '../recorder.ts'
 import { decodeJournal, encodeRecord, JournalCorruptError, MAGIC } from './codec.ts'
-import { headerFor, isHeader, mismatches, type JournalHeader } from './header.ts'
+import { headerFor, isHeader, mismatches, type JournalHeader, type WorldSettings } from './header.ts'
 import { JournalWriter } from './writer.ts'
 
 export interface StateInfo {
@@ -126,7 +125,7 @@ export class StateJournal {
   private constructor(readonly dir: string) {}
 
   /** Opens (or starts) DIR's journal, replays it over `world`, and records the world's writes from now on. */
-  static open(options: MockOptions, world: World, warn: (message: string) => void): StateJournal {
+  static open(options: WorldSettings & { readonly stateDir?: string }, world: World, warn: (message: string) => void): StateJournal {
     const dir = options.stateDir!
     prepareDir(dir, warn)
     lockDir(dir)
@@ -144,7 +143,7 @@ export class StateJournal {
     return self
   }
 
-  private replay(file: string, options: MockOptions, world: World, warn: (message: string) => void): void {
+  private replay(file: string, options: WorldSettings, world: World, warn: (message: string) => void): void {
     let decoded
     try {
       decoded = decodeJournal(readFileSync(file))
@@ -188,7 +187,7 @@ export class StateJournal {
   }
 
   /** Starts a new journal for a freshly seeded world (control API reset / seed): the old writes go with the old world. */
-  restart(options: MockOptions, world: World, cause: 'reset' | 'seed'): void {
+  restart(options: WorldSettings, world: World, cause: 'reset' | 'seed'): void {
     void this.writer.close()
     this.header = headerFor(options, cause)
     createJournal(this.dir, this.header)

@@ -1,7 +1,7 @@
 // The admin API's caller check, row by row (missing/invalid header, token format, unknown, revoked,
 // expired, locked, missing scope), with the requester and the WARN line the service logs.
 import t from 'tap'
-import { generateToken, tokenCrc } from '../../../mock/store/mas.ts'
+import { generateToken, tokenCrc } from '../../../mock/store/mas/index.ts'
 import { API, schemaErrors, startTestMock, titles } from './helpers.ts'
 
 // Configured tokens need not follow the service's format.

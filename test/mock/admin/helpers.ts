@@ -3,12 +3,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startMock, type RunningMock } from '../../../mock/core/server.ts'
+import { startMock, type RunningMock } from '../../../mock/site/server.ts'
 import { mockOptions, type MockOptions } from '../../../mock/core/options.ts'
 import { parseLine, type EventLine, type ResponseLine } from '../../../lib/requestlog.ts'
 import { validate } from '../../../lib/schemas.ts'
 import { MOCK_CONTROL_HEADER } from '../../../lib/target.ts'
-import { generateToken } from '../../../mock/store/mas.ts'
+import { generateToken } from '../../../mock/store/mas/index.ts'
 
 export const API = '/api/admin/v1'
 
@@ -64,7 +64,7 @@ export async function startTestMock(t: Tap, over: Partial<MockOptions> = {}): Pr
   let sent = 0
   const req = async (method: string, p: string, init: { headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Res> => {
     sent++
-    // The control API wants its header (mock/core/dispatch.ts); tests of that requirement send their own requests.
+    // The control API wants its header (mock/site/dispatch.ts); tests of that requirement send their own requests.
     const headers = p.startsWith('/_mock/') ? { [MOCK_CONTROL_HEADER]: '1', ...init.headers } : init.headers
     return answerOf(await fetch(url + p, { method, headers, body: init.body }))
   }

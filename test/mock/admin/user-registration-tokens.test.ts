@@ -2,7 +2,7 @@
 // filters against the store, add / get / update / revoke / unrevoke with their errors, and the faults.
 import t from 'tap'
 import { API, schemaErrors, startTestMock, titles } from './helpers.ts'
-import { tokenValid } from '../../../mock/store/mas-extra.ts'
+import { tokenValid } from '../../../mock/store/mas/extra.ts'
 
 const tm = await startTestMock(t, { seed: 15, sessions: 90 })
 const x = tm.world().mas.extra

@@ -1,8 +1,8 @@
 // What the OpenID Connect tests share: a cookie-keeping HTTP client that does not follow redirects,
 // a client registration, PKCE, and an ID token's signature check against the published keys.
 import { createHash, createPublicKey, createVerify, randomBytes } from 'node:crypto'
-import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
-import { MasStore, type User } from '../../../mock/store/mas.ts'
+import { SEEDED_PASSWORD } from '../../../mock/seed/mas/index.ts'
+import { MasStore, type User } from '../../../mock/store/mas/index.ts'
 import { answerOf, type TestMock } from '../admin/helpers.ts'
 
 export interface Answer {

@@ -1,5 +1,5 @@
 // --state keeps what a sign-in produced: the OAuth 2.0 session, its refresh token and the rotation
-// (the new records of mock/store/mas-writes.ts: mas.oauth2 with its refresh token, mas.oauth2.refresh)
+// (the new records of mock/store/mas/writes.ts: mas.oauth2 with its refresh token, mas.oauth2.refresh)
 // are replayed after a restart; the rotated-out tokens stay dead.
 import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'

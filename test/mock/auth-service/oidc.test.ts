@@ -3,9 +3,9 @@
 // refresh-token rotation and the double refresh, userinfo, revocation of a refresh token, the
 // policy's scopes, and --auto-approve. The session the grant creates is on the admin API.
 import t from 'tap'
-import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
+import { SEEDED_PASSWORD } from '../../../mock/seed/mas/index.ts'
 import type { Ctx } from '../../../mock/core/context.ts'
-import { oidcState } from '../../../mock/auth-service/oidc/state.ts'
+import { oidcState } from '../../../mock/mas-http/oidc-state.ts'
 import { API, startTestMock } from '../admin/helpers.ts'
 import { authorizeUrl, browser, pkce, REDIRECT, registerPublicClient, seededUser, verifyIdToken } from './oidc-helpers.ts'
 

@@ -1,7 +1,7 @@
 // The public endpoints the fixtures use: token grant, dynamic registration, introspection,
 // revocation, the admin API's user endpoints, and the compatibility login/logout.
 import t from 'tap'
-import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
+import { SEEDED_PASSWORD } from '../../../mock/seed/mas/index.ts'
 import { API, startTestMock, titles } from '../admin/helpers.ts'
 
 const HS_SECRET = 'homeserver-shared-secret'

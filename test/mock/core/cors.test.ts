@@ -1,6 +1,6 @@
 // CORS per area and the control API's reset: the auth service's paths reflect the requested headers,
 // echo a configured origin with credentials (else `*` without), and send Max-Age on preflights (the
-// control API's CORS: test/mock/core/hostile.test.ts); the homeserver's paths answer as Synapse does; reset brings back the seeded world with
+// control API's CORS: test/mock/site/hostile.test.ts); the homeserver's paths answer as Synapse does; reset brings back the seeded world with
 // no fault on, and says so.
 import t from 'tap'
 import { API, startTestMock } from '../admin/helpers.ts'

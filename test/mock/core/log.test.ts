@@ -68,7 +68,7 @@ t.test('pre-v1.20 lines have no fields', async (t) => {
 })
 
 t.test('a log that can no longer be written stops the log, not the mock', { skip: process.platform !== 'linux' && 'needs /dev/full' }, async (t) => {
-  const { startMock } = await import('../../../mock/core/server.ts')
+  const { startMock } = await import('../../../mock/site/server.ts')
   const { mockOptions } = await import('../../../mock/core/options.ts')
   const said: string[] = []
   const write = process.stderr.write.bind(process.stderr)

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { pathToFileURL } from 'node:url'
 import { request } from 'undici'
-import { startMock, type RunningMock } from '../../../mock/core/server.ts'
+import { startMock, type RunningMock } from '../../../mock/site/server.ts'
 import { mockOptions, type MockOptions } from '../../../mock/core/options.ts'
 import { validate } from '../../../lib/schemas.ts'
 import { MOCK_CONTROL_HEADER } from '../../../lib/target.ts'

@@ -3,7 +3,7 @@
 // a fixture of 12 reports filed through the client API, with ties in received_ts broken by id.
 import t from 'tap'
 import { ADMIN_TOKEN, USER_TOKEN, hsErr, startHs, valid, whoami, type Hs, type Res } from './helpers.ts'
-import { seedHomeserver } from '../../../mock/seed/homeserver.ts'
+import { seedHomeserver } from '../../../mock/seed/homeserver/index.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 
 const KEYS = ['id', 'received_ts', 'target_user_id', 'user_id', 'reason']

@@ -1,7 +1,7 @@
 // The seed is public (default 1): the seeded homeserver users' tokens mix in a secret of each start,
 // unless --fixed-tokens asks for tokens that follow the seed alone. Everything else stays the same.
 import t from 'tap'
-import { seedHomeserver } from '../../../mock/seed/homeserver.ts'
+import { seedHomeserver } from '../../../mock/seed/homeserver/index.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 import { run } from '../../../scripts/mock/main.ts'
 

@@ -5,7 +5,7 @@
 // is compared with a brute-force filter of the store's own report records.
 import t from 'tap'
 import fc from 'fast-check'
-import { HomeserverStore, type EventReport, type ReportQuery } from '../../../mock/store/homeserver.ts'
+import { HomeserverStore, type EventReport, type ReportQuery } from '../../../mock/store/homeserver/index.ts'
 
 const RUNS = Number(process.env.STORE_PROPERTY_RUNS ?? 200)
 

@@ -2,10 +2,10 @@
 // determinism and shape, and the Python-semantics parsers.
 import t from 'tap'
 import { Faker, base, en } from '@faker-js/faker'
-import { seedHomeserver } from '../../../mock/seed/homeserver.ts'
+import { seedHomeserver } from '../../../mock/seed/homeserver/index.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 import { isJsonInteger, pythonInt, rawMember } from '../../../mock/homeserver/framework/parse.ts'
-import type { EventReport, HomeserverStore, ReportQuery } from '../../../mock/store/homeserver.ts'
+import type { EventReport, HomeserverStore, ReportQuery } from '../../../mock/store/homeserver/index.ts'
 
 const options = (over = {}) => mockOptions({ reports: 3000, hsAdminToken: 'a', hsUserToken: 'u', ...over })
 

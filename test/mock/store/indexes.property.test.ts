@@ -11,7 +11,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { API, startTestMock, type TestMock } from '../admin/helpers.ts'
-import { SEEDED_PASSWORD } from '../../../mock/seed/mas.ts'
+import { SEEDED_PASSWORD } from '../../../mock/seed/mas/index.ts'
 import { FAMILIES } from './model.ts'
 import { runSequences } from './model-check.ts'
 

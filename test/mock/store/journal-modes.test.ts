@@ -5,7 +5,7 @@ import t from 'tap'
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startMock } from '../../../mock/core/server.ts'
+import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 
 const mode = (p: string) => statSync(p).mode & 0o777

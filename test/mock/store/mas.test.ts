@@ -2,10 +2,11 @@
 // force model, token format and checksum, policy-data merge, ULID/date/number parsing, timestamps.
 import t from 'tap'
 import { OrderedCollection, type Query } from '../../../mock/store/ordered.ts'
-import { checkTokenFormat, generateToken, mergePolicyData, parseScope, tokenCrc } from '../../../mock/store/mas.ts'
-import { parseDateTime, parseStruct, parseUlid, groupPairs, formatDateFilter, maxUlidAt, minUlidAt } from '../../../mock/admin/framework/query.ts'
+import { checkTokenFormat, generateToken, mergePolicyData, parseScope, tokenCrc } from '../../../mock/store/mas/index.ts'
+import { parseDateTime, parseStruct, groupPairs, formatDateFilter, maxUlidAt, minUlidAt } from '../../../mock/admin/framework/query.ts'
+import { parseUlid } from '../../../mock/mas-http/ulid.ts'
 import { fmtTime } from '../../../mock/admin/framework/resource.ts'
-import { parseJsonText, JsonSyntaxError } from '../../../mock/admin/framework/body.ts'
+import { parseJsonText, JsonSyntaxError } from '../../../mock/mas-http/body.ts'
 
 interface Item {
   id: string

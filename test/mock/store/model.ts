@@ -2,7 +2,7 @@
 // out plainly over the full data (no index, no cursor arithmetic), and generators of filter sets
 // drawn from the data itself. Not a test file (tap lists it as "no tests found").
 import { decodeTime } from 'ulidx'
-import type { MasStore } from '../../../mock/store/mas.ts'
+import type { MasStore } from '../../../mock/store/mas/index.ts'
 
 type Item = { id: string } & Record<string, unknown>
 

@@ -13,7 +13,7 @@ import t, { type Test } from 'tap'
 import { ACTIVITIES, auditStream, type ActivityName, type AdminActionEntry, type AuditResult, type Outcome } from '../../../scripts/audit-log/auditor.ts'
 import { AREA_C_ACTIVITIES } from '../../../scripts/audit-log/activities.ts'
 import { parseLine } from '../../../lib/requestlog.ts'
-import { startMock } from '../../../mock/core/server.ts'
+import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))

@@ -3,7 +3,7 @@
 // delegating token introspection to the first). Proves the steps end to end and that the tokens and
 // passwords they make are known to the redactor.
 import t from 'tap'
-import { startMock } from '../../../mock/core/server.ts'
+import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 import { Redactor } from '../../../lib/redact.ts'
 import { makePlan } from '../../../scripts/deploy/config.ts'

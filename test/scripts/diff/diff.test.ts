@@ -5,7 +5,7 @@
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { startMock } from '../../../mock/core/server.ts'
+import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 import { diffSnapshots, render, run } from '../../../scripts/diff/main.ts'
 import type { Snapshot } from '../../../scripts/snapshot/format.ts'

@@ -75,7 +75,7 @@ t.test('--auto-approve: a seeded user, or exit 2 naming the closest; then /autho
   t.match(bad.stderr, /^admin-conformance mock: --auto-approve: no user 'nobody-at-all' in the seeded world/)
   t.equal(await run(['--auto-approve', ''], collect()), 2, 'an empty name')
   // the seeded world of seed 1 (the default): take its first user from a mock of the same seed
-  const { startMock } = await import('../../../mock/core/server.ts')
+  const { startMock } = await import('../../../mock/site/server.ts')
   const { mockOptions } = await import('../../../mock/core/options.ts')
   const probe = await startMock(mockOptions({ port: 0, sessions: 3, reports: 1, logFile: null }, {}))
   const username = probe.world().mas.users.all()[0]!.username

@@ -1,4 +1,4 @@
-// The run command built once (bin/built-cli.mjs): rebuilt when any source changes, reused otherwise, and
+// The run command built once (scripts/built-cli.mjs): rebuilt when any source changes, reused otherwise, and
 // the built command behaves as the sources do (the bin falls back to tsx only when the build fails).
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const BUILT_CLI = new URL('../../../bin/built-cli.mjs', import.meta.url).href
+const BUILT_CLI = new URL('../../../scripts/built-cli.mjs', import.meta.url).href
 const BIN = fileURLToPath(new URL('../../../bin/admin-conformance.mjs', import.meta.url))
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 

@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startMock, type RunningMock } from '../../../mock/core/server.ts'
+import { startMock, type RunningMock } from '../../../mock/site/server.ts'
 import { mockOptions, type MockOptions } from '../../../mock/core/options.ts'
 import { run } from '../../../scripts/snapshot/main.ts'
 import type { Snapshot } from '../../../scripts/snapshot/format.ts'

@@ -4,7 +4,7 @@
 import t from 'tap'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { startMock } from '../../../mock/core/server.ts'
+import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 import { run } from '../../../scripts/snapshot/main.ts'
 import { HttpClient, WritesNotAllowed } from '../../../lib/http.ts'

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { request } from 'undici'
 import { run } from '../../../scripts/run/main.ts'
-import { startMock } from '../../../mock/core/server.ts'
+import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 
 t.test('two write runs of the finish checks leave the harness logged in', async (t) => {

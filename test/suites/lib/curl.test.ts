@@ -4,7 +4,7 @@
 import t from 'tap'
 import { execFile } from 'node:child_process'
 import { run } from '../../../scripts/run/main.ts'
-import { startMock } from '../../../mock/core/server.ts'
+import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 
 interface Failure {
