@@ -18,12 +18,27 @@ import type { TapOptions, TapRun } from './tap-types.ts'
 
 /**
  * Memory (decision 0004: a run under 256 MiB): a small young generation and a heap limit make V8 collect
- * instead of growing; a check's data is bounded by windows and the response cap, far below the limit.
+ * instead of growing; a check's data is bounded by windows and the response cap, far below the limit
+ * (against the hostile targets of bench/hostile.ts a worker's heap peaked at 65-85 MiB used once a file's
+ * memos ended with it: 96 MiB leaves room, and keeps the garbage of 4 MiB answers from piling up).
  * Not in the fault matrix: there every file runs against one target per fault, and the contexts of 50
  * targets need more (a worker at 192 MiB ran out of heap in the admin matrix and missed 9 faults).
  */
 export function workerV8Flags(matrix: boolean | undefined): string[] {
-  return matrix ? [] : ['--max-semi-space-size=1', '--max-old-space-size=192']
+  return matrix ? [] : ['--max-semi-space-size=1', '--max-old-space-size=96']
+}
+
+/**
+ * glibc's allocator, for the memory of answers outside V8's heap: past its first freed large block it
+ * serves blocks of up to 32 MiB from its heap instead of mapping them, and 4 MiB answers then leave
+ * that heap fragmented and held (a worker against 4 MiB binary bodies: 146 MiB RSS, 118 MiB with a
+ * fixed threshold and two arenas). Unless the user set them.
+ */
+export function workerMallocEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return {
+    MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2',
+    MALLOC_MMAP_THRESHOLD_: env.MALLOC_MMAP_THRESHOLD_ ?? String(128 * 1024),
+  }
 }
 
 const WORKER = fileURLToPath(new URL('./suite-worker.mjs', import.meta.url))
@@ -73,6 +88,7 @@ export class SuiteWorkers {
     mkdirSync(this.claims, { recursive: true })
     const limitMs = start.timeoutS * 1000
     this.own = {
+      ...workerMallocEnv(start.env),
       AC_CLAIMS: this.claims,
       AC_FILE_TIMEOUT_MS: String(limitMs),
       TAP_TIMEOUT: '0',
