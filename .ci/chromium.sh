@@ -1,5 +1,5 @@
 #!/bin/sh
-# Debian's chromium for the HTML report test (test/scripts/run/html-report.test.ts, driven by
+# Debian's chromium for the HTML report test (test/scripts/run/report/html.test.ts, driven by
 # playwright-core with executablePath /usr/bin/chromium; no browser download). CI then sets
 # AC_REQUIRE_CHROMIUM=1 so that the test cannot skip.
 set -eu

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { QUICK, reportFigure } from './figures.ts'
-import { auditFile, defaultJobs } from '../scripts/audit-log/auditor.ts'
+import { auditFile, defaultJobs } from '../scripts/audit-log/index.ts'
 
 const GOOD = '2026-06-18T09:00:01.234000Z  INFO http.server.response GET-1 - "GET /api/admin/v1/compat-sessions HTTP/1.1" 200 OK "python-requests/2.32.3" [polls: 3, cpu: 0.4ms, db: 1.2ms, elapsed: 2.5ms, queries: 2, fetched: 1] client.address=10.0.0.7\n'
 const GIB = 1024 ** 3

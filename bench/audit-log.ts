@@ -25,7 +25,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import { ACTIVITIES, classify, defaultJobs, type ActivityName, type AuditResult } from '../scripts/audit-log/auditor.ts'
+import { ACTIVITIES, classify, defaultJobs, type ActivityName, type AuditResult } from '../scripts/audit-log/index.ts'
 import {
   formatEventLine,
   formatResponseLine,

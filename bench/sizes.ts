@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import type { RunReport } from '../scripts/run/main.ts'
+import type { RunReport } from '../scripts/run/index.ts'
 import { QUICK, reportFigure } from './figures.ts'
 import { sampleTreeRss } from './tree-rss.ts'
 

@@ -18,8 +18,8 @@ function parentsAndRss(): Map<number, { ppid: number; rssKiB: number }> {
   return out
 }
 
-/** RSS of `root` and its descendants now, in bytes. */
-export function treeRss(root: number): number {
+/** RSS of `root` and its descendants now, in bytes; `each` gets every process's own RSS. */
+export function treeRss(root: number, each?: (pid: number, bytes: number) => void): number {
   const all = parentsAndRss()
   const children = new Map<number, number[]>()
   for (const [pid, p] of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid])
@@ -27,22 +27,32 @@ export function treeRss(root: number): number {
   const stack = [root]
   while (stack.length) {
     const pid = stack.pop()!
-    sum += (all.get(pid)?.rssKiB ?? 0) * 1024
+    const bytes = (all.get(pid)?.rssKiB ?? 0) * 1024
+    sum += bytes
+    each?.(pid, bytes)
     stack.push(...(children.get(pid) ?? []))
   }
   return sum
 }
 
-/** Samples the tree every `everyMs` until stop() is called; stop() gives the peak in bytes. */
-export function sampleTreeRss(root: number, everyMs = 100): { stop(): number } {
+/**
+ * Samples the tree every `everyMs` until stop() is called; stop() gives the peak in bytes. byProcess() gives
+ * each process's own peak (the largest first), to tell the runner's share from its workers'.
+ */
+export function sampleTreeRss(root: number, everyMs = 100): { stop(): number; byProcess(): number[] } {
   let peak = 0
-  const tick = () => (peak = Math.max(peak, treeRss(root)))
+  const own = new Map<number, number>()
+  const each = (pid: number, bytes: number) => own.set(pid, Math.max(own.get(pid) ?? 0, bytes))
+  const tick = () => (peak = Math.max(peak, treeRss(root, each)))
   tick()
   const timer = setInterval(tick, everyMs)
   return {
     stop() {
       clearInterval(timer)
       return peak
+    },
+    byProcess() {
+      return [...own.values()].sort((a, b) => b - a)
     },
   }
 }

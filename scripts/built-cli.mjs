@@ -19,7 +19,7 @@ const SOURCES = ['scripts', 'lib', 'mock']
 
 /**
  * The cache key of a build: every source's path, size and modification time under `dirs`, and the
- * tools'. The run's suite bundles (scripts/run/suite-build.ts) use it with their own folders.
+ * tools'. The run's suite bundles (scripts/run/engine/suite-build.ts) use it with their own folders.
  */
 export function cacheKey(root = ROOT, dirs = SOURCES) {
   const h = createHash('sha256')

@@ -65,14 +65,19 @@ async function context(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   if (!limit.ok) return limit.reply
   let filter: EventFilter = {}
   const rawFilter = ctx.query.get('filter')
-  if (rawFilter) {
+  // Present, even empty, the value is decoded (an empty one fails); a decoded value Python holds false
+  // (null, 0, "", [], {}) is no filter.
+  if (rawFilter !== null) {
     let parsed: unknown
+    let decoded = true
     try {
       parsed = JSON.parse(rawFilter)
     } catch {
-      parsed = undefined
+      decoded = false
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    const falsy = parsed === null || parsed === false || parsed === 0 || parsed === '' || (Array.isArray(parsed) && parsed.length === 0)
+    if (decoded && falsy) parsed = {}
+    if (!decoded || typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       // Before v1.106.0 the decode error was not caught: the real server answered 500.
       if (!hsHas(o, 'query-json-not-json')) return hsError(500, 'M_UNKNOWN', 'Internal server error')
       return hsError(400, 'M_NOT_JSON', CONTEXT_ERRORS.filterNotJson)

@@ -8,7 +8,7 @@
 import { stat } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
 import { closest, CommandError, EXIT, failWith, parseCommandLine, positiveNumber, prefixed, UsageError, type Io, type OptionSpecs } from '../common/index.ts'
-import { Auditor, auditFile, DEFAULT_CLIENT_PREFIX, type AuditEngine, type AuditFileOptions, type AuditResult } from './auditor.ts'
+import { Auditor, auditFile, DEFAULT_CLIENT_PREFIX, type AuditEngine, type AuditFileOptions, type AuditResult } from './index.ts'
 import { quietOnClosedPipe, type Writable } from './closed-pipe.ts'
 import { HELP } from './help.ts'
 import { fmtInt, humanReport, timelineLine } from './report.ts'
@@ -16,8 +16,6 @@ import { requesterSelector } from './requesters.ts'
 import { scanModule } from './wasm/module.ts'
 import { streamSafe, visible } from '../../lib/escape.ts'
 
-export { HELP } from './help.ts'
-export { humanReport } from './report.ts'
 
 export interface AuditIo {
   stdin: Readable

@@ -1,81 +1,30 @@
-// The shapes `audit-log` produces (its --json output follows schemas/requestlog/audit-result.json,
-// which test/scripts/audit-log/main.test.ts validates against) and the options it takes.
+// The shapes `audit-log` produces are the generated types of its --json output
+// (schemas/requestlog/audit-result.json, in lib/types.gen.ts; test/scripts/audit-log/main.test.ts
+// validates the output against the schema), and the options it takes.
 
-import type { LogFormat } from '../../lib/requestlog.ts'
-import type { ActivityName, Outcome } from './activities.ts'
+import type {
+  AuditResult as AuditResultJson,
+  AuditResultAdminAction,
+  AuditResultMalformed,
+  AuditResultOutcome,
+  AuditResultRequesterSummary,
+  AuditResultTimelineEntry,
+} from '../../lib/types.gen.ts'
+import type { ActivityName } from './activities.ts'
 import type { ClassifyOptions } from './classify.ts'
 
-export interface MalformedEntry {
-  /** 1-based line number in the input. */
-  line: number
-  /** Human-readable: `<part> at column <n>: <message>`. */
-  error: string
-  part: string
-  column: number
-}
+export type MalformedEntry = AuditResultMalformed
+export type TimelineEntry = AuditResultTimelineEntry
+/** One admin write (admin-actions.ts): who did what to which target, when, and how it ended. */
+export type AdminActionEntry = AuditResultAdminAction
 
-export interface TimelineEntry {
-  line: number
-  timestamp: string
-  requestId: string
-  method: string
-  path: string
-  status: number
-  activity: ActivityName
-  outcome: Outcome
-  clientAddress?: string
-  operation?: string
-}
-
-export interface RequesterSummary {
-  /** `user:<id>`, `oauth2-client:<id>`, `homeserver`; `(none)` for v1.20 lines without requester, `(unknown)` for pre-v1.20 lines (no fields at all). */
-  requester: string
-  username?: string
-  requests: number
-  activities: Partial<Record<ActivityName, number>>
-}
-
-export interface AuditResult {
-  /** All lines read (a final line without newline counts; the newline at the end of the file does not start one). */
-  lines: number
-  /** `http.server.response` lines parsed. */
-  requests: number
-  /** Other well-formed log events (error lines before responses, jobs, startup…). */
-  events: number
-  blank: number
-  malformedCount: number
-  /** The first `maxMalformed` malformed lines. */
-  malformed: MalformedEntry[]
-  malformedTruncated: boolean
-  formats: Record<LogFormat, number>
-  activities: Record<ActivityName, number>
-  outcomes: Record<ActivityName, { ok: number; failed: number }>
-  /** GraphQL operation names of account self-service requests; `(unnamed)` when the line has none. */
-  operations: Record<string, number>
+// The generator drops `propertyNames` (scripts/dev/gen-types.ts), so maps keyed by activity come out keyed by any
+// string; these two keep the schema's keys, which the engine always fills (every activity is present).
+export type RequesterSummary = Omit<AuditResultRequesterSummary, 'activities'> & { activities: Partial<Record<ActivityName, number>> }
+export type AuditResult = Omit<AuditResultJson, 'outcomes' | 'requesters'> & {
+  outcomes: Record<ActivityName, AuditResultOutcome>
   /** Keyed by RequesterSummary.requester. */
   requesters: Record<string, RequesterSummary>
-  /** The first and the last timestamp of the input (of its well-formed lines, in input order); null when it has none. */
-  timeRange: { first: string; last: string } | null
-  /** The first `maxAdminActions` admin actions in input order (all are counted in activities). */
-  adminActions: AdminActionEntry[]
-  adminActionsTruncated: boolean
-  /** Only when AuditOptions.requester is set and collectTimeline is not false. */
-  timeline?: TimelineEntry[]
-}
-
-/** One admin write (admin-actions.ts): who did what to which target, when, and how it ended. */
-export interface AdminActionEntry {
-  line: number
-  timestamp: string
-  activity: ActivityName
-  method: string
-  path: string
-  /** The id in the path (session, user, token, link, report); absent for a create or policy data. */
-  target?: string
-  /** As printed (`user:<id>(<name>)`, `oauth2-client:<id>`, …), `(none)` or `(unknown)`. */
-  requester: string
-  status: number
-  outcome: Outcome
 }
 
 export interface AuditOptions extends ClassifyOptions {

@@ -13,9 +13,6 @@ import { randomAlnum } from './secrets.ts'
 import { bootstrap, configure, keepRunning, preflight, startServices, suitesAndLogs, teardown, type DeployRun } from './steps.ts'
 import { AREAS } from './suites.ts'
 
-export { DEFAULT_IMAGES, DEFAULT_TIMEOUTS, type DeployOptions, type DeployResult, type KeptAccess, type Timeouts } from './options.ts'
-export { serviceSpecs } from './specs.ts'
-
 function newRun(opts: DeployOptions, signal: AbortSignal): DeployRun {
   const write = opts.write ?? ((line: string) => process.stderr.write(line + '\n'))
   const redactor = new Redactor()

@@ -6,7 +6,7 @@
 //   dist/cli/cli.mjs          every command (scripts/cli.ts), its modules split into chunks loaded on demand
 //   dist/cli/runner-child.mjs deploy's child process for the suites (scripts/deploy/suites.ts)
 //   dist/run/                 the suite bundles, the probe, the shared build of lib/ and tap in one module
-//                             (scripts/run/suite-build.ts)
+//                             (scripts/run/engine/suite-build.ts)
 //   dist/validators/          the precompiled validators (lib/schema-standalone.ts)
 //   dist/audit-log-worker.cjs the audit-log worker thread's script (scripts/audit-log/workers.ts)
 //   dist/THIRD-PARTY-NOTICES.txt the licences of the packages built into these files
@@ -27,7 +27,7 @@ import { OUT_MARK, REQUIRE_BANNER, ROOT, relocate, sourceUrls } from '../built-c
 import { BUILD_MANIFEST } from '../../lib/package-paths.mjs'
 import { writePrecompiled } from '../../lib/schema-standalone.ts'
 import { workerBuildOptions, PACKED_WORKER } from '../audit-log/workers.ts'
-import { buildAll } from '../run/suite-build.ts'
+import { buildAll } from '../run/engine/suite-build.ts'
 
 const DIST = path.join(ROOT, 'dist')
 const require = createRequire(import.meta.url)

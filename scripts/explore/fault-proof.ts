@@ -2,8 +2,8 @@
 // at the releases the mock claims, explore the bundled mock with that fault (its known deviations off, as
 // the run's fault matrix does, so that the fault is the only thing wrong) against the model, read-only,
 // and count it found when explore reports a finding. The clean mock must give none.
-import { wantedFaults } from '../run/fault-matrix.ts'
-import type { MatrixFaultDef } from '../run/mock-handle.ts'
+import { wantedFaults } from '../run/target/fault-matrix.ts'
+import type { MatrixFaultDef } from '../run/target/mock-handle.ts'
 import { explore, type ExploreResult } from './engine.ts'
 import { startMockSide, startModel } from './model.ts'
 import type { Case } from './cases.ts'

@@ -179,7 +179,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       }
     }
     if (values.junit !== undefined) {
-      const { xml } = await import('../run/report-junit.ts')
+      const { xml } = await import('../run/report/junit.ts')
       try {
         writeFileSync(path.resolve(values.junit), junitReport(result, values.strict === true, xml))
       } catch (e) {

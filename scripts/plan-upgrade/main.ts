@@ -13,9 +13,6 @@ import { readSnapshot, SnapshotFileError, type Snapshot } from '../snapshot/form
 import { versionOf } from '../common/release-rows.ts'
 import { printable } from '../common/escape.ts'
 
-export { fetchServerVersion, serverVersionUrl, ServerReadError } from './server-version.ts'
-export { renderPlan } from './render.ts'
-export type { Io }
 
 export const USAGE = `usage: admin-conformance plan-upgrade --to <version> (--from <version> | --hs-url <url> | --snapshot <file>) [options]
        admin-conformance plan-upgrade --mas-from <version> --mas-to <version> [options]

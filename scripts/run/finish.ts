@@ -4,19 +4,19 @@ import { visible, visibleDeep } from '../../lib/escape.ts'
 import type { Area } from '../../lib/areas.ts'
 import type { Leftover, Target } from '../../lib/target.ts'
 import pkg from '../../package.json' with { type: 'json' }
-import type { MockHandle } from './mock-handle.ts'
-import type { Collector } from './collect.ts'
+import type { MockHandle } from './target/mock-handle.ts'
+import type { Collector } from './results/collect.ts'
 import { EXIT, prefixed } from '../common/index.ts'
 
 const PREFIX = prefixed('run', '').trimEnd()
-import { cleanResult, matrixFaults, matrixLines, type MatrixReport } from './fault-matrix.ts'
+import { cleanResult, matrixFaults, matrixLines, type MatrixReport } from './target/fault-matrix.ts'
 import type { RunResult, RunState } from './run-types.ts'
-import type { Preflight } from './preflight.ts'
-import { renderMatrix, renderRun, writeReport } from './report-write.ts'
-import { countChecks, groupSkips, type RunReport } from './results.ts'
-import { seconds, summaryLines } from './terminal.ts'
-import { nothingProved } from './verdict.ts'
-import { budgetProblem, deadlineProblem, requestSummary } from './limits.ts'
+import type { Preflight } from '../common/preflight.ts'
+import { renderMatrix, renderRun, writeReport } from './report/write.ts'
+import { countChecks, groupSkips, type RunReport } from './results/results.ts'
+import { seconds, summaryLines } from './terminal/terminal.ts'
+import { nothingProved } from './results/verdict.ts'
+import { budgetProblem, deadlineProblem, requestSummary } from './options/limits.ts'
 
 export interface FinishContext {
   st: RunState

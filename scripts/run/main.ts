@@ -1,8 +1,12 @@
 // `admin-conformance run`: resolve the target (flags, environment, or the bundled mock), check that every
 // selected area has what it needs, preflight the target, run the selected suite files with tap in a child
-// process, and report. The pieces live beside this file, one concern each; this file holds the sequence.
+// process, and report. This file holds the sequence; the pieces live in folders beside it, one concern
+// each: options/ (flags, --help, the limits handed to the suites), target/ (the target, the bundled mocks,
+// the fault matrix, the introspection client), engine/ (the suite files, their build, tap, the probe),
+// workers/ (the long-lived suite processes), results/ (the TAP tree, the results, the verdict), report/
+// (the report formats), terminal/ (what a person reads). Other folders import the run through index.ts.
 //
-// Exit codes (conventions.ts): 0 every selected area was checked and passed; 1 a check failed, a suite
+// Exit codes (scripts/common/exit.ts): 0 every selected area was checked and passed; 1 a check failed, a suite
 // file crashed or timed out, a report could not be written, or nothing was proved (an area without a
 // target, a token or a check, unless --allow-partial); 2 usage error; 3 a target does not answer or
 // rejects its token; 130 interrupted (the results of the files that finished are still reported).
@@ -11,34 +15,33 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { redact } from '../../lib/http.ts'
 import { knownTokens, targetEnv, type Target } from '../../lib/target.ts'
-import type { Area } from '../../lib/areas.ts'
 import pkg from '../../package.json' with { type: 'json' }
-import { defaultJobs, resolveTarget, type Resolved } from './bundled-mock.ts'
-import { CheckNames } from './check-names.ts'
-import { Collector } from './collect.ts'
-import { style, useColour } from './colour.ts'
+import { defaultJobs, resolveTarget, type Resolved } from './target/bundled-mock.ts'
+import { CheckNames } from './engine/check-names.ts'
+import { Collector } from './results/collect.ts'
+import { style, useColour } from './terminal/colour.ts'
 import { EXIT, UsageError, failWith, prefixed } from '../common/index.ts'
-
-const PREFIX = prefixed('run', '').trimEnd()
-import { MATRIX_AREAS, matrixEnv } from './fault-matrix.ts'
-import { HELP } from './help.ts'
-import { grepRegExp, parseOptions, type Options } from './options.ts'
-import { preflight } from './preflight.ts'
-import { registerIntrospectionClient } from './introspection.ts'
-import { meaninglessPass, readProbe } from './probe-data.ts'
+import { MATRIX_AREAS, matrixEnv } from './target/fault-matrix.ts'
+import { HELP } from './options/help.ts'
+import { grepRegExp, parseOptions, type Options } from './options/options.ts'
+import { preflight } from '../common/preflight.ts'
+import { registerIntrospectionClient } from './target/introspection.ts'
+import { meaninglessPass, readProbe } from './engine/probe-data.ts'
 import { finishMatrix, finishRun } from './finish.ts'
 import type { RunIO, RunResult, RunState } from './run-types.ts'
-import { claimOrder, suiteFiles, waitsOnPurpose } from './suite-files.ts'
-import { ROOT, prepareSuites, runTap, startWorkers, suiteEnv, tapProject, type Killable, type PreparedSuites, type SuiteWorkers } from './tap-runner.ts'
-import { header } from './header.ts'
-import { deadlineStop, runLimits } from './limits.ts'
-import { runDeadlineS } from './options.ts'
-import { suiteLine } from './terminal.ts'
-import { select } from './verdict.ts'
+import { claimOrder, suiteFiles, waitsOnPurpose } from './engine/suite-files.ts'
+import { ROOT } from '../../lib/package-paths.mjs'
+import { runTap, startWorkers, suiteEnv, tapProject } from './engine/tap-runner.ts'
+import { prepareSuites, type PreparedSuites } from './engine/suite-build.ts'
+import type { Killable } from './workers/tap-types.ts'
+import type { SuiteWorkers } from './workers/workers.ts'
+import { header } from './terminal/header.ts'
+import { deadlineStop, runLimits } from './options/limits.ts'
+import { runDeadlineS } from './options/options.ts'
+import { suiteLine } from './terminal/terminal.ts'
+import { select } from './results/verdict.ts'
 
-export { EXIT }
-export type { CheckResult, RunReport, SuiteResult } from './results.ts'
-export type { MatrixFault, MatrixReport } from './fault-matrix.ts'
+const PREFIX = prefixed('run', '').trimEnd()
 
 
 
@@ -240,11 +243,7 @@ async function runSuites(st: RunState, r: Resolved, files: string[], secrets: st
   return { collector, tap }
 }
 
-export type { Area }
-
 export async function main(argv: string[]): Promise<number> {
   const { exitCode } = await run(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env })
   return exitCode
 }
-
-export type { RunIO, RunResult, RunState } from './run-types.ts'

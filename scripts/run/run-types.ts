@@ -1,9 +1,9 @@
 // What one run holds and returns, shared by the run's steps (kept out of main.ts so that the steps
 // need not import the file that calls them).
-import type { Style } from './colour.ts'
-import type { MatrixReport } from './fault-matrix.ts'
-import type { Options } from './options.ts'
-import type { RunReport } from './results.ts'
+import type { Style } from './terminal/colour.ts'
+import type { MatrixReport } from './target/fault-matrix.ts'
+import type { Options } from './options/options.ts'
+import type { RunReport } from './results/results.ts'
 
 export interface RunIO {
   stdout: { write(s: string): unknown; isTTY?: boolean }

@@ -34,7 +34,7 @@ check('auth: the admin check comes before parameters', ['hs-user'], async (t) =>
   expectHsError(t, await hs('GET', '/event_reports', { as: 'user', query: { limit: '-5' } }), 403, 'M_FORBIDDEN', 'non-admin token and limit=-5')
 })
 
-// The next two send the admin token in the URL, which proxies and load balancers log: requests.ts
+// The next two send the admin token in the URL, which proxies and load balancers log: suites/lib/requests.ts
 // skips them (naming --allow-token-in-url) unless the user opted in; against the bundled mock they run.
 check('auth: the admin token is accepted as ?access_token=', ['hs'], async (t) => {
   expectOk(t, await hs('GET', '/event_reports', { tokenInQuery: true, query: { limit: 1 } }), `GET ${PATH}?access_token=…`, { schema: 'homeserver/event-report#List' })

@@ -6,7 +6,7 @@
 // always mean the current one. Nothing is read from the environment until the first use (no
 // import-time side effects): the first check registered loads the targets.
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { loadTarget, knownTokens, TargetError, type Target } from '../../lib/target.ts'
+import { loadTarget, loadTargets, knownTokens, TARGETS_ENV, type Target } from '../../lib/target.ts'
 import { HttpClient, redact } from '../../lib/http.ts'
 import { clientLimits, mainFilePath } from './limits.ts'
 import { suiteDirOfPath } from '../../lib/areas.ts'
@@ -18,8 +18,6 @@ export interface Context {
   memos: Map<string, Promise<unknown>>
   cleanups: (() => Promise<void> | void)[]
 }
-
-export const TARGETS_ENV = 'AC_TARGETS'
 
 function makeContext(label: string, t: Target): Context {
   const c = new HttpClient({
@@ -40,26 +38,11 @@ function mainFileDir(): string {
 }
 
 function loadContexts(): Context[] {
-  const base = loadTarget()
-  const raw = process.env[TARGETS_ENV]
-  if (!raw) return [makeContext('default', base)]
-  let list: unknown
-  try {
-    list = JSON.parse(raw)
-  } catch (e) {
-    throw new TargetError(`${TARGETS_ENV} is not JSON: ${(e as Error).message}`)
-  }
-  if (!Array.isArray(list)) throw new TargetError(`${TARGETS_ENV} must be a JSON array`)
-  const dir = mainFileDir()
-  const out: Context[] = []
-  for (const entry of list as { label?: unknown; dirs?: unknown; target?: unknown }[]) {
-    const dirs = Array.isArray(entry.dirs) ? entry.dirs.map(String) : []
-    if (dirs.length && dir && !dirs.includes(dir)) continue
-    // Each entry is a target without tokens; the tokens (shared by the matrix) come from the environment.
-    const t = loadTarget({ ...process.env, AC_TARGET: JSON.stringify(entry.target ?? {}) })
-    out.push(makeContext(String(entry.label ?? `target ${out.length + 1}`), t))
-  }
-  return out
+  // AC_TARGETS is decoded by lib/target.ts, the codec the runner encodes it with; each entry's tokens
+  // (shared by the matrix) come from the environment.
+  const list = process.env[TARGETS_ENV] ? loadTargets(mainFileDir()) : undefined
+  if (!list) return [makeContext('default', loadTarget())]
+  return list.map((m) => makeContext(m.label, m.target))
 }
 
 let loaded: Context[] | undefined

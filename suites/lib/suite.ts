@@ -10,7 +10,8 @@
 // check registered loads the target(s).
 export type { Test } from './check.ts'
 export { check, note, setRule, setDefaultRule, leftover } from './check.ts'
-export { target, client, cleanup, memo, redactText, TARGETS_ENV } from './context.ts'
+export { target, client, cleanup, memo, redactText } from './context.ts'
+export { TARGETS_ENV } from '../../lib/target.ts'
 export { Skip, skip, unmetNeed, WRITES_REASON, type Need } from './needs.ts'
 export { mas, masRaw, hs, hsClient, hsRaw, mockControl, MAS_API, type As, type CallOptions } from './requests.ts'
 export { diag, shown, expectStatus, expectJsonContentType, expectSchema, schemaFailed, expectOk, expectMasError, expectHsError } from './expect.ts'

@@ -1,5 +1,5 @@
 // The CI recipes users copy (docs/ci/): each file parses as YAML, and every admin-conformance command
-// line in it goes through the CLI's own option parser (scripts/run/options.ts), so a renamed or removed
+// line in it goes through the CLI's own option parser (scripts/run/options/options.ts), so a renamed or removed
 // option fails here, not in a user's pipeline. They stay read-only, read the tokens from the
 // environment, fail on a meaningless run, and keep the JUnit and HTML reports.
 import t from 'tap'
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
-import { parseOptions, type Options } from '../../scripts/run/options.ts'
+import { parseOptions, type Options } from '../../scripts/run/options/options.ts'
 
 const DIR = fileURLToPath(new URL('../../docs/ci/', import.meta.url))
 

@@ -1,7 +1,7 @@
 // The WebAssembly fast path of the auditor (source: scripts/audit-log/wasm/assembly/audit-scan.ts, AssemblyScript; the
 // compiled module is committed beside it and rebuilt by `npm run build:wasm`). It counts the
 // canonical request lines of a block of bytes and hands every other line back to the JavaScript
-// scanner; see Auditor in scripts/audit-log/auditor.ts for how the two are put together.
+// scanner; see Auditor in scripts/audit-log/index.ts for how the two are put together.
 
 import { readFileSync } from 'node:fs'
 

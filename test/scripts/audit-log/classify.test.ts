@@ -1,7 +1,7 @@
 // The activity table of the interface (area C) and the admin actions, row by row, with the outcome
 // of each status.
 import t from 'tap'
-import { ACTIVITIES, classify, type ActivityName, type Outcome } from '../../../scripts/audit-log/auditor.ts'
+import { ACTIVITIES, classify, type ActivityName, type Outcome } from '../../../scripts/audit-log/index.ts'
 import { levelForStatus, reasonPhrase, type LogFormat, type Requester, type ResponseLine } from '../../../lib/requestlog.ts'
 
 const USER: Requester = { kind: 'user', id: '01J2KDPHTZYW3TAT1SKVAD63SQ', username: 'alice' }

@@ -9,7 +9,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { ADMIN_ACTIONS, type AuditResult } from '../../../scripts/audit-log/auditor.ts'
+import { ADMIN_ACTIONS, type AuditResult } from '../../../scripts/audit-log/index.ts'
 import { validate } from '../../../lib/schemas.ts'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))

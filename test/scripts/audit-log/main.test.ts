@@ -7,7 +7,7 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { ADMIN_ACTIONS, Auditor, auditFile, auditStream, finishAudit, workerMode, type AuditResult } from '../../../scripts/audit-log/auditor.ts'
+import { ADMIN_ACTIONS, Auditor, auditFile, auditStream, finishAudit, workerMode, type AuditResult } from '../../../scripts/audit-log/index.ts'
 import { validate } from '../../../lib/schemas.ts'
 import { main, type AuditIo } from '../../../scripts/audit-log/main.ts'
 

@@ -1,9 +1,9 @@
-// The YAML emitter: what it writes reads back as the same value, in YAML 1.2 (the auth service) and, where
+// The configuration files' YAML (the yaml package, with the options in scripts/deploy/config.ts): what it writes reads back as the same value, in YAML 1.2 (the auth service) and, where
 // Python's PyYAML is installed, in YAML 1.1 as the homeserver reads it.
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { parse as parseYaml } from 'yaml'
-import { toYaml } from '../../../scripts/deploy/yaml.ts'
+import { configYaml as toYaml } from '../../../scripts/deploy/config.ts'
 import { delegationMode, homeserverKind, splitImage } from '../../../scripts/deploy/versions.ts'
 import { parseVersionTag as tagVersion } from '../../../lib/versions.ts'
 
@@ -33,7 +33,7 @@ t.test('round trip through YAML 1.2', async (t) => {
   t.same(parseYaml(toYaml([])), [])
   t.same(parseYaml(toYaml({})), {})
   t.same(parseYaml(toYaml('x')), 'x')
-  t.match(toYaml({ a: 1 }, 'header line'), /^# header line\na: 1\n$/)
+  t.match(toYaml({ a: 1 }, 'header line'), /^# header line\n\na: 1\n$/)
   t.same(parseYaml(toYaml({ skipped: undefined, kept: 1 })), { kept: 1 }, 'undefined members are left out')
 })
 

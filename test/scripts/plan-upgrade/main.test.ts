@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { ServerReadError, fetchServerVersion, run, serverVersionUrl } from '../../../scripts/plan-upgrade/main.ts'
+import { ServerReadError, fetchServerVersion, run, serverVersionUrl } from '../../../scripts/plan-upgrade/index.ts'
 import { UsageError } from '../../../scripts/common/index.ts'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { run } from '../../../scripts/plan-upgrade/main.ts'
+import { run } from '../../../scripts/plan-upgrade/index.ts'
 import { DIR, NEWEST, snapshotOf } from '../snapshot/helpers.ts'
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {

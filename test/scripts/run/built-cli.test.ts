@@ -23,7 +23,7 @@ t.test('the cache key follows every source of the build', async (t) => {
   t.teardown(() => rmSync(root, { recursive: true, force: true }))
   for (const d of ['scripts/run', 'lib', 'mock/core']) mkdirSync(path.join(root, d), { recursive: true })
   writeFileSync(path.join(root, 'package.json'), '{}')
-  writeFileSync(path.join(root, 'scripts/run/main.ts'), 'export const a = 1\n')
+  writeFileSync(path.join(root, 'scripts/run/index.ts'), 'export const a = 1\n')
   writeFileSync(path.join(root, 'mock/core/server.ts'), 'export const b = 1\n')
   const k1 = cacheKey(root)
   t.equal(cacheKey(root), k1, 'the same sources, the same key')

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { FAULTS, faultAppliesAt, faultVersionsText } from '../../../mock/faults/registry.ts'
-import type { MatrixReport } from '../../../scripts/run/main.ts'
+import type { MatrixReport } from '../../../scripts/run/index.ts'
 import { runCaptured } from './helpers.ts'
 import { NEWEST_HS, NEWEST_MAS, TESTED } from './tested-versions.ts'
 

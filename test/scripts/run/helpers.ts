@@ -3,7 +3,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import { createServer as createNetServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { run, type RunResult } from '../../../scripts/run/main.ts'
+import { run, type RunResult } from '../../../scripts/run/index.ts'
 import { startMock, type RunningMock } from '../../../mock/site/server.ts'
 import { mockOptions, randomToken, type MockOptions } from '../../../mock/core/options.ts'
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { hostileTarget, type HostileKind, type HostileOptions } from '../../fixtures/hostile/server.ts'
 import { runCaptured } from './helpers.ts'
-import type { RunReport } from '../../../scripts/run/main.ts'
+import type { RunReport } from '../../../scripts/run/index.ts'
 
 const TOKENS = { MAS_ADMIN_TOKEN: 'mat_hostilerun000000000000000', HS_ADMIN_TOKEN: 'syt_hostilerun000000000000000' }
 
@@ -40,6 +40,15 @@ t.test('a next link new on every page: every walk bounded in items and pages', a
   t.notOk(r.report.suites.some((s) => s.error), 'no file crashed', { errors: r.report.suites.map((s) => s.error) })
   t.ok(r.answered < 200, `${r.answered} pages answered past the preflight`)
   t.ok(r.failures.some((f) => /the walk read more than 1200 items/.test(f)), 'the walks say they stopped at the item bound', { failures: r.failures.slice(0, 20) })
+})
+
+t.test('user reports whose next_token goes on for ever: the walks end, the target fails by name', async (t) => {
+  // (1.160.0: a release with the user-reports API; every user-reports walk is a window or bounded)
+  const r = await runAgainst(t, 'endless-next', ['--area', 'reports', '--grep', '^user-reports: '], { bytes: 512 * 1024, hsVersion: '1.160.0' })
+  t.equal(r.exitCode, 1, 'the target fails (exit 1)')
+  t.notOk(r.report.suites.some((s) => s.error), 'no file crashed', { errors: r.report.suites.map((s) => s.error) })
+  t.ok(r.answered < 400, `${r.answered} pages answered past the preflight`)
+  t.ok(r.failures.some((f) => /the first 1201 reports equal the same stretch of the reference walk/.test(f)), 'the window walks compare what they read and fail', { failures: r.failures.slice(0, 20) })
 })
 
 t.test('a body dripping one byte at a time: --deadline ends the run, naming where, exit 1, the report written', async (t) => {

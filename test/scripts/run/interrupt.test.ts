@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { RunReport } from '../../../scripts/run/main.ts'
+import type { RunReport } from '../../../scripts/run/index.ts'
 
 const bin = fileURLToPath(new URL('../../../bin/admin-conformance.mjs', import.meta.url))
 

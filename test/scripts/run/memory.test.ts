@@ -9,7 +9,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { hostileServer } from './hostile.ts'
 import { sampleTreeRss } from '../../../bench/tree-rss.ts'
-import type { RunReport } from '../../../scripts/run/main.ts'
+import type { RunReport } from '../../../scripts/run/index.ts'
 
 const BIN = fileURLToPath(new URL('../../../bin/admin-conformance.mjs', import.meta.url))
 const MiB = 1024 * 1024

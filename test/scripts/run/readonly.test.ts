@@ -6,7 +6,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import type { RunReport } from '../../../scripts/run/main.ts'
+import type { RunReport } from '../../../scripts/run/index.ts'
 import { countingProxy, mockWith, runCaptured, tokenEnv } from './helpers.ts'
 
 const mock = await mockWith()

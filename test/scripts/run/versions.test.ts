@@ -6,7 +6,7 @@
 // at a version skips with that version in its reason: never a pass, never a failure.
 import t from 'tap'
 import { MAS_FEATURES, SYNAPSE_FEATURES, formatVersion, parseVersion } from '../../../lib/versions.ts'
-import type { CheckResult, RunReport } from '../../../scripts/run/main.ts'
+import type { CheckResult, RunReport } from '../../../scripts/run/index.ts'
 import { runCaptured } from './helpers.ts'
 import { TESTED } from './tested-versions.ts'
 

@@ -3,7 +3,7 @@
 // non-admin token is refused for its scope, not as revoked).
 import t from 'tap'
 import { request } from 'undici'
-import { run } from '../../../scripts/run/main.ts'
+import { run } from '../../../scripts/run/index.ts'
 import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 

@@ -3,7 +3,7 @@
 // in its environment variable, and get the failing answer. The line itself holds no token.
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { run } from '../../../scripts/run/main.ts'
+import { run } from '../../../scripts/run/index.ts'
 import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { FAULTS } from '../../../mock/faults/registry.ts'
-import type { MatrixReport, RunReport } from '../../../scripts/run/main.ts'
+import type { MatrixReport, RunReport } from '../../../scripts/run/index.ts'
 import { runCaptured } from '../../scripts/run/helpers.ts'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ac-log-suite-'))

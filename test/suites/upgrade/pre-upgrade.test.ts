@@ -4,7 +4,7 @@
 import t from 'tap'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { run, type RunReport } from '../../../scripts/run/main.ts'
+import { run, type RunReport } from '../../../scripts/run/index.ts'
 import { startMock, type RunningMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 

@@ -2,7 +2,7 @@
 //
 // The bulk fast path of `audit-log` over raw bytes: it recognizes canonical `http.server.response`
 // lines (the same language as FAST_RE in lib/requestlog.ts, restricted to ASCII), classifies them
-// like classifyCode in scripts/audit-log/auditor.ts and counts them per activity, requester and GraphQL operation.
+// like classifyCode in scripts/audit-log/index.ts and counts them per activity, requester and GraphQL operation.
 // It also counts the other events of canonical shape (timestamp, level, a name, printable ASCII).
 // Every line it does not take (blank lines, anything unusual, any byte >= 0x80) is handed
 // back to the JavaScript scanner, which stays the reference. test/scripts/audit-log/wasm/module.test.ts checks

@@ -44,7 +44,7 @@ export function setPrefixLength(n: i32): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Classification (classifyCode in scripts/audit-log/auditor.ts)
+// Classification (classifyCode in scripts/audit-log/index.ts)
 
 @inline export function code(activity: i32, ok: bool): i32 {
   return activity * 2 + (ok ? 1 : 0)

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { WASM_CONSTANTS } from '../../../../scripts/audit-log/wasm/build.ts'
 import { wasmConstantsSource } from '../../../../scripts/audit-log/wasm/constants.ts'
-import { ACTIVITIES } from '../../../../scripts/audit-log/auditor.ts'
+import { ACTIVITIES } from '../../../../scripts/audit-log/index.ts'
 import { ADMIN_PREFIXES } from '../../../../scripts/audit-log/admin-actions.ts'
 import { FIELD, RESPONSE_EVENT_NAME, STATS_LABELS } from '../../../../lib/requestlog/grammar.ts'
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import t from 'tap'
-import { Auditor, auditFile, isAdminWrite, type AuditResult } from '../../../../scripts/audit-log/auditor.ts'
+import { Auditor, auditFile, isAdminWrite, type AuditResult } from '../../../../scripts/audit-log/index.ts'
 import { scanModule, WasmScanner } from '../../../../scripts/audit-log/wasm/module.ts'
 import {
   formatEventLine,

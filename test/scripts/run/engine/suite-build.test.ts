@@ -1,0 +1,81 @@
+// The suite files built once per change of their sources (scripts/run/engine/suite-build.ts) and the order in
+// which the workers claim them (scripts/run/engine/suite-files.ts).
+import t from 'tap'
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { cachedBuild, prepareSuites, PROBE_BUILT } from '../../../../scripts/run/engine/suite-build.ts'
+import { claimOrder, suiteFiles, waitsOnPurpose } from '../../../../scripts/run/engine/suite-files.ts'
+import { AREA_NAMES } from '../../../../lib/areas.ts'
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
+const ALL = AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a))
+
+t.test('built once into the cache, then reused; builds unused for long removed, recent ones kept', async (t) => {
+  const cache = mkdtempSync(path.join(tmpdir(), 'ac-suite-build-'))
+  t.teardown(() => rmSync(cache, { recursive: true, force: true }))
+  const old = path.join(cache, '0123456789abcdef')
+  const recent = path.join(cache, 'fedcba9876543210')
+  mkdirSync(old)
+  mkdirSync(recent)
+  const hourAgo = new Date(Date.now() - 3600_000)
+  utimesSync(old, hourAgo, hourAgo)
+  const dir = await cachedBuild(cache)
+  t.match(path.basename(dir), /^[0-9a-f]{16}$/, 'a folder named by the key')
+  for (const f of ALL) t.ok(existsSync(path.join(dir, f.replace(/\.suite\.ts$/, '.suite.mjs'))), `${f} built`)
+  t.ok(existsSync(path.join(dir, PROBE_BUILT)), 'the probe built')
+  const shared = pathToFileURL(path.join(dir, 'lib', 'schemas.mjs')).href
+  t.ok(existsSync(fileURLToPath(shared)), 'the shared schema module built')
+  t.ok(readFileSync(path.join(dir, 'suites', 'admin', 'users.suite.mjs'), 'utf8').includes('"../../lib/schemas.mjs"'), 'the bundles import the shared module by its path relative to them (the build may move whole)')
+  const probe = statSync(path.join(dir, PROBE_BUILT)).mtimeMs
+  t.equal(await cachedBuild(cache), dir, 'the same folder the second time')
+  t.equal(statSync(path.join(dir, PROBE_BUILT)).mtimeMs, probe, 'not built again')
+  t.same(readdirSync(cache).sort(), [path.basename(dir), path.basename(recent)].sort(), 'the build unused for an hour is gone, the recent one (a run of other sources may use it) kept')
+})
+
+t.test('runs that build at the same time share one build', async (t) => {
+  const cache = mkdtempSync(path.join(tmpdir(), 'ac-suite-build-'))
+  t.teardown(() => rmSync(cache, { recursive: true, force: true }))
+  const [a, b] = await Promise.all([cachedBuild(cache), cachedBuild(cache)])
+  t.equal(a, b, 'the same folder')
+  t.same(readdirSync(cache), [path.basename(a)], 'nothing half-built left behind')
+})
+
+t.test("a run's suites: its project links to the build; names map both ways", async (t) => {
+  const project = mkdtempSync(path.join(tmpdir(), 'ac-suite-project-'))
+  t.teardown(() => rmSync(project, { recursive: true, force: true }))
+  const errors: string[] = []
+  const p = await prepareSuites(project, {}, { write: (s: string) => errors.push(s) })
+  t.same(errors, [], 'no fallback note')
+  t.equal(p.mode, 'bundle')
+  t.ok(lstatSync(path.join(project, 'suites')).isSymbolicLink(), 'suites/ is a link')
+  t.match(readlinkSync(path.join(project, 'suites')), /admin-conformance[\\/][0-9a-f]{16}[\\/]suites[\\/][0-9a-f]{16}[\\/]suites$/, "to the cached build, in the user's cache")
+  t.notOk(readlinkSync(path.join(project, 'suites')).startsWith(ROOT), 'not in the package')
+  t.equal(p.built('suites/admin/users.suite.ts'), 'suites/admin/users.suite.mjs')
+  t.equal(p.sourceOf('suites/admin/users.suite.mjs'), 'suites/admin/users.suite.ts')
+  t.match(readFileSync(path.join(project, '.taprc'), 'utf8'), /--import=file:.*probe\.mjs/, "tap's runner preloads the built probe")
+  const tsx = await prepareSuites(mkdtempSync(path.join(tmpdir(), 'ac-suite-project-')), { AC_RUN_LOADER: 'tsx' }, { write: () => true })
+  t.equal(tsx.mode, 'tsx', 'AC_RUN_LOADER=tsx: the sources')
+})
+
+t.test('files that wait on purpose say so; with several workers the first runs them first, the others last', async (t) => {
+  const waiting = ALL.filter((f) => waitsOnPurpose(ROOT, f))
+  t.same(waiting, ['suites/requestlog/http-server-response.suite.ts', 'suites/upgrade/pre-upgrade.suite.ts'], 'the log and the pre-upgrade files')
+  t.notOk(waitsOnPurpose(ROOT, 'suites/admin/no-such.suite.ts'), 'a missing file does not')
+  const waits = [false, true, false, true]
+  t.same(claimOrder(waits, 0, 1), [0, 1, 2, 3], 'one worker: as listed')
+  t.same(claimOrder(waits, 0, 2), [1, 3, 0, 2], 'worker 0 of 2: the waiting files first')
+  t.same(claimOrder(waits, 1, 2), [0, 2, 1, 3], 'worker 1 of 2: the waiting files last')
+})
+
+t.test('a file marked in its header only: the marker deeper in a file does not count', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'ac-waits-'))
+  t.teardown(() => rmSync(root, { recursive: true, force: true }))
+  writeFileSync(path.join(root, 'a.suite.ts'), '// a file\n// @waits on purpose\nexport {}\n')
+  writeFileSync(path.join(root, 'b.suite.ts'), `// a file\n${'x\n'.repeat(3000)}// @waits too late\n`)
+  writeFileSync(path.join(root, 'c.suite.ts'), "// a file\nconst s = '// @waits in a string'\n")
+  t.ok(waitsOnPurpose(root, 'a.suite.ts'))
+  t.notOk(waitsOnPurpose(root, 'b.suite.ts'))
+  t.notOk(waitsOnPurpose(root, 'c.suite.ts'))
+})
