@@ -3,7 +3,7 @@
 // exactly the known model gaps of lib/data/model-gaps.json, each of them seen, and nothing is unexpected.
 // Compared value by value (the plain diff), the two deployments' different data shows as changes: the
 // mode is what makes the comparison possible. Both worlds are given the same shapes first: more than one
-// page of event reports and of user reports on each side, and no background update running.
+// page of event reports, of user reports and of rooms on each side, and no background update running.
 // Skips with the reason when the root filesystem (.ci/synapse.sh) is missing, unless AC_REQUIRE_SYNAPSE=1
 // (CI), which turns that into a failure.
 import t from 'tap'
@@ -74,6 +74,12 @@ if (!avail.ok) {
     if (w.userReports.length > 0) {
       const users = await call(s, 'GET', `/_synapse/admin/v1/user_reports?limit=0`, w.admin.accessToken)
       t.ok(users.json.total > PAGE, `the real server lists ${users.json.total} user reports`)
+    }
+    // rooms beyond one page too, as the mock seeds them (the room list's next_batch shows on both sides)
+    const rooms = await call(s, 'GET', '/_synapse/admin/v1/rooms?limit=0', w.admin.accessToken)
+    for (let n = Number(rooms.json.total_rooms); n <= PAGE; n++) {
+      const r = await call(s, 'POST', '/_matrix/client/v3/createRoom', w.alice.accessToken, { name: `another page ${n}` })
+      t.equal(r.status, 200, `room ${n + 1} created`)
     }
     // A fresh database runs its background updates for a while (the mock's never run), one after another
     // with short pauses between them: none running for three reads in a row is taken as all done.
