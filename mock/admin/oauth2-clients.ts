@@ -104,7 +104,7 @@ export function listOAuth2Clients(ctx: Ctx): Reply {
 }
 
 export function getOAuth2Client(ctx: Ctx): Reply {
-  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, noun: 'OAuth 2.0 client', collection: ctx.world.mas.clients, toResource: oauth2ClientResource })
+  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, kind: { noun: 'OAuth 2.0 client' }, collection: ctx.world.mas.clients, toResource: oauth2ClientResource })
 }
 
 const TAG = 'oauth2-client'

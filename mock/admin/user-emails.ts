@@ -12,7 +12,7 @@ import { LIVE, type UserEmail } from '../store/mas/extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from '../mas-http/body.ts'
 import { listRequest, repeatedScalar, userFilter } from './framework/filters.ts'
-import { byId, deleteById, found, USER, type Kind } from './framework/by-id.ts'
+import { byId, deleteById, found, notFoundTitle, USER, type Kind } from './framework/by-id.ts'
 import { listResponse } from './framework/pagination.ts'
 import type { FieldKind } from './framework/query.ts'
 import { API, fmtTime, resource, single } from './framework/resource.ts'
@@ -99,7 +99,7 @@ export function deleteUserEmail(ctx: Ctx): Reply {
 }
 
 const TAG = 'user-email'
-const NOT_FOUND = adminErr('The address does not exist (User email ID … not found).')
+const NOT_FOUND = adminErr(`The address does not exist (${notFoundTitle(EMAIL, '…')}).`)
 
 /** this family's rows of the admin route table */
 export const USER_EMAIL_ENTRIES: RouteEntry[] = [

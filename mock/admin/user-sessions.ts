@@ -8,8 +8,8 @@ import { USER_SESSION_STATUSES } from '../../lib/schemas.ts'
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros, type BrowserSession } from '../store/mas/index.ts'
-import { userFilter, createdBounds, datePair, listRequest, statusKey } from './framework/filters.ts'
-import { twoStates } from './framework/listing.ts'
+import { userFilter, createdBounds, datePair, listRequest } from './framework/filters.ts'
+import { statusKey, twoStates } from './framework/listing.ts'
 import { listResponse } from './framework/pagination.ts'
 import type { DateValue, FieldKind } from './framework/query.ts'
 import { API, fmtTime, resource } from './framework/resource.ts'
@@ -83,11 +83,11 @@ export function listUserSessions(ctx: Ctx): Reply {
 }
 
 export function getUserSession(ctx: Ctx): Reply {
-  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, noun: NOUN, collection: ctx.world.mas.userSessions, toResource: userSessionResource })
+  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, kind: { noun: NOUN }, collection: ctx.world.mas.userSessions, toResource: userSessionResource })
 }
 
 export function finishUserSession(ctx: Ctx): Reply {
-  return finishById(ctx, { site: `${SITE}::finish:42`, path: PATH, noun: NOUN, collection: ctx.world.mas.userSessions, toResource: userSessionResource }, (s) => {
+  return finishById(ctx, { site: `${SITE}::finish:42`, path: PATH, kind: { noun: NOUN, idWord: 'with ID' }, collection: ctx.world.mas.userSessions, toResource: userSessionResource }, (s) => {
     ctx.world.mas.finishBrowserSession(s, nowMicros(ctx.now()))
     ctx.log.queries += 2
   })

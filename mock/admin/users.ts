@@ -11,16 +11,17 @@
 //   in the text are wildcards.
 // The users collection has only a username index, so the filters are checked item by item (`where`).
 import type { Ctx, Reply } from '../core/context.ts'
+import { adminErr, bodyRejection, masGate, type OperationDoc, type ResponseDoc, type RouteEntry } from '../core/table.ts'
 import { nowMicros, rustDebug, type User } from '../store/mas/index.ts'
 import { endUserSessions } from '../store/mas/user-lifecycle.ts'
 import type { UserState } from '../store/mas/writes.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from '../mas-http/body.ts'
 import { checkClient, listRequest, repeatedScalar } from './framework/filters.ts'
-import { byId, found, pathTarget, USER } from './framework/by-id.ts'
+import { byId, found, notFoundTitle, pathTarget, USER } from './framework/by-id.ts'
 import { listResponse } from './framework/pagination.ts'
 import type { FieldKind } from './framework/query.ts'
-import { API, resource, single, userAttributes } from './framework/resource.ts'
+import { API, fmtTime, fmtTimeOrNull, resource, single } from './framework/resource.ts'
 import { routeError } from '../mas-http/errors.ts'
 import { masHas, type MasFeature } from '../../lib/versions.ts'
 
@@ -28,6 +29,17 @@ const SITE = 'mas_handlers::admin::v1::users'
 const PATH = `${API}/users`
 
 export const USER_STATUSES = ['active', 'locked', 'deactivated'] as const
+
+export function userAttributes(u: User): Record<string, unknown> {
+  return {
+    username: u.username,
+    created_at: fmtTime(u.createdAt),
+    locked_at: fmtTimeOrNull(u.lockedAt),
+    deactivated_at: fmtTimeOrNull(u.deactivatedAt),
+    admin: u.admin,
+    legacy_guest: u.legacyGuest,
+  }
+}
 
 export const userResource = (u: User) => resource('user', 'users', u.id, userAttributes(u))
 
@@ -289,3 +301,81 @@ export function lockUser(ctx: Ctx): Reply {
 export function unlockUser(ctx: Ctx): Reply {
   return action(ctx, 'unlock', 63, (u) => ({ ...u, lockedAt: ctx.faults.has('users-unlock-noop') ? u.lockedAt : null }))
 }
+
+const TAG = 'user'
+const NOT_FOUND = adminErr(`The user does not exist (${notFoundTitle(USER, '…')}).`)
+/** One of the five actions: 200 with the user, 404; plus the body statuses when it reads one. */
+function actionDoc(operationId: string, summary: string, what: string, body?: { ref: string; statuses: Record<string, ResponseDoc> }): OperationDoc {
+  return {
+    operationId,
+    tag: TAG,
+    summary,
+    security: 'mas-admin',
+    description: `${what} Never refused for the user's current state. links.self is the requested path (ending in the action).`,
+    ...(body ? { body: { ref: body.ref } } : {}),
+    responses: { '200': { description: 'The user after the action.', ref: 'admin/user#Single' }, '404': NOT_FOUND, ...body?.statuses },
+  }
+}
+
+/** this family's rows of the admin route table */
+export const USER_ENTRIES: RouteEntry[] = [
+  {
+    method: 'GET', pattern: '/users', handler: listUsers,
+    doc: { operationId: 'listUsers', tag: TAG, summary: 'List users', security: 'mas-admin',
+      description: 'All users, including locked and deactivated ones, oldest first. filter[search] matches the username like SQL ILIKE \'%text%\' (case-insensitive; % and _ are wildcards).',
+      query: 'admin/user#ListQuery',
+      responses: {
+        '200': { description: 'A page of users.', ref: 'admin/user#Page' },
+        '400': adminErr('Invalid pagination or filter parameters.'),
+        '404': adminErr('A client of filter[active-oauth2-client] does not exist.'),
+      } },
+  },
+  {
+    method: 'POST', pattern: '/users', handler: addUser,
+    doc: { operationId: 'createUser', tag: TAG, summary: 'Create a user', security: 'mas-admin',
+      body: { ref: 'admin/user#AddRequest' },
+      responses: {
+        '201': { description: 'The new user.', ref: 'admin/user#Single' },
+        '400': adminErr('Username is not valid.'),
+        '409': adminErr('User already exists.'),
+        '415': bodyRejection(),
+        '422': bodyRejection(),
+      } },
+  },
+  {
+    method: 'GET', pattern: '/users/:id', handler: getUser,
+    doc: { operationId: 'getUser', tag: TAG, summary: 'Get a user', security: 'mas-admin',
+      responses: { '200': { description: 'The user.', ref: 'admin/user#Single' }, '404': NOT_FOUND } },
+  },
+  {
+    method: 'GET', pattern: '/users/by-username/:username', handler: getUserByUsername,
+    doc: { operationId: 'getUserByUsername', tag: TAG, summary: 'Get a user by its username', security: 'mas-admin',
+      responses: { '200': { description: 'The user; links.self is the by-username path.', ref: 'admin/user#Single' }, '404': adminErr('No user has this username.') } },
+  },
+  {
+    method: 'POST', pattern: '/users/:id/set-password', handler: setUserPassword,
+    doc: { operationId: 'setUserPassword', tag: TAG, summary: "Set a user's password", security: 'mas-admin',
+      body: { ref: 'admin/user#SetPasswordRequest' },
+      responses: {
+        '204': { description: 'The password was set (no body).' },
+        '400': adminErr('Password is too weak (unless skip_password_check).'),
+        '403': adminErr('Password auth is disabled in the configuration (never in the mock, whose password login is on).'),
+        '404': NOT_FOUND,
+        '415': bodyRejection(),
+        '422': bodyRejection(),
+      } },
+  },
+  {
+    method: 'POST', pattern: '/users/:id/set-admin', handler: setUserAdmin,
+    doc: actionDoc('userSetAdmin', 'Set or clear the admin flag of a user', 'Sets can_request_admin.', { ref: 'admin/user#SetAdminRequest', statuses: { '415': bodyRejection(), '422': bodyRejection() } }),
+  },
+  {
+    method: 'POST', pattern: '/users/:id/deactivate', handler: deactivateUser,
+    doc: actionDoc('deactivateUser', 'Deactivate a user',
+      "Sets deactivated_at (the first time only; locked_at is untouched) and ends the user's browser, OAuth 2.0, compatibility and personal sessions. The body is optional: without a Content-Type header none is read.",
+      { ref: 'admin/user#DeactivateRequest', statuses: { '400': bodyRejection(), '415': bodyRejection(), '422': bodyRejection() } }),
+  },
+  { method: 'POST', pattern: '/users/:id/reactivate', handler: reactivateUser, ...masGate('users-reactivate'), doc: actionDoc('reactivateUser', 'Reactivate a user', 'Clears deactivated_at; a lock stays.') },
+  { method: 'POST', pattern: '/users/:id/lock', handler: lockUser, doc: actionDoc('lockUser', 'Lock a user', 'Sets locked_at (the first time only).') },
+  { method: 'POST', pattern: '/users/:id/unlock', handler: unlockUser, doc: actionDoc('unlockUser', 'Unlock a user', 'Clears locked_at.') },
+]

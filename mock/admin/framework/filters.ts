@@ -13,7 +13,13 @@ import { formatDateFilter, groupPairs, maxUlidAt, minUlidAt, parseStruct, reject
 import { routeError } from '../../mas-http/errors.ts'
 import { authenticate } from './auth.ts'
 import { parsePagination, type PageParams } from './pagination.ts'
-import { notFound, USER } from './by-id.ts'
+import { notFound, USER, type Titled } from './by-id.ts'
+
+/** the first title of a filter parameter's rejection */
+export const INVALID_FILTER = 'Invalid filter parameters'
+/** how filter lookups title a missing client and browser session */
+export const CLIENT: Titled = { noun: 'Client' }
+export const USER_SESSION: Titled = { noun: 'User session' }
 
 export const ULID_FIELD = { kind: 'ulid' } as const
 export const DATE_FIELD = { kind: 'datetime' } as const
@@ -24,7 +30,7 @@ export function parseFilters<K extends string>(
   fields: Record<K, FieldKind>,
 ): { ok: true; values: Partial<Record<K, unknown>> } | { ok: false; reply: Reply } {
   const parsed = parseStruct(groupPairs(ctx.query), fields)
-  if (!parsed.ok) return { ok: false, reply: routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', parsed.message)) }
+  if (!parsed.ok) return { ok: false, reply: routeError(ctx, site, 400, ...rejectionTitles(INVALID_FILTER, parsed.message)) }
   return { ok: true, values: parsed.values }
 }
 
@@ -64,19 +70,19 @@ export function userFilter(ctx: Ctx, site: string, user: string | undefined, pai
 
 /** A scalar filter of the service given more than once: serde_html_form's "unsupported value". */
 export function repeatedScalar(ctx: Ctx, site: string, key: string): Reply {
-  return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', `${key}: unsupported value`))
+  return routeError(ctx, site, 400, ...rejectionTitles(INVALID_FILTER, `${key}: unsupported value`))
 }
 
 export function checkClient(ctx: Ctx, site: string, id: string): Reply | undefined {
   ctx.log.queries += 1
   if (ctx.world.mas.getClient(id)) return undefined
-  return notFound(ctx, site, { noun: 'Client' }, id)
+  return notFound(ctx, site, CLIENT, id)
 }
 
 export function checkUserSession(ctx: Ctx, site: string, id: string): Reply | undefined {
   ctx.log.queries += 1
   if (ctx.world.mas.userSessions.get(id)) return undefined
-  return notFound(ctx, site, { noun: 'User session' }, id)
+  return notFound(ctx, site, USER_SESSION, id)
 }
 
 /** Each value must be a scope token; the first bad one is named in the 400. */
@@ -110,12 +116,6 @@ export function valueRange<R extends string>(index: R, after: DateValue | undefi
   if (after) r.gt = after.micros
   if (before) r.lt = before.micros
   return r
-}
-
-/** The status key to look up, swapped by the `filter-status-inverted` fault. */
-export function statusKey(ctx: Ctx, value: string, pair: readonly [string, string]): string {
-  if (!ctx.faults.has('filter-status-inverted')) return value
-  return value === pair[0] ? pair[1] : pair[0]
 }
 
 /** `filter[scope]` as store conditions: contains-all, one condition per token (any of them, under a fault). */

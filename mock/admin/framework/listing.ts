@@ -7,10 +7,17 @@ import type { FaultName } from '../../faults/registry.ts'
 import { masHas, type MasFeature } from '../../../lib/versions.ts'
 import type { Keyed, OrderedCollection, Query } from '../../store/ordered.ts'
 import { authenticate } from './auth.ts'
-import { checkScopes, createdBounds, datePair, DATE_FIELD, parseFilters, scopeConditions, statusKey, ULID_FIELD, valueRange } from './filters.ts'
-import { listResponse, parsePagination } from './pagination.ts'
-import type { DateValue, FieldKind } from './query.ts'
+import { checkScopes, createdBounds, datePair, DATE_FIELD, INVALID_FILTER, parseFilters, scopeConditions, ULID_FIELD, valueRange } from './filters.ts'
+import { INVALID_PAGINATION, listResponse, parsePagination } from './pagination.ts'
+import { rejectionTitles, type DateValue, type FieldKind } from './query.ts'
 import type { ResourceObject } from './resource.ts'
+
+/** The OpenAPI description of a listing of `noun` that keeps its `ended` ones. */
+export const listingDescription = (noun: string, ended: string) =>
+  `All ${noun}, including ${ended} ones, oldest first, unless filter[status] is given. Use page[last] for the last N.`
+
+/** The titles of a listing's 400, in words for the OpenAPI document. */
+export const INVALID_LISTING = `'${INVALID_PAGINATION}' or '${INVALID_FILTER}', then '${rejectionTitles('', '<message>')[1]}' and the message again`
 
 /** a lookup of a referenced id: the 404 reply (with the handler's title) when it is unknown */
 export type Lookup = (ctx: Ctx, site: string, id: string) => Reply | undefined
@@ -35,8 +42,10 @@ export type ListFilter<I extends string, R extends string> = Gate & (
   | { key: string; kind: 'status'; index: I; values: readonly [string, string] }
   /** scope tokens, repeatable, the items holding every one (400 on a bad token) */
   | { key: string; kind: 'scope'; index: I }
-  /** true / false, the bucket key as text */
-  | { key: string; kind: 'bool'; index: I }
+  /** true / false, the bucket key as text (the other one under the fault `invertFault`) */
+  | { key: string; kind: 'bool'; index: I; invertFault?: FaultName }
+  /** true / false, each item checked: `holds(ctx)` answers whether an item has the property (no index covers it) */
+  | { key: string; kind: 'holds'; holds: (ctx: Ctx) => (item: never) => boolean }
   /** a creation date: an id bound, strictly before or after */
   | { key: string; kind: 'created'; bound: 'before' | 'after' }
   /** a date on the range index `range`, strictly before or after */
@@ -64,6 +73,7 @@ function fieldOf(f: ListFilter<string, string>): FieldKind {
     case 'scope':
       return { kind: 'string[]' }
     case 'bool':
+    case 'holds':
       return { kind: 'bool' }
     case 'created':
     case 'range':
@@ -92,6 +102,12 @@ export function listFilters<I extends string, R extends string = never>(filters:
 export function twoStates(values: readonly string[]): readonly [string, string] {
   if (values.length !== 2) throw new Error(`filter[status] expects two states, the schema gives ${values.join(', ')}`)
   return [values[0]!, values[1]!]
+}
+
+/** The status key to look up, swapped by the `filter-status-inverted` fault. */
+export function statusKey(ctx: Ctx, value: string, pair: readonly [string, string]): string {
+  if (!ctx.faults.has('filter-status-inverted')) return value
+  return value === pair[0] ? pair[1] : pair[0]
 }
 
 /** The trailing filters of compat and OAuth 2.0 sessions: status (its schema's enum), then the creation and last-activity dates. */
@@ -145,6 +161,7 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
   const v = f.values as Record<string, unknown>
   const pairs: string[] = []
   const conditions: { index: I; keys: string[] }[] = []
+  const tests: ((item: T) => boolean)[] = []
   for (const filter of table.filters) {
     const key = filter.key
     const value = v[key]
@@ -188,11 +205,21 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
         conditions.push(...scopeConditions(ctx, filter.index, scopes))
         break
       }
-      case 'bool':
+      case 'bool': {
         if (value === undefined) break
         pairs.push(`${key}=${value as boolean}`)
-        conditions.push({ index: filter.index, keys: [String(value)] })
+        const inverted = filter.invertFault !== undefined && ctx.faults.has(filter.invertFault)
+        conditions.push({ index: filter.index, keys: [String(inverted ? !value : value)] })
         break
+      }
+      case 'holds': {
+        if (value === undefined) break
+        pairs.push(`${key}=${value as boolean}`)
+        // the family's check is typed by its own items; the listing hands it exactly those
+        const has = filter.holds(ctx) as (item: T) => boolean
+        tests.push((item) => has(item) === value)
+        break
+      }
       case 'created':
       case 'range':
         if (value) pairs.push(datePair(key, value as DateValue))
@@ -207,5 +234,6 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
     if (range) ranges.push(range)
   }
   if (ranges.length) q.range = ranges
+  if (tests.length) q.where = (item) => tests.every((test) => test(item))
   return listResponse(ctx, { path: spec.path, filterPairs: pairs, page: p.page, collection: spec.collection, query: q, toResource: spec.toResource })
 }
