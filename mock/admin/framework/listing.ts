@@ -7,7 +7,7 @@ import type { FaultName } from '../../faults/registry.ts'
 import { masHas, type MasFeature } from '../../../lib/versions.ts'
 import type { Keyed, OrderedCollection, Query } from '../../store/ordered.ts'
 import { authenticate } from './auth.ts'
-import { checkScopes, createdBounds, datePair, DATE_FIELD, INVALID_FILTER, parseFilters, scopeConditions, ULID_FIELD, valueRange } from './filters.ts'
+import { checkScopes, createdBounds, datePair, DATE_FIELD, INVALID_FILTER, parseFilters, repeatedScalar, scopeConditions, ULID_FIELD, valueRange } from './filters.ts'
 import { INVALID_PAGINATION, listResponse, parsePagination } from './pagination.ts'
 import { rejectionTitles, type DateValue, type FieldKind } from './query.ts'
 import type { ResourceObject } from './resource.ts'
@@ -32,14 +32,19 @@ interface Gate {
 
 /** One `filter[…]` parameter: `key` is the query field (and the link pair's key). */
 export type ListFilter<I extends string, R extends string> = Gate & (
-  /** one ULID: the items in bucket `index` under it, once `exists` (if given) found it */
-  | { key: string; kind: 'ulid'; index: I; exists?: Lookup }
+  /** one ULID: the items in bucket `index` under it, once `exists` (if given) found it (under the fault `dropFault` the condition is left out) */
+  | { key: string; kind: 'ulid'; index: I; exists?: Lookup; dropFault?: FaultName }
   /** a repeatable ULID, any of them; every value is looked up before the condition; under the fault `firstOnlyFault` only the first value is used */
   | { key: string; kind: 'ulid[]'; index: I; exists?: Lookup; firstOnlyFault?: FaultName }
   /** one of `values`, the bucket key as given */
   | { key: string; kind: 'enum'; index: I; values: readonly string[] }
   /** the two states of a session, the bucket key as given (swapped by the `filter-status-inverted` fault) */
   | { key: string; kind: 'status'; index: I; values: readonly [string, string] }
+  /**
+   * one text, a scalar of the service: given twice it is "unsupported value" (checked before any lookup),
+   * empty it is absent; the items in bucket `index` under `keyOf(text)`, and those `test` passes
+   */
+  | { key: string; kind: 'text'; index?: I; keyOf?: (text: string) => string; test?: (ctx: Ctx, text: string) => ((item: never) => boolean) | undefined }
   /** scope tokens, repeatable, the items holding every one (400 on a bad token) */
   | { key: string; kind: 'scope'; index: I }
   /** true / false, the bucket key as text (the other one under the fault `invertFault`) */
@@ -71,6 +76,7 @@ function fieldOf(f: ListFilter<string, string>): FieldKind {
     case 'status':
       return { kind: 'enum', values: f.values }
     case 'scope':
+    case 'text':
       return { kind: 'string[]' }
     case 'bool':
     case 'holds':
@@ -146,6 +152,8 @@ export interface Listing<T extends Keyed, I extends string, R extends string> {
   filters: ListFilters<I, R>
   collection: OrderedCollection<T, I, R>
   toResource(item: T): ResourceObject
+  /** conditions every page has (the live records of a collection that keeps deleted ones) */
+  base?: readonly { index: I; keys: readonly string[] }[]
 }
 
 /** GET of a listing: auth, pagination, filters (in table order), then the page. */
@@ -159,8 +167,11 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
   const f = parseFilters(ctx, site, table.fields)
   if (!f.ok) return f.reply
   const v = f.values as Record<string, unknown>
+  for (const filter of table.filters) {
+    if (filter.kind === 'text' && ((v[filter.key] as string[] | undefined) ?? []).length > 1) return repeatedScalar(ctx, site, filter.key)
+  }
   const pairs: string[] = []
-  const conditions: { index: I; keys: string[] }[] = []
+  const conditions: { index: I; keys: readonly string[] }[] = [...(spec.base ?? [])]
   const tests: ((item: T) => boolean)[] = []
   for (const filter of table.filters) {
     const key = filter.key
@@ -172,7 +183,7 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
         pairs.push(`${key}=${id}`)
         const miss = filter.exists?.(ctx, site, id)
         if (miss) return miss
-        conditions.push({ index: filter.index, keys: [id] })
+        if (filter.dropFault === undefined || !ctx.faults.has(filter.dropFault)) conditions.push({ index: filter.index, keys: [id] })
         break
       }
       case 'ulid[]': {
@@ -197,6 +208,15 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
         pairs.push(`${key}=${value as string}`)
         conditions.push({ index: filter.index, keys: [statusKey(ctx, value as string, filter.values)] })
         break
+      case 'text': {
+        const text = (value as string[] | undefined)?.[0]
+        if (text === undefined || text === '') break
+        pairs.push(`${key}=${text}`)
+        if (filter.index !== undefined) conditions.push({ index: filter.index, keys: [filter.keyOf ? filter.keyOf(text) : text] })
+        const test = filter.test?.(ctx, text) as ((item: T) => boolean) | undefined
+        if (test) tests.push(test)
+        break
+      }
       case 'scope': {
         const scopes = (value as string[] | undefined) ?? []
         for (const s of scopes) pairs.push(`${key}=${s}`)
