@@ -34,10 +34,13 @@ interface Gate {
 export type ListFilter<I extends string, R extends string> = Gate & (
   /** one ULID: the items in bucket `index` under it, once `exists` (if given) found it (under the fault `dropFault` the condition is left out) */
   | { key: string; kind: 'ulid'; index: I; exists?: Lookup; dropFault?: FaultName }
-  /** a repeatable ULID, any of them; every value is looked up before the condition; under the fault `firstOnlyFault` only the first value is used */
-  | { key: string; kind: 'ulid[]'; index: I; exists?: Lookup; firstOnlyFault?: FaultName }
-  /** one of `values`, the bucket key as given */
-  | { key: string; kind: 'enum'; index: I; values: readonly string[] }
+  /**
+   * a repeatable ULID, any of them; every value is looked up before the condition (the bucket `index`,
+   * or `test` on each item); under the fault `firstOnlyFault` only the first value is used
+   */
+  | { key: string; kind: 'ulid[]'; index?: I; test?: (ctx: Ctx, ids: readonly string[]) => (item: never) => boolean; exists?: Lookup; firstOnlyFault?: FaultName }
+  /** one of `values`: the bucket `index` under it as given, or `test` on each item */
+  | { key: string; kind: 'enum'; index?: I; test?: (ctx: Ctx, value: string) => (item: never) => boolean; values: readonly string[] }
   /** the two states of a session, the bucket key as given (swapped by the `filter-status-inverted` fault) */
   | { key: string; kind: 'status'; index: I; values: readonly [string, string] }
   /**
@@ -195,13 +198,17 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
             if (miss) return miss
           }
         }
-        if (ids.length) conditions.push({ index: filter.index, keys: filter.firstOnlyFault && ctx.faults.has(filter.firstOnlyFault) ? ids.slice(0, 1) : ids })
+        if (ids.length === 0) break
+        const used = filter.firstOnlyFault && ctx.faults.has(filter.firstOnlyFault) ? ids.slice(0, 1) : ids
+        if (filter.index !== undefined) conditions.push({ index: filter.index, keys: used })
+        if (filter.test) tests.push(filter.test(ctx, used) as (item: T) => boolean)
         break
       }
       case 'enum':
         if (value === undefined) break
         pairs.push(`${key}=${value as string}`)
-        conditions.push({ index: filter.index, keys: [value as string] })
+        if (filter.index !== undefined) conditions.push({ index: filter.index, keys: [value as string] })
+        if (filter.test) tests.push(filter.test(ctx, value as string) as (item: T) => boolean)
         break
       case 'status':
         if (value === undefined) break
