@@ -11,8 +11,6 @@ import type { Bound } from '../../store/ordered.ts'
 import { isScopeToken, rustDebug } from '../../store/mas/index.ts'
 import { formatDateFilter, groupPairs, maxUlidAt, minUlidAt, parseStruct, rejectionTitles, type DateValue, type FieldKind } from './query.ts'
 import { routeError } from '../../mas-http/errors.ts'
-import { authenticate } from './auth.ts'
-import { parsePagination, type PageParams } from './pagination.ts'
 import { notFound, USER, type Titled } from './by-id.ts'
 
 /** the first title of a filter parameter's rejection */
@@ -34,38 +32,11 @@ export function parseFilters<K extends string>(
   return { ok: true, values: parsed.values }
 }
 
-/** What a listing checks first, in the service's order: the caller, the pagination, then the filters. */
-export function listRequest<K extends string>(
-  ctx: Ctx,
-  site: string,
-  fields: Record<K, FieldKind>,
-): { ok: true; page: PageParams; values: Partial<Record<K, unknown>> } | { ok: false; reply: Reply } {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth
-  const p = parsePagination(ctx)
-  if (!p.ok) return p
-  const f = parseFilters(ctx, site, fields)
-  return f.ok ? { ok: true, page: p.page, values: f.values } : f
-}
-
 /** 404 `User ID … not found` unless the user exists (the `filter-unknown-user-empty` fault lets it through). */
 export function checkUser(ctx: Ctx, site: string, id: string): Reply | undefined {
   ctx.log.queries += 1
   if (ctx.world.mas.getUser(id) || ctx.faults.has('filter-unknown-user-empty')) return undefined
   return notFound(ctx, site, USER, id)
-}
-
-/**
- * filter[user] of a listing (emails, links, browser sessions): printed in the links, the user must
- * exist (checkUser), then the family's `user` bucket is a condition.
- */
-export function userFilter(ctx: Ctx, site: string, user: string | undefined, pairs: string[], conditions: { index: string; keys: string[] }[]): Reply | undefined {
-  if (user === undefined) return undefined
-  pairs.push(`filter[user]=${user}`)
-  const miss = checkUser(ctx, site, user)
-  if (miss) return miss
-  conditions.push({ index: 'user', keys: [user] })
-  return undefined
 }
 
 /** A scalar filter of the service given more than once: serde_html_form's "unsupported value". */

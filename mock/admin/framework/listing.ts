@@ -1,7 +1,8 @@
-// The session listings (compat, OAuth 2.0, personal) from a table: each handler declares its filters
-// in the service's order and `list` does the rest — auth, pagination, filter parsing, the link pairs,
-// the lookups (404) and scope check (400), and the store query. The one declared order serves the
-// link pairs, the lookups (the first failing one answers) and the store conditions alike.
+// Every admin listing from a table: each family declares its filters in the service's order and
+// `list` does the rest — auth, pagination, filter parsing, the link pairs, the lookups (404) and scope
+// check (400), and the store query (bucket conditions, bounds, ranges, and per-item checks where no
+// index covers a filter). The one declared order serves the link pairs, the lookups (the first
+// failing one answers) and the store conditions alike.
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { FaultName } from '../../faults/registry.ts'
 import { masHas, type MasFeature } from '../../../lib/versions.ts'
@@ -56,6 +57,8 @@ export type ListFilter<I extends string, R extends string> = Gate & (
   | { key: string; kind: 'holds'; holds: (ctx: Ctx) => (item: never) => boolean }
   /** a creation date: an id bound, strictly before or after */
   | { key: string; kind: 'created'; bound: 'before' | 'after' }
+  /** a date checked by `test` on each item (no range index covers it) */
+  | { key: string; kind: 'date'; test: (ctx: Ctx, date: DateValue) => (item: never) => boolean }
   /** a date on the range index `range`, strictly before or after */
   | { key: string; kind: 'range'; range: R; bound: 'before' | 'after' }
 )
@@ -86,6 +89,7 @@ function fieldOf(f: ListFilter<string, string>): FieldKind {
       return { kind: 'bool' }
     case 'created':
     case 'range':
+    case 'date':
       return DATE_FIELD
   }
 }
@@ -250,6 +254,11 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
       case 'created':
       case 'range':
         if (value) pairs.push(datePair(key, value as DateValue))
+        break
+      case 'date':
+        if (!value) break
+        pairs.push(datePair(key, value as DateValue))
+        tests.push(filter.test(ctx, value as DateValue) as (item: T) => boolean)
         break
     }
   }
