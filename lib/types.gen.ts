@@ -195,6 +195,7 @@ export type MasFeaturesFeature = {
     }
 )
 export type MasFeaturesVersion = string
+export type ModelGapsVersion = string
 /**
  * Value of filter[client-kind].
  */
@@ -1024,6 +1025,44 @@ export interface MasFeatures {
   features: {
     [k: string]: MasFeaturesFeature
   }
+}
+/**
+ * Gap name -> where the mock claiming a release answers otherwise than a real deployment of that release, in what a model can promise (statuses, error codes and texts, headers, body shapes and field sets, routes), and why. `diff --across-deployments` labels a change that a gap covers as a known model gap; any other change is unexpected.
+ */
+export interface ModelGaps {
+  description?: string
+  gaps: {
+    [k: string]: ModelGapsGap
+  }
+}
+export interface ModelGapsGap {
+  product: 'mas' | 'synapse'
+  /**
+   * model: the mock does not model this part of the release; configuration: the mock models one deployment's configuration and the real server under test has another
+   */
+  cause: 'model' | 'configuration'
+  /**
+   * the operation as a snapshot names it: METHOD and path template in the default prefixes
+   */
+  operation: string
+  /**
+   * the aspects the gap covers, as a diff names them (status, header:NAME, body:PATH); * matches any run of characters
+   *
+   * @minItems 1
+   */
+  aspects: [string, ...string[]]
+  since?: ModelGapsVersion
+  until?: ModelGapsVersion
+  /**
+   * real releases the gap was seen against
+   *
+   * @minItems 1
+   */
+  observedIn: [ModelGapsVersion, ...ModelGapsVersion[]]
+  /**
+   * why the mock answers otherwise
+   */
+  reason: string
 }
 /**
  * All keys are always present; nullable ones are null, never left out.
@@ -2223,6 +2262,9 @@ export interface SchemaTypes {
   'versions/mas-features': MasFeatures
   'versions/mas-features#Feature': MasFeaturesFeature
   'versions/mas-features#Version': MasFeaturesVersion
+  'versions/model-gaps': ModelGaps
+  'versions/model-gaps#Gap': ModelGapsGap
+  'versions/model-gaps#Version': ModelGapsVersion
   'versions/rollback-ranges': RollbackRanges
   'versions/rollback-ranges#Row': RollbackRangesRow
   'versions/rollback-ranges#Source': RollbackRangesSource

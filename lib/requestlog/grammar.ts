@@ -1,6 +1,6 @@
 // The facts of the request-log grammar, written once: the formatter (format.ts), the reference
 // scanner (scanner.ts, scan-parts.ts), the bulk regex (fast-path.ts) and the WebAssembly scanner
-// (scripts/audit-log/wasm/, whose literals scripts/audit-log/build-wasm.ts generates from these)
+// (scripts/audit-log/wasm/, whose literals scripts/audit-log/wasm/build.ts generates from these)
 // all take them from here.
 //
 // Line layout (see shared/reference/mas-admin-api.md §4):

@@ -7,10 +7,12 @@
 // - POST /oauth2/registration: dynamic registration, in oidc/registration.ts.
 // - POST /oauth2/introspect: RFC 7662; inactive tokens answer 200 {active:false}. The caller is a
 //   confidential client, or the homeserver presenting the shared secret as a Bearer token (the
-//   mock's hsDelegateClientSecret) — then the requester is `homeserver`, never the token's subject.
+//   mock's homeserverSecret or hsDelegateClientSecret) — then the requester is `homeserver`, never
+//   the token's subject.
 // - POST /oauth2/revoke: RFC 7009; an access or refresh token ends its OAuth 2.0 session (device
 //   sync for user sessions); unknown tokens still answer 200.
 // Client authentication accepts client_secret_basic and client_secret_post for clients with a secret.
+import { timingSafeEqual } from 'node:crypto'
 import type { Ctx, Reply } from '../core/context.ts'
 import { normalizeScope, nowMicros, parseScope, type Client } from '../store/mas/index.ts'
 import { ADMIN_SCOPE } from '../mas-http/bearer.ts'
@@ -49,8 +51,7 @@ export function authenticateClient(ctx: Ctx, form: URLSearchParams, allowHomeser
   if (header !== undefined) {
     const bearer = /^bearer (.+)$/i.exec(header)
     if (bearer) {
-      const hsSecret = ctx.options.hsDelegateClientSecret
-      if (allowHomeserver && hsSecret && bearer[1] === hsSecret) {
+      if (allowHomeserver && isHomeserverSecret(ctx, bearer[1]!)) {
         ctx.log.requester = { kind: 'homeserver' }
         return { ok: true, homeserver: true }
       }
@@ -81,6 +82,16 @@ export function authenticateClient(ctx: Ctx, form: URLSearchParams, allowHomeser
   if (client.secret === null ? secret !== undefined : secret !== client.secret) return { ok: false, reply: oauthError(401, 'invalid_client') }
   ctx.log.requester = { kind: 'oauth2-client', id: client.id }
   return { ok: true, client }
+}
+
+/** The shared secret of the homeserver link (--homeserver-secret) or of the mock's own delegating homeserver role. */
+function isHomeserverSecret(ctx: Ctx, given: string): boolean {
+  const g = Buffer.from(given)
+  return [ctx.options.homeserverSecret, ctx.options.hsDelegateClientSecret].some((s) => {
+    if (!s) return false
+    const b = Buffer.from(s)
+    return b.length === g.length && timingSafeEqual(b, g)
+  })
 }
 
 const CLIENT_CREDENTIALS_SCOPES = new Set(['openid', 'email', 'urn:mas:graphql:*'])

@@ -30,6 +30,13 @@ export interface MockOptions {
   hsDelegateUrl?: string
   hsDelegateClientId?: string
   hsDelegateClientSecret?: string
+  /**
+   * the auth service's link to its homeserver (`matrix.endpoint` and `matrix.secret` of the real
+   * configuration): introspection accepts the secret as a Bearer token, and users and devices are
+   * provisioned at this URL's `/_synapse/mas/` (mock/auth-service/homeserver-link/)
+   */
+  homeserverUrl?: string
+  homeserverSecret?: string
   masVersion: string
   hsVersion: string
   /** homeserver admin prefix (`_hs` of the interface) and client API prefix (`_compat`) */

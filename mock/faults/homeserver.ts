@@ -18,7 +18,7 @@ export const homeserverFaults = [
   fault('reports-invalid-id-404', 'homeserver', 'a non-numeric report id gets 404 instead of 400 M_INVALID_PARAM', { differsBy: 'hs' }),
   fault('reports-not-found-500', 'homeserver', 'an unknown report id gets 500 instead of 404 M_NOT_FOUND', { differsBy: 'hs' }),
   fault('reports-oversized-id-500', 'homeserver', 'a report id beyond 64 bits gets 500 M_UNKNOWN instead of 404 (the known defect of the real homeserver on SQLite, here at any release)', { differsBy: 'hs' }),
-  fault('reports-listing-overflow-500', 'homeserver', 'a from or limit beyond 64 bits gets 500 M_UNKNOWN instead of a listing or 400 (the known defect of the real homeserver on SQLite, here at any release)', { differsBy: 'hs' }),
+  fault('reports-listing-overflow-500', 'homeserver', 'a from or limit beyond 64 bits on the event- or user-report listing gets 500 M_UNKNOWN instead of a listing or 400 (the known defect of the real homeserver on SQLite, here at any release)', { differsBy: 'hs' }),
   fault('reports-delete-keeps-report', 'homeserver', 'deleting a report answers 200 {} but the report stays', { versions: { hs: 'event-report-delete' }, differsBy: 'hs' }),
   fault('server-version-extra-key', 'homeserver', 'server_version still carries python_version (removed in v1.94.0)', { versions: { hsNot: 'server-version-python-version' }, differsBy: 'hs' }),
   fault('client-report-score-string-accepted', 'homeserver', 'the client report endpoint accepts a score that is not an integer', { differsBy: 'hs' }),

@@ -4,7 +4,7 @@
 import { hsError, type Ctx, type Reply, type Route } from '../core/context.ts'
 import type { EventReport, HomeserverStore } from '../store/homeserver/index.ts'
 import type { Authenticator } from './framework/auth.ts'
-import { MAX_SQL_INTEGER, parseInteger, parseString, pythonBigInt } from './framework/parse.ts'
+import { MAX_SQL_INTEGER, beyondSql, parseInteger, parseString, pythonBigInt } from './framework/parse.ts'
 import { eventJsonShape, hsHas } from './framework/version.ts'
 import { hasDeviation } from '../../lib/deviations.ts'
 
@@ -94,13 +94,6 @@ async function list(ctx: Ctx, auth: Authenticator): Promise<Reply> {
  * real server's query (500 on SQLite, recorded on 1.67.0); the mock answers what the interface
  * promises for an id no report has, 404, rather than copy a crash (see the probe test's exceptions).
  */
-/** A query integer past what SQL can bind (the value parsed as the servlet parses it). */
-function beyondSql(raw: string | null): boolean {
-  if (raw === null) return false
-  const v = pythonBigInt(raw, 'bytes')
-  return v !== null && v > MAX_SQL_INTEGER
-}
-
 function reportId(ctx: Ctx): { id: number } | { reply: Reply } {
   const id = pythonBigInt(ctx.params.report_id ?? '', 'str')
   if (id === null || id < 0n) {

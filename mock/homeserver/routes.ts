@@ -103,6 +103,7 @@ const ROWS: Record<string, Row> = {
       responses: {
         '200': { description: 'A page of user reports.', ref: 'homeserver/user-report#List' },
         '400': hsErr("from or limit not a non-negative integer ('Query parameter limit must be a positive integer.', 'Query parameter from must be an integer'), or dir not b or f (\"Query parameter 'dir' must be one of ['b', 'f']\"): M_INVALID_PARAM; a non-ASCII filter: M_UNKNOWN \"Query parameter '<name>' must be ascii\"."),
+        '500': hsErr("from or limit beyond 64 bits at a release with the known defect user-report-listing-overflow-500 (the default claimed one, unless --no-deviations): M_UNKNOWN 'Internal server error', as the real homeserver on SQLite answers."),
       },
     },
   },

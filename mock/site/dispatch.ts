@@ -232,7 +232,10 @@ function handlerFailed(ctx: Ctx, area: Area, err: unknown): Reply {
 
 function finish(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ctx, area: Area, reply: Reply, started: bigint, cpuNs: bigint): void | Promise<void> {
   // --state: no answer leaves before the writes made so far are on disk (its own, and any it may show)
-  const durable = site.state.journal?.barrier()
+  const journal = site.state.journal?.barrier()
+  // the homeserver link: a token works at the homeserver once the answer that issued it is out
+  const linked = site.state.link?.barrier()
+  const durable = journal && linked ? Promise.all([journal, linked]) : journal ?? linked
   if (durable) {
     return durable.then(
       () => answer(site, req, res, ctx, area, reply, started, cpuNs),

@@ -22,6 +22,7 @@ import type { MockOptions } from '../core/options.ts'
 import type { MockState, ReseedOptions } from './state.ts'
 import type { World } from '../store/world.ts'
 import { StateJournal } from '../store/journal/state.ts'
+import { HomeserverLink, type LinkStats } from '../auth-service/homeserver-link/link.ts'
 
 export type { MockState } from './state.ts'
 
@@ -31,6 +32,8 @@ export interface RunningMock {
   options: MockOptions
   faults: Faults
   world(): World
+  /** --homeserver-secret: the provisioning calls made so far, by op and status */
+  homeserverLink?: LinkStats
   /** rebuild the world from the (possibly changed) options */
   reseed(over?: ReseedOptions): void
   close(): Promise<void>
@@ -109,7 +112,20 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
       Object.assign(state.options, over)
       state.world = buildWorld(state.options)
       state.journal?.restart(state.options, state.world, Object.keys(over).length ? 'seed' : 'reset')
+      link?.attach(state.world)
     },
+  }
+  // --homeserver-secret: provision the homeserver as the real service does (the URL may come later)
+  const link = options.homeserverSecret === undefined
+    ? undefined
+    : new HomeserverLink({
+        endpoint: () => state.options.homeserverUrl,
+        secret: () => state.options.homeserverSecret,
+        log: (level, message) => log.event(level, 'mas_matrix_synapse', 'LINK-0', message),
+      })
+  if (link) {
+    link.attach(world)
+    state.link = link
   }
   let baseUrl = ''
   const site = buildSite(state, () => baseUrl)
@@ -152,8 +168,10 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
     options,
     faults,
     world: () => state.world,
+    ...(link ? { homeserverLink: link.stats } : {}),
     reseed: (over) => state.reseed(over),
     close: async () => {
+      await link?.barrier()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await state.journal?.close()

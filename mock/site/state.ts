@@ -19,6 +19,8 @@ export interface MockState {
   log: RequestLog
   /** --state: the write journal (answers wait for their writes to be durable) */
   journal?: StateJournal
+  /** the auth service's link to a real homeserver (answers wait for the calls their writes caused) */
+  link?: { barrier(): Promise<void> | undefined }
   /** rebuild the world from the (possibly changed) options */
   reseed(over?: ReseedOptions): void
 }

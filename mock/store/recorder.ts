@@ -12,8 +12,11 @@ export type Write = MasWrite | HsWrite | WorldWrite
 
 export class Recorder {
   sink: ((w: Write) => void) | null = null
+  /** told of every write after the sink, before it is applied (the homeserver link) */
+  readonly observers: ((w: Write) => void)[] = []
 
   record(w: Write): void {
     this.sink?.(w)
+    for (const o of this.observers) o(w)
   }
 }

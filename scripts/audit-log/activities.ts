@@ -24,7 +24,7 @@
 // requester") are only checked on v1.20 lines: pre-v1.20 lines carry no fields at all.
 //
 // The WebAssembly scanner takes the activity numbers and the paths below from
-// wasm/constants.gen.ts, which build-wasm.ts generates from this file.
+// wasm/assembly/constants.gen.ts, which wasm/build.ts generates from this file.
 
 import { ADMIN_ACTIONS } from './admin-actions.ts'
 

@@ -5,7 +5,7 @@
 //
 // Admin writes are rare and each is listed with its details (target, requester, time), so the
 // WebAssembly scanner hands every non-GET line under an admin prefix back to the JavaScript side
-// (wasm/constants.gen.ts carries ADMIN_PREFIXES); counts come out the same by construction.
+// (wasm/assembly/constants.gen.ts carries ADMIN_PREFIXES); counts come out the same by construction.
 
 /** Paths under these prefixes with a method other than GET are read in JavaScript. */
 export const ADMIN_PREFIXES = ['/api/admin/', '/_synapse/admin/'] as const

@@ -3,10 +3,10 @@
 //   activities.ts       the activity table (area C, then the admin actions of admin-actions.ts)
 //   classify.ts         one request -> activity and outcome
 //   streaming.ts        Auditor: bytes -> lines -> a line scanner (scanners/) -> a Tally (tally.ts)
-//   scanners/           the JavaScript and WebAssembly line scanners behind one interface
+//   scanners/           the line scanners behind one interface (the WebAssembly one in wasm/)
 //   finish.ts           raw counters (AuditState) -> AuditResult, merging worker threads
 //   files.ts, read-lines.ts, workers.ts   files, read in chunks, shared among worker threads
-//   wasm-scanner.ts, wasm/, build-wasm.ts the WebAssembly module, its source and its build
+//   wasm/               the WebAssembly engine: its source (assembly/), the built module, its build, its loader
 
 export { ACTIVITIES, type ActivityName, type Outcome } from './activities.ts'
 export { ADMIN_ACTIONS, isAdminWrite } from './admin-actions.ts'

@@ -1,6 +1,6 @@
 // Classification of one request (method, path, status, requester seen) into an activity and its
-// outcome, by the table in activities.ts. The WebAssembly scanner's classify() (wasm/audit-scan.ts)
-// is the same function over bytes; test/scripts/audit-log/wasm-scanner.test.ts checks they agree.
+// outcome, by the table in activities.ts. The WebAssembly scanner's classify() (wasm/assembly/classify.ts)
+// is the same function over bytes; test/scripts/audit-log/wasm/module.test.ts checks they agree.
 
 import type { ResponseLine } from '../../lib/requestlog.ts'
 import {

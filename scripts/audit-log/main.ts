@@ -13,7 +13,7 @@ import { quietOnClosedPipe, type Writable } from './closed-pipe.ts'
 import { HELP } from './help.ts'
 import { fmtInt, humanReport, timelineLine } from './report.ts'
 import { requesterSelector } from './requesters.ts'
-import { scanModule } from './wasm-scanner.ts'
+import { scanModule } from './wasm/module.ts'
 import { streamSafe, visible } from '../../lib/escape.ts'
 
 export { HELP } from './help.ts'

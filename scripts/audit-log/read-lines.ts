@@ -20,9 +20,10 @@ export interface ChunkJob {
  * `start` belongs to the chunk before (the caller skips it, see auditChunk), and the last
  * line is read to its end past `end`. With end = Infinity, up to the end of the file.
  */
-export function readLines(fd: number, buf: Buffer, auditor: Auditor, start: number, end: number): void {
+export function readLines(fd: number, own: Buffer, auditor: Auditor, start: number, end: number): void {
   let pos = start
   for (;;) {
+    const buf = auditor.readBuffer(own)
     const n = readSync(fd, buf, 0, buf.length, pos)
     if (n === 0) return
     if (pos + n >= end) {

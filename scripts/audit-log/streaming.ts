@@ -74,7 +74,7 @@ export class Auditor {
       start = nl + 1
     }
     const last = chunk.lastIndexOf(10)
-    if (last >= start) this.scanner.scanBytes(chunk, start, last)
+    if (last >= start) chunk = this.scanner.scanBytes(chunk, start, last)
     start = Math.max(last + 1, start)
     if (start < chunk.length) this.carry(chunk.subarray(start))
     const lines = this.linesBefore + this.tally.lineNo
@@ -82,6 +82,15 @@ export class Auditor {
       this.nextProgress = lines + 65536
       this.onProgress({ lines, bytes: this.bytes })
     }
+  }
+
+  /**
+   * Where to read the next input of up to `fallback.length` bytes: the scanner's own input area
+   * when it has one (the WebAssembly engine scans it in place), else `fallback`. Ask before every
+   * read: a buffer handed out earlier may have been detached since.
+   */
+  readBuffer(fallback: Buffer): Buffer {
+    return this.scanner.readBuffer(fallback.length) ?? fallback
   }
 
   /**

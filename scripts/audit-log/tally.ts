@@ -9,7 +9,7 @@ import { DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState, type
 import { OperationTable, RequesterTable } from './key-index.ts'
 import { requesterKey, requesterSelector } from './requesters.ts'
 import type { AdminActionEntry, AuditOptions, TimelineEntry } from './types.ts'
-import type { WasmCounts } from './wasm-scanner.ts'
+import type { WasmCounts } from './wasm/module.ts'
 
 export class Tally {
   readonly prefix: string
@@ -140,6 +140,7 @@ export class Tally {
     this.v120 += w.totals[1]!
     this.pre120 += w.totals[2]!
     for (let i = 0; i < this.counts.length; i++) this.counts[i]! += w.totals[3 + i]!
+    this.events += w.totals[3 + this.counts.length]!
     for (const o of w.operations) this.operations.add(o.key, o.count)
     const t = this.requesters
     for (const q of w.requesters) {

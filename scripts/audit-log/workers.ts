@@ -11,7 +11,7 @@ import { auditChunk, CHUNK_BYTES, READ_SIZE, type ChunkJob } from './read-lines.
 import type { AuditEngine } from './scanners/index.ts'
 import { Auditor } from './streaming.ts'
 import type { AuditFileOptions, AuditOptions, AuditResult } from './types.ts'
-import { provideScanModule, scanModule, type WasmModule } from './wasm-scanner.ts'
+import { provideScanModule, scanModule, type WasmModule } from './wasm/module.ts'
 import { prebuiltDir } from '../../lib/package-paths.mjs'
 
 // Without the bundle (esbuild missing), a worker starts from a small CommonJS bootstrap: it imports

@@ -3,6 +3,13 @@
 // not a cascade of body differences). What the noise measured varies by itself is left out.
 import { aspectsOf } from '../snapshot/aspects.ts'
 import type { Observation, Snapshot } from '../snapshot/format.ts'
+import { acrossView, typesAgree } from './across.ts'
+
+/**
+ * `same-deployment`: one deployment before and after a change, values compared; `across-deployments`:
+ * two deployments of (say) one release holding different data, only what a model can promise (across.ts).
+ */
+export type CompareMode = 'same-deployment' | 'across-deployments'
 
 export type ChangeKind = 'route-gained' | 'route-lost' | 'availability' | 'status' | 'header' | 'field-added' | 'field-removed' | 'field-retyped' | 'value'
 
@@ -40,8 +47,13 @@ function types(v: string): string {
   return [...new Set(v.split(' | ').map((x) => x.split(':')[0]))].sort().join('|')
 }
 
-export function compareObservations(a: Observation, b: Observation, noise: ReadonlySet<string>): { changes: Change[]; suppressed: number } {
+export function compareObservations(a0: Observation, b0: Observation, noise: ReadonlySet<string>, mode: CompareMode = 'same-deployment'): { changes: Change[]; suppressed: number } {
   if (noise.has('*')) return { changes: [], suppressed: 1 }
+  const across = mode === 'across-deployments'
+  const a = across ? acrossView(a0) : a0
+  const b = across ? acrossView(b0) : b0
+  // (an error body stays whole in the across view: its values are compared as they are)
+  const shapes = across && a.body !== a0.body && b.body !== b0.body
   const x = aspectsOf(a)
   const y = aspectsOf(b)
   let suppressed = 0
@@ -63,6 +75,7 @@ export function compareObservations(a: Observation, b: Observation, noise: Reado
     const before = x[k]
     const after = y[k]
     if (before === after) continue
+    if (shapes && k.startsWith('body:') && before !== undefined && after !== undefined && typesAgree(before, after)) continue
     let kind: ChangeKind
     if (k === 'status') kind = 'status'
     else if (k.startsWith('header:')) kind = 'header'
@@ -87,7 +100,7 @@ export function noiseOf(...parts: (Record<string, string[]> | undefined)[]): Map
   return out
 }
 
-export function compareSnapshots(before: Snapshot, after: Snapshot, noise: Map<string, Set<string>>): Comparison {
+export function compareSnapshots(before: Snapshot, after: Snapshot, noise: Map<string, Set<string>>, mode: CompareMode = 'same-deployment'): Comparison {
   const out: Comparison = { probes: [], noiseSuppressed: 0, onlyBefore: [], onlyAfter: [] }
   const none = new Set<string>()
   for (const key of Object.keys(before.probes)) {
@@ -97,7 +110,7 @@ export function compareSnapshots(before: Snapshot, after: Snapshot, noise: Map<s
       out.onlyBefore.push(key)
       continue
     }
-    const { changes, suppressed } = compareObservations(a, b, noise.get(key) ?? none)
+    const { changes, suppressed } = compareObservations(a, b, noise.get(key) ?? none, mode)
     out.noiseSuppressed += suppressed
     if (changes.length) out.probes.push({ key, observation: b, changes })
   }

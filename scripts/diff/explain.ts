@@ -7,11 +7,24 @@ import { normalisePathText, rowsBetween, versionOf, type Product, type ReleaseRo
 import type { Snapshot } from '../snapshot/format.ts'
 import type { Change, Comparison } from './compare.ts'
 import type { Observation } from '../snapshot/format.ts'
+import { gapAppliesAt, gapFor, type ModelGap } from '../../lib/model-gaps.ts'
 
 export interface LabelledChange extends Change {
   expected: boolean
   /** the rows that explain it: id, event and source */
   rows: { id: string; event: string; source: string }[]
+  /** across deployments, no row explains it and a known model gap covers it (lib/data/model-gaps.json) */
+  gap?: { id: string; cause: string; reason: string }
+}
+
+export interface GapRow {
+  id: string
+  product: Product
+  operation: string
+  cause: string
+  reason: string
+  /** it covered at least one observed change */
+  seen: boolean
 }
 
 export interface OperationReport {
@@ -34,6 +47,10 @@ export interface Explained {
   operations: OperationReport[]
   expected: number
   unexpected: number
+  /** across deployments: changes a known model gap covers (neither expected nor unexpected) */
+  knownGaps: number
+  /** across deployments: the known model gaps that concern the snapshots' releases */
+  gaps: GapRow[]
   /** per product: the versions compared and the tabled rows between them */
   products: { product: Product; before?: string; after?: string; rows: TabledRow[]; note?: string }[]
 }
@@ -84,7 +101,24 @@ function explains(row: ReleaseRow, o: Observation, c: Change): boolean {
   return tokens.some((t) => mentions(row.text, t))
 }
 
-export function explain(before: Snapshot, after: Snapshot, cmp: Comparison): Explained {
+/** The gaps that concern a product present in both snapshots, at the release of either side. */
+function gapsFor(before: Snapshot, after: Snapshot, gaps: readonly ModelGap[]): (ModelGap & { side: Product })[] {
+  const out: (ModelGap & { side: Product })[] = []
+  for (const g of gaps) {
+    const side: Product = g.product === 'mas' ? 'mas' : 'hs'
+    const b = before.target[side]
+    const a = after.target[side]
+    if (!b || !a) continue
+    if (gapAppliesAt(g, b.version) || gapAppliesAt(g, a.version)) out.push({ ...g, side })
+  }
+  return out
+}
+
+/**
+ * Label each change: expected when a table row explains it; with `gaps` (the across-deployments mode),
+ * a known model gap when a gap covers it; unexpected otherwise.
+ */
+export function explain(before: Snapshot, after: Snapshot, cmp: Comparison, gaps?: readonly ModelGap[]): Explained {
   const products: Explained['products'] = []
   const rowsOf = new Map<Product, ReleaseRow[]>()
   for (const product of ['mas', 'hs'] as const) {
@@ -110,15 +144,27 @@ export function explain(before: Snapshot, after: Snapshot, cmp: Comparison): Exp
   const byOp = new Map<string, OperationReport>()
   let expected = 0
   let unexpected = 0
+  let knownGaps = 0
+  const applicable = gaps ? gapsFor(before, after, gaps) : []
+  const gapsSeen = new Set<string>()
   for (const p of cmp.probes) {
     const o = p.observation
     const rows = rowsOf.get(o.api) ?? []
     const labelled = p.changes.map((c): LabelledChange => {
       const hits = rows.filter((r) => explains(r, o, c))
       for (const h of hits) seen.add(h.id)
+      const gap = hits.length ? undefined : gapFor(applicable, o.api === 'mas' ? 'mas' : 'synapse', o.operation, c.aspect)
       if (hits.length) expected++
-      else unexpected++
-      return { ...c, expected: hits.length > 0, rows: hits.map((r) => ({ id: r.id, event: r.event, source: `lib/data/${r.file} (${r.source})` })) }
+      else if (gap) {
+        knownGaps++
+        gapsSeen.add(gap.id)
+      } else unexpected++
+      return {
+        ...c,
+        expected: hits.length > 0,
+        rows: hits.map((r) => ({ id: r.id, event: r.event, source: `lib/data/${r.file} (${r.source})` })),
+        ...(gap ? { gap: { id: gap.id, cause: gap.cause, reason: gap.reason } } : {}),
+      }
     })
     const opKey = `${o.api} ${o.operation}`
     let op = byOp.get(opKey)
@@ -126,5 +172,6 @@ export function explain(before: Snapshot, after: Snapshot, cmp: Comparison): Exp
     op.probes.push({ key: p.key, request: `${o.method} ${o.request}`, kind: o.kind, auth: o.auth, changes: labelled })
   }
   for (const pr of products) for (const r of pr.rows) r.seen = seen.has(r.id)
-  return { operations: [...byOp.values()], expected, unexpected, products }
+  const gapRows: GapRow[] = applicable.map((g) => ({ id: g.id, product: g.side, operation: g.operation, cause: g.cause, reason: g.reason, seen: gapsSeen.has(g.id) }))
+  return { operations: [...byOp.values()], expected, unexpected, knownGaps, gaps: gapRows, products }
 }

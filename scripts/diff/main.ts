@@ -9,7 +9,9 @@ import { TARGET_FLAGS, TARGET_HELP, hasTarget, targetOptions } from '../common/t
 import { measureNoise } from '../snapshot/aspects.ts'
 import { readSnapshot, SnapshotFileError, type Snapshot } from '../snapshot/format.ts'
 import { snapshotLive } from '../snapshot/main.ts'
-import { compareSnapshots, noiseOf } from './compare.ts'
+import { compareSnapshots, noiseOf, type CompareMode } from './compare.ts'
+import { ACROSS_RULES } from './across.ts'
+import { MODEL_GAPS } from '../../lib/model-gaps.ts'
 import { explain } from './explain.ts'
 import { DIFF_REPORTERS, diffReport, htmlReport, markdownReport, terminalReport, type DiffReport, type DiffReporter } from './report.ts'
 
@@ -23,7 +25,16 @@ before the upgrade (--before2). Each remaining change is labelled expected when 
 tables (lib/data: features by release, interface-relevant changes, known deviations) dated between the
 two releases explains it, and names that row; unexpected otherwise.
 
+With --across-deployments the two snapshots are of two different deployments (the bundled mock and a
+real server claiming the same release, a staging and a production server): they hold different data, so
+only what a model of the release can promise is compared:
+${ACROSS_RULES.map((r) => `  - ${r}`).join('\n')}
+A change that no table row explains is labelled a known model gap when lib/data/model-gaps.json records
+it (with its reason), unexpected otherwise.
+
 options:
+  --across-deployments     compare two deployments (shapes, statuses, error texts, headers, routes), not
+                           one deployment with itself (values too)
   --before2 FILE           a second snapshot of the same deployment before the change: the noise
   --reporter R             ${DIFF_REPORTERS.join(', ')} (default terminal; from --output's extension)
   --output FILE            write the report there instead of standard output
@@ -36,6 +47,7 @@ not answer or rejects its token)`
 
 const FLAGS = {
   ...TARGET_FLAGS,
+  'across-deployments': { type: 'boolean' },
   before2: { type: 'string' },
   reporter: { type: 'string', choices: DIFF_REPORTERS },
   output: { type: 'string' },
@@ -68,13 +80,13 @@ export function render(r: DiffReport, reporter: DiffReporter): string {
 }
 
 /** The comparison itself, for the command and the tests. */
-export function diffSnapshots(before: Snapshot, after: Snapshot, names: { before: string; after: string }, before2?: { snap: Snapshot; name: string }): DiffReport {
+export function diffSnapshots(before: Snapshot, after: Snapshot, names: { before: string; after: string }, before2?: { snap: Snapshot; name: string }, mode: CompareMode = 'same-deployment'): DiffReport {
   const sources = [before.noise?.from, after.noise?.from, before2?.name].filter((s): s is string => !!s)
   const noise = noiseOf(before.noise?.aspects, after.noise?.aspects, before2 ? measureNoise(before, before2.snap) : undefined)
-  const cmp = compareSnapshots(before, after, noise)
-  const explained = explain(before, after, cmp)
+  const cmp = compareSnapshots(before, after, noise, mode)
+  const explained = explain(before, after, cmp, mode === 'across-deployments' ? MODEL_GAPS : undefined)
   const side = (file: string, s: Snapshot) => ({ file, ...(s.target.mas?.version ? { mas: s.target.mas.version } : {}), ...(s.target.hs?.version ? { hs: s.target.hs.version } : {}) })
-  return diffReport(side(names.before, before), side(names.after, after), sources, cmp, explained)
+  return diffReport(side(names.before, before), side(names.after, after), sources, cmp, explained, mode)
 }
 
 export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -98,7 +110,8 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
     const before2 = values.before2 !== undefined ? { snap: load('--before2', values.before2), name: path.basename(values.before2) } : undefined
     const after = positionals.length === 2 ? load('AFTER', positionals[1]!) : await snapshotLive(o, 'diff', io)
     const afterName = positionals.length === 2 ? positionals[1]! : 'the live target'
-    const report = diffSnapshots(before, after, { before: positionals[0]!, after: afterName }, before2)
+    const mode: CompareMode = values['across-deployments'] ? 'across-deployments' : 'same-deployment'
+    const report = diffSnapshots(before, after, { before: positionals[0]!, after: afterName }, before2, mode)
     const text = render(report, reporter)
     if (values.output !== undefined) {
       try {

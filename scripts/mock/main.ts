@@ -1,4 +1,5 @@
 // `admin-conformance mock`: start the bundled reference mock and keep it running until SIGINT/SIGTERM.
+import { readFileSync } from 'node:fs'
 import { startMock } from '../../mock/site/server.ts'
 import { mockOptions, type MockOptions } from '../../mock/core/options.ts'
 import { FAULTS } from '../../mock/faults/registry.ts'
@@ -30,6 +31,14 @@ options:
   --admin-client-secret S  its secret (env MOCK_ADMIN_CLIENT_SECRET)
   --hs-delegate-url URL    homeserver role: introspect unknown tokens at this auth service (env MOCK_HS_DELEGATE_URL)
   --hs-delegate-client-id ID, --hs-delegate-client-secret S   client used for that introspection
+  --homeserver-url URL     the auth service's link to its homeserver (matrix.endpoint): users and
+                           devices are provisioned there through /_synapse/mas/ as the real service
+                           does (env MOCK_HOMESERVER_URL); needs a secret:
+  --homeserver-secret S    the shared secret (matrix.secret; env MOCK_HOMESERVER_SECRET): the homeserver
+                           introspects at /oauth2/introspect with it, the mock calls /_synapse/mas/ with
+                           it; never printed
+  --homeserver-secret-file F   the secret, read from F (matrix.secret_file; surrounding whitespace
+                           dropped, as Synapse reads its secret_path)
   --auto-approve USER      sign-in without pages: GET /authorize signs the seeded user USER in (a new
                            browser session) and consents at once, redirecting to the client with the
                            code; scopes the policy refuses still get the refusal page. Default: the
@@ -86,6 +95,9 @@ const OPTIONS = {
   'hs-delegate-url': { type: 'string' },
   'hs-delegate-client-id': { type: 'string' },
   'hs-delegate-client-secret': { type: 'string' },
+  'homeserver-url': { type: 'string' },
+  'homeserver-secret': { type: 'string' },
+  'homeserver-secret-file': { type: 'string' },
   'auto-approve': { type: 'string' },
   'mas-version': { type: 'string' },
   'hs-version': { type: 'string' },
@@ -108,6 +120,37 @@ const OPTIONS = {
 } as const satisfies OptionSpecs
 
 type Values = ParsedValues<typeof OPTIONS>
+
+/** --homeserver-url and its secret (given, in a file, or in the environment); throws UsageError. */
+export function homeserverLink(values: Values, env: NodeJS.ProcessEnv = process.env): Pick<MockOptions, 'homeserverUrl' | 'homeserverSecret'> {
+  const url = values['homeserver-url'] ?? (env.MOCK_HOMESERVER_URL || undefined)
+  const file = values['homeserver-secret-file']
+  if (values['homeserver-secret'] !== undefined && file !== undefined) throw new UsageError('--homeserver-secret and --homeserver-secret-file cannot both be given (as matrix.secret and matrix.secret_file)')
+  let secret = values['homeserver-secret'] ?? (file === undefined ? env.MOCK_HOMESERVER_SECRET || undefined : undefined)
+  if (file !== undefined) {
+    try {
+      // Synapse strips what it reads from its secret file: the same file must give both the same secret
+      secret = readFileSync(file, 'utf8').trim()
+    } catch (e) {
+      throw new UsageError(`--homeserver-secret-file: cannot read ${JSON.stringify(file)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+    }
+  }
+  if (secret === '') throw new UsageError('the homeserver secret is empty')
+  if (url !== undefined) {
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch {
+      throw new UsageError(`--homeserver-url must be an http(s) URL, got ${JSON.stringify(url)}`)
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--homeserver-url must be an http(s) URL, got ${JSON.stringify(url)}`)
+    if (secret === undefined) throw new UsageError('--homeserver-url needs --homeserver-secret or --homeserver-secret-file (the shared secret Synapse is configured with)')
+  }
+  const out: Pick<MockOptions, 'homeserverUrl' | 'homeserverSecret'> = {}
+  if (url !== undefined) out.homeserverUrl = url
+  if (secret !== undefined) out.homeserverSecret = secret
+  return out
+}
 
 /** Unknown fault names are a usage error: the closest name, then every known name one per line. */
 export function checkFaults(names: readonly string[]): void {
@@ -184,6 +227,11 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
   set('hsDelegateUrl', values['hs-delegate-url'])
   set('hsDelegateClientId', values['hs-delegate-client-id'])
   set('hsDelegateClientSecret', values['hs-delegate-client-secret'])
+  try {
+    Object.assign(over, homeserverLink(values))
+  } catch (e) {
+    return failWith(io, 'mock', e)
+  }
   if (values['auto-approve'] !== undefined) {
     if (values['auto-approve'] === '') return failWith(io, 'mock', new UsageError('--auto-approve needs a username'))
     over.autoApprove = values['auto-approve']
@@ -259,6 +307,7 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
       `  homeserver admin token:   ${generated.hsAdmin ? options.hsAdminToken : '(as given)'}`,
       `  homeserver user token:    ${generated.hsUser ? options.hsUserToken : '(as given)'}`,
       `  OpenID Connect:           ${mock.url}/.well-known/openid-configuration${options.autoApprove ? `  (auto-approve as ${options.autoApprove})` : ''}`,
+      options.homeserverUrl ? `  homeserver link:          ${options.homeserverUrl}  (provisioning at /_synapse/mas/; introspection with the shared secret)` : '',
       `  admin client:             ${options.adminClientId} secret ${generated.clientSecret ? options.adminClientSecret : '(as given)'}  (client_credentials, scope urn:mas:admin)`,
       options.faults.length ? `  faults injected:          ${options.faults.join(', ')}` : '',
       options.stateDir ? `  state (write journal):    ${options.stateDir}  (GET /_mock/info shows what was replayed)` : '',

@@ -145,3 +145,46 @@ export function schemaFieldRules(api: keyof typeof SCHEMA_FOLDERS): Record<strin
   fieldRules.set(api, out)
   return out
 }
+
+const mapFields = new Map<string, Map<string, string>>()
+
+/**
+ * The fields whose schema is a map or free-form (an object with no properties of its own: an event's
+ * content, hashes and signatures, the background updates by database, a policy's data): their
+ * keys are data, not shape. Each as the path suffix that names it (`.content`; `.attributes.data` where
+ * the name alone also names a field that is not a map) and the schema file that says so.
+ */
+export function schemaMapFields(api: keyof typeof SCHEMA_FOLDERS): Map<string, string> {
+  const known = mapFields.get(api)
+  if (known) return known
+  const maps: { name: string; parent: string | undefined; file: string }[] = []
+  const notMaps = new Set<string>()
+  const walk = (node: unknown, file: string, depth: number, parent: string | undefined): void => {
+    if (!node || typeof node !== 'object' || depth > 40) return
+    if (Array.isArray(node)) return node.forEach((n) => walk(n, file, depth + 1, parent))
+    const o = node as JsonSchema
+    if (o.properties && typeof o.properties === 'object') {
+      for (const [name, sub] of Object.entries(o.properties as Record<string, JsonSchema>)) {
+        let s: JsonSchema
+        try {
+          s = deref({ schema: sub, file }).schema
+        } catch {
+          continue
+        }
+        if (s.type === 'object' && s.additionalProperties !== false && !s.properties) maps.push({ name, parent, file })
+        else notMaps.add(name)
+        walk(sub, file, depth + 1, name)
+      }
+    }
+    for (const [k, v] of Object.entries(o)) if (k !== 'properties') walk(v, file, depth + 1, parent)
+  }
+  const dir = SCHEMA_FOLDERS[api]
+  for (const f of readdirSync(path.join(SCHEMA_DIR, dir)).filter((n) => n.endsWith('.json')).sort()) walk(load(`${dir}/${f}`), `${dir}/${f}`, 0, undefined)
+  const out = new Map<string, string>()
+  for (const m of maps) {
+    const suffix = notMaps.has(m.name) ? (m.parent ? `.${m.parent}.${m.name}` : undefined) : `.${m.name}`
+    if (suffix && !out.has(suffix)) out.set(suffix, `schemas/${m.file}`)
+  }
+  mapFields.set(api, out)
+  return out
+}

@@ -184,6 +184,7 @@ if (!avail.ok) {
     t.equal(after.json.total, before.json.total, 'the report count is unchanged')
     // The real server's defects the project knows (lib/data/deviations.json) are shown, not hidden or failed.
     t.match(run.output, /known defect event-report-id-overflow-500/, 'the 500 for a report id beyond 64 bits is shown as a known defect of this release')
+    t.match(run.output, /known defect user-report-listing-overflow-500/, 'the 500 for a user-report from or limit beyond 64 bits is shown as a known defect of this release')
     t.comment(`read-only: ${run.report.counts.pass} passed, ${run.report.counts.skip} skipped, ${run.report.counts.fail} failed; ${lines.length} requests, all ${[...new Set(lines.map((l) => l.method))].join('/')}`)
   })
 

@@ -58,6 +58,13 @@ export function pythonInt(text: string, mode: 'bytes' | 'str'): number | null {
 /** The largest integer SQLite (and PostgreSQL's BIGINT) can bind; the real server fails with 500 beyond it. */
 export const MAX_SQL_INTEGER = 2n ** 63n - 1n
 
+/** A query integer past what SQL can bind (the value parsed as the servlet parses it). */
+export function beyondSql(raw: string | null): boolean {
+  if (raw === null) return false
+  const v = pythonBigInt(raw, 'bytes')
+  return v !== null && v > MAX_SQL_INTEGER
+}
+
 const isAscii = (s: string) => /^[\x00-\x7f]*$/.test(s)
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reply: Reply }

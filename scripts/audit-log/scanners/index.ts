@@ -2,10 +2,10 @@
 // otherwise, and JavaScript for a --requester timeline (which needs each line's details).
 
 import type { Tally } from '../tally.ts'
-import { scanModule } from '../wasm-scanner.ts'
+import { scanModule } from '../wasm/module.ts'
 import { JsLineScanner } from './js-line-scanner.ts'
 import type { AuditEngine, LineScanner } from './line-scanner.ts'
-import { WasmLineScanner } from './wasm-line-scanner.ts'
+import { WasmLineScanner } from '../wasm/line-scanner.ts'
 
 export type { AuditEngine, LineScanner } from './line-scanner.ts'
 

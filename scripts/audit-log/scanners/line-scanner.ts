@@ -10,8 +10,13 @@ export type AuditEngine = 'wasm' | 'js'
 
 export interface LineScanner {
   readonly engine: AuditEngine
-  /** Counts the lines of bytes [start, end) of `chunk` (separated by '\n', none at `end`). */
-  scanBytes(chunk: Buffer, start: number, end: number): void
+  /**
+   * Counts the lines of bytes [start, end) of `chunk` (separated by '\n', none at `end`). Returns
+   * the chunk, or a fresh view of the same bytes (when it was a readBuffer whose memory moved).
+   */
+  scanBytes(chunk: Buffer, start: number, end: number): Buffer
+  /** A buffer of `size` bytes to read the next input into, or null when the caller's own will do. */
+  readBuffer(size: number): Buffer | null
   /** Counts the lines of a decoded text (separated by '\n', none at its end). */
   scanText(text: string): void
   /** Hands what is counted elsewhere (the WebAssembly module's tables) over to the tally. */
@@ -28,7 +33,11 @@ export abstract class BaseLineScanner implements LineScanner {
 
   constructor(protected readonly tally: Tally) {}
 
-  scanBytes(chunk: Buffer, start: number, end: number): void {
+  readBuffer(_size: number): Buffer | null {
+    return null
+  }
+
+  scanBytes(chunk: Buffer, start: number, end: number): Buffer {
     // Decode a block of lines at a time (a newline never falls inside a UTF-8 sequence). Pure
     // ASCII, the usual case, decodes faster as latin1 with the same result.
     while (end >= start) {
@@ -40,6 +49,7 @@ export abstract class BaseLineScanner implements LineScanner {
       this.scanText(chunk.toString(isAscii(chunk.subarray(start, cut)) ? 'latin1' : 'utf8', start, cut))
       start = cut + 1
     }
+    return chunk
   }
 
   flush(): void {}

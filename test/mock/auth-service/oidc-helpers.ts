@@ -70,3 +70,31 @@ export function verifyIdToken(idToken: string, jwks: { keys: Record<string, unkn
   if (!createVerify('RSA-SHA256').update(`${h}.${p}`).verify(key, Buffer.from(s!, 'base64url'))) throw new Error('bad signature')
   return JSON.parse(Buffer.from(p!, 'base64url').toString())
 }
+
+/**
+ * The whole code flow as a user clicks through it, without a browser: authorize, the login page,
+ * the consent page, then the code exchange with PKCE. Answers the token endpoint's body.
+ */
+export async function signInWithPages(tm: TestMock, clientId: string, scope: string, username: string, password = SEEDED_PASSWORD): Promise<any> {
+  const { verifier, challenge } = pkce()
+  const b = browser(tm.url)
+  const start = await b.get(authorizeUrl(clientId, scope, challenge))
+  if (start.status !== 303) throw new Error(`authorize answered ${start.status}`)
+  const page = await b.get(start.headers.get('location')!)
+  const next = /name="next" value="([^"]+)"/.exec(page.text)?.[1]?.replace(/&amp;/g, '&')
+  if (!next) throw new Error(`no login form (${page.status})`)
+  const done = await b.post('/login', { username, password, next })
+  const consent = await b.get(done.headers.get('location')!)
+  const csrf = /name="csrf" value="([^"]+)"/.exec(consent.text)?.[1]
+  const back = await b.post(done.headers.get('location')!, { csrf: csrf ?? '' })
+  const location = back.headers.get('location')
+  if (!location) throw new Error(`consent answered ${back.status}: ${JSON.stringify(back.text.slice(0, 300))}`)
+  const code = new URL(location).searchParams.get('code')
+  if (!code) throw new Error(`no code in the redirect: ${JSON.stringify(location)}`)
+  const tok = await tm.req('POST', '/oauth2/token', {
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: clientId, code_verifier: verifier }).toString(),
+  })
+  if (tok.status !== 200) throw new Error(`the code exchange answered ${tok.status}`)
+  return tok.body
+}

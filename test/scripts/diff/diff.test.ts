@@ -1,7 +1,10 @@
 // `admin-conformance diff`: the mock claiming an old release snapshotted, then the newest: every change
 // expected, none unexpected, every tabled change a snapshot can observe seen; a fault on the after side is
 // unexpected and nothing else is; two snapshots of one mock diff to nothing; noise from a second "before"
-// is left out; reporters escape what the target sent; exit codes.
+// is left out; reporters escape what the target sent; exit codes. Across deployments (--across-deployments):
+// two mocks of one release with different data differ in nothing a model can promise, a fault still
+// shows, and a difference a known model gap covers is labelled so (the real Synapse against the mock:
+// test/real-synapse/snapshot-diff.test.ts).
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -96,6 +99,59 @@ t.test('two snapshots of one mock diff to nothing; a moved listing is noise with
   t.equal(live.code, 0, live.out + live.err)
 })
 
+t.test('across deployments: different data of one release is no difference; a fault is', async (t) => {
+  const a = await snapshotOf({ seed: 1, sessions: 300, reports: 40 })
+  const b = await snapshotOf({ seed: 7, sessions: 300, reports: 40 })
+  const plain = diffSnapshots(a.snap, b.snap, { before: 'a', after: 'b' })
+  t.ok(plain.explained.unexpected > 20, `value by value, other data is ${plain.explained.unexpected} unexpected changes`)
+  const across = diffSnapshots(a.snap, b.snap, { before: 'a', after: 'b' }, undefined, 'across-deployments')
+  t.equal(across.explained.expected + across.explained.unexpected + across.explained.knownGaps, 0, render(across, 'terminal'))
+  const res = await cli([a.file, b.file, '--across-deployments'])
+  t.equal(res.code, 0, res.out)
+  t.match(res.out, /no difference a model can promise/)
+  t.match(res.out, /compared across deployments/)
+  // an error text is what a model promises: a fault that changes one is unexpected, and nothing else is
+  const faulty = await snapshotOf({ seed: 7, sessions: 300, reports: 40, faults: ['reports-dir-message'] })
+  const f = diffSnapshots(a.snap, faulty.snap, { before: 'a', after: 'b' }, undefined, 'across-deployments')
+  const probes = f.explained.operations.flatMap((o) => o.probes)
+  t.same([...new Set(probes.map((p) => p.key))], ['hs GET /_synapse/admin/v1/event_reports?dir=bogus [admin]'], 'only the bad-dir answer differs')
+  t.ok(f.explained.unexpected > 0 && f.explained.knownGaps === 0)
+  const fr = await cli([a.file, faulty.file, '--across-deployments'])
+  t.equal(fr.code, 1)
+  t.match(fr.out, /UNEXPECTED GET \/_synapse\/admin\/v1\/event_reports\?dir=bogus/)
+})
+
+t.test('across deployments: a difference a known model gap covers is labelled so, with its reason', async (t) => {
+  const base = await snapshotOf({ sessions: 30, reports: 10 })
+  const real = structuredClone(base.snap) as Snapshot
+  // what a real server without an auth service and with other unstable features answers (lib/data/model-gaps.json)
+  const versions = real.probes['hs GET /_matrix/client/versions [none]']!
+  versions.body!['$.unstable_features.org.example.msc9999'] = 'boolean:true'
+  versions.headers!['cache-control'] = 'public, max-age=600, s-maxage=3600, stale-while-revalidate=600'
+  const wk = real.probes['hs GET /.well-known/matrix/client [none]']!
+  wk.status = 404
+  wk.body = { '$.errcode': 'string:"M_NOT_FOUND"', '$.error': 'string:".well-known not available"' }
+  // and one difference no gap covers
+  real.probes['hs GET /_synapse/admin/v1/server_version [none]']!.body!['$.extra'] = 'string:"x"'
+  const r = diffSnapshots(real, base.snap, { before: 'real', after: 'mock' }, undefined, 'across-deployments')
+  const changes = r.explained.operations.flatMap((o) => o.probes.flatMap((p) => p.changes.map((c) => ({ op: o.operation, c }))))
+  t.same([...new Set(changes.filter(({ c }) => c.gap).map(({ c }) => c.gap!.id))].sort(), ['client-versions-cache-control', 'client-versions-fixed-features', 'discovery-well-known-delegated'])
+  t.same(changes.filter(({ c }) => !c.gap).map(({ op, c }) => `${op} ${c.aspect}`), ['GET /_synapse/admin/v1/server_version body:$.extra'], 'the other difference is unexpected')
+  t.equal(r.explained.unexpected, 1)
+  t.equal(r.explained.knownGaps, changes.length - 1)
+  const gapRows = r.explained.gaps.filter((g) => g.product === 'hs')
+  t.ok(gapRows.length >= 3 && gapRows.filter((g) => g.seen).length === 3, 'the report lists the gaps of the release, three seen')
+  const text = render(r, 'terminal')
+  t.match(text, /known gap {2}\d+ difference\(s\): discovery-well-known-delegated \(configuration\)/)
+  t.match(text, /UNEXPECTED GET \/_synapse\/admin\/v1\/server_version \[none\]: field removed \$\.extra/)
+  t.match(render(r, 'markdown'), /known model gap: client-versions-fixed-features \(model\)/)
+  t.match(render(r, 'html'), /class="gap"/)
+  // one deployment with itself: no gap applies, each of these is unexpected
+  const same = diffSnapshots(real, base.snap, { before: 'real', after: 'mock' })
+  t.equal(same.explained.knownGaps, 0)
+  t.ok(same.explained.unexpected >= changes.length)
+})
+
 t.test('reporters escape what the target sent', async (t) => {
   const base = await snapshotOf({ sessions: 30, reports: 5 })
   const hostile = structuredClone(base.snap) as Snapshot
@@ -118,6 +174,10 @@ t.test('reporters escape what the target sent', async (t) => {
 })
 
 t.test('exit codes: usage 2, unreachable 3', async (t) => {
+  const help = await cli(['--help'])
+  t.equal(help.code, 0)
+  t.match(help.out, /--across-deployments/)
+  t.match(help.out, /lib\/data\/model-gaps\.json/)
   t.equal((await cli([])).code, 2, 'no BEFORE')
   t.equal((await cli([path.join(DIR, 'missing.json'), path.join(DIR, 'missing.json')])).code, 2, 'a missing file')
   const notSnap = path.join(DIR, 'not-a-snapshot.json')
@@ -130,4 +190,11 @@ t.test('exit codes: usage 2, unreachable 3', async (t) => {
   t.equal((await cli([s.file, s.file, '--hs-url', 'http://127.0.0.1:9'])).code, 2, 'AFTER twice')
   t.equal((await cli([s.file, '--reporter', 'htm'])).code, 2, 'a misspelt reporter')
   t.equal((await cli([s.file, '--hs-url', 'http://127.0.0.1:9'])).code, 3, 'a live AFTER that does not answer')
+})
+
+t.test('every known model gap names an operation a snapshot reads', async (t) => {
+  const { MODEL_GAPS } = await import('../../../lib/model-gaps.ts')
+  const { snapshotPlan } = await import('../../../scripts/snapshot/plan.ts')
+  const ops = new Set(snapshotPlan({ mas: true, hs: true }).map((p) => `${p.api === 'mas' ? 'mas' : 'synapse'} ${p.operation}`))
+  for (const g of MODEL_GAPS) t.ok(ops.has(`${g.product} ${g.operation}`), `${g.id}: ${g.operation}`)
 })

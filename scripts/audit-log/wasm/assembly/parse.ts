@@ -6,7 +6,7 @@
 // moving position, the hot loop of the module, and splitting it would add calls per line.
 
 import { address } from './address'
-import { at, digit, digitRun, isReason, isUpper, litLen, lit, millis, number, notHex16, skipAgent, skipName, skipTok, timestampShape, value2 } from './bytes'
+import { at, digit, digitRun, isReason, isUpper, litLen, lit, millis, number, notHex16, skipAgent, skipName, skipPrint, skipTok, timestampShape, value2 } from './bytes'
 import {
   S_ADDRESS, S_CLIENT, S_CPU, S_DB, S_ELAPSED, S_FETCHED, S_HOMESERVER, S_HTTP, S_MUTATION, S_OPNAME, S_OPTYPE, S_OTHER,
   S_POLLS, S_QUERIES, S_QUERY, S_REQUESTER, S_RESPONSE, S_SUBSCRIPTION, S_TRACE, S_USER,
@@ -14,6 +14,8 @@ import {
 
 // Literals, compared 8 bytes at a time.
 const L_RESPONSE = lit(S_RESPONSE)
+// The name alone (S_RESPONSE is it between spaces), for a line that ends after it.
+const L_RESPONSE_NAME = lit(S_RESPONSE.substring(0, S_RESPONSE.length - 1))
 const L_HTTP = lit(S_HTTP)
 const L_POLLS = lit(S_POLLS)
 const L_CPU = lit(S_CPU)
@@ -45,11 +47,38 @@ export let reqLen: u32 = 0 // 0: no requester
 export let opStart: usize = 0
 export let opLen: u32 = 0 // 0: no operation name
 
+/** 'YYYY-MM-DDTHH:MM:SS.ffffffZ ' at p: digits and punctuation 16 bytes at a time, then the ranges. */
+@inline function timestamp(p: usize): bool {
+  return timestampShape(p) && !(value2(p + 5) - 1 >= 12 || value2(p + 8) - 1 >= 31 || value2(p + 11) >= 24 || value2(p + 14) >= 60 || value2(p + 17) > 60)
+}
+
+/**
+ * The '\n' ending the line at p when it is an event other than a response, as the JavaScript
+ * scanner reads one (scanLine's 'event'): the canonical timestamp, the level padded to 5, a name,
+ * then printable ASCII only (a tab, CR, escape or byte >= 0x80 is left to the scanner); else 0. A
+ * line named http.server.response is never one: it is a response parse() declined.
+ */
+export function event(p: usize): usize {
+  if (!timestamp(p)) return 0
+  const lv = load<u32>(p + 29)
+  if (load<u8>(p + 28) == 0x20) {
+    if (lv != 0x4f464e49 /* INFO */ && lv != 0x4e524157 /* WARN */) return 0
+  } else {
+    const l5 = load<u64>(p + 28) & 0xffffffffff
+    if (l5 != 0x524f525245 /* ERROR */ && l5 != 0x4755424544 /* DEBUG */ && l5 != 0x4543415254 /* TRACE */) return 0
+  }
+  if (load<u8>(p + 33) != 0x20) return 0
+  const c = load<u8>(p + 34)
+  if (c == 0x20 || c == 10) return 0
+  const after = p + 33 + litLen(L_RESPONSE_NAME)
+  if (at(p + 33, L_RESPONSE_NAME) && (load<u8>(after) == 0x20 || load<u8>(after) == 10)) return 0
+  const q = skipPrint(p + 34)
+  return load<u8>(q) == 10 ? q : 0
+}
+
 /** Parses the line at p; its '\n' when it is canonical, else 0. */
 export function parse(p: usize): usize {
-  // 'YYYY-MM-DDTHH:MM:SS.ffffffZ ': digits and punctuation 16 bytes at a time, then the ranges.
-  if (!timestampShape(p)) return 0
-  if (value2(p + 5) - 1 >= 12 || value2(p + 8) - 1 >= 31 || value2(p + 11) >= 24 || value2(p + 14) >= 60 || value2(p + 17) > 60) return 0
+  if (!timestamp(p)) return 0
   // then ' INFO' | ' WARN' | 'ERROR'
   const level = load<u8>(p + 29)
   const lv = load<u32>(p + 29)

@@ -1,4 +1,4 @@
-// The WebAssembly fast path of the auditor (source: scripts/audit-log/wasm/audit-scan.ts, AssemblyScript; the
+// The WebAssembly fast path of the auditor (source: scripts/audit-log/wasm/assembly/audit-scan.ts, AssemblyScript; the
 // compiled module is committed beside it and rebuilt by `npm run build:wasm`). It counts the
 // canonical request lines of a block of bytes and hands every other line back to the JavaScript
 // scanner; see Auditor in scripts/audit-log/auditor.ts for how the two are put together.
@@ -30,7 +30,7 @@ interface ScanExports {
   keyLength(t: number, k: number): number
   statsAddress(t: number): number
   reset(): void
-  scan(n: number, base: number): number
+  scan(from: number, n: number, base: number): number
   scannedLines(): number
 }
 
@@ -46,7 +46,7 @@ export function scanModule(): WasmModule | null {
   try {
     // import.meta.url is undefined inside the bundled worker; workers get the module from their
     // parent (provideScanModule) and never come here.
-    const WASM_FILE = new URL('./wasm/audit-scan.wasm', import.meta.url)
+    const WASM_FILE = new URL('./audit-scan.wasm', import.meta.url)
     m = new WA.Module(readFileSync(WASM_FILE))
   } catch {
     m = null
@@ -62,7 +62,7 @@ export function provideScanModule(m: WasmModule | null): void {
 
 /** Counters drained from the module; requesters as printed, like the JavaScript tables. */
 export interface WasmCounts {
-  /** requests, v1.20 lines, pre-v1.20 lines, then by classification code */
+  /** requests, v1.20 lines, pre-v1.20 lines, by classification code, then other events */
   totals: Float64Array
   requesters: Array<{ key: string; requests: number; last: number; counts: Float64Array }>
   operations: Array<{ key: string; count: number }>
@@ -89,17 +89,53 @@ export class WasmScanner {
   }
 
   /**
+   * A buffer over the module's input area of `n` bytes, to read input straight into (saving a copy
+   * per block): scan() then takes its lines in place. The module's memory may grow during a scan,
+   * which detaches every view of it; the view scan() returns, and the next inputView(), are fresh.
+   */
+  inputView(n: number): Buffer {
+    const at = this.x.reserveInput(n)
+    const mem = this.x.memory.buffer
+    if (this.view === null || this.view.buffer !== mem || this.view.byteOffset !== at || this.view.length !== n) this.view = Buffer.from(mem, at, n)
+    this.inputAt = at
+    this.inputLength = n
+    return this.view
+  }
+  private view: Buffer | null = null
+  /** Where the input area is and how long the last input view was (-1: no view of the current area). */
+  private inputAt = -1
+  private inputLength = 0
+
+  /**
    * Audits the lines of bytes [start, end) of `buf` (separated by '\n', none at `end`). `base` is
    * the number (for latest-line ordering) of the line before the first. Fills `declined`/`lines`.
+   * Returns `buf`, or a fresh view of the same bytes when it is the input view and the memory grew.
    */
-  scan(buf: Uint8Array, start: number, end: number, base: number): void {
+  scan(buf: Uint8Array, start: number, end: number, base: number): Buffer | Uint8Array {
     const n = end - start
-    const at = this.x.reserveInput(n)
-    // The memory may have grown (and its buffer been replaced) in reserveInput.
-    new Uint8Array(this.x.memory.buffer, at, n).set(buf.subarray(start, end))
-    const count = this.x.scan(n, base)
-    this.lines = this.x.scannedLines()
-    this.declined = count === 0 ? EMPTY : new Uint32Array(this.x.memory.buffer, this.x.declinedAddress(), count * 3)
+    const x = this.x
+    const before = x.memory.buffer
+    // Read now: a view of a memory that grows is detached, and reads as empty.
+    const offset = buf.byteOffset
+    const length = buf.length
+    let count: number
+    if (buf.buffer === before && offset === this.inputAt && end <= this.inputLength) {
+      count = x.scan(start, n, base)
+    } else {
+      // Bytes already in the module's memory elsewhere are taken out first: reserving may grow it.
+      const src = buf.buffer === before ? buf.slice(start, end) : buf.subarray(start, end)
+      const at = x.reserveInput(n)
+      // A bigger input area is a new one: the last view no longer covers it.
+      if (at !== this.inputAt) this.inputAt = -1
+      // The memory may have grown (and its buffer been replaced) in reserveInput.
+      new Uint8Array(x.memory.buffer, at, n).set(src)
+      count = x.scan(0, n, base)
+    }
+    const mem = x.memory.buffer
+    this.lines = x.scannedLines()
+    this.declined = count === 0 ? EMPTY : new Uint32Array(mem, x.declinedAddress(), count * 3)
+    if (buf.buffer === before && mem !== before) return Buffer.from(mem, offset, length)
+    return buf
   }
 
   /** Takes the counters gathered so far and resets them. */

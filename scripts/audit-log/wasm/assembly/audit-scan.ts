@@ -1,10 +1,11 @@
-// AssemblyScript, compiled to audit-scan.wasm (scripts/audit-log/build-wasm.ts); not part of the Node build.
+// AssemblyScript, compiled to audit-scan.wasm (scripts/audit-log/wasm/build.ts); not part of the Node build.
 //
 // The bulk fast path of `audit-log` over raw bytes: it recognizes canonical `http.server.response`
 // lines (the same language as FAST_RE in lib/requestlog.ts, restricted to ASCII), classifies them
 // like classifyCode in scripts/audit-log/auditor.ts and counts them per activity, requester and GraphQL operation.
-// Every line it does not take (events, blank lines, anything unusual, any byte >= 0x80) is handed
-// back to the JavaScript scanner, which stays the reference. test/scripts/audit-log/wasm-scanner.test.ts checks
+// It also counts the other events of canonical shape (timestamp, level, a name, printable ASCII).
+// Every line it does not take (blank lines, anything unusual, any byte >= 0x80) is handed
+// back to the JavaScript scanner, which stays the reference. test/scripts/audit-log/wasm/module.test.ts checks
 // that both agree on every corpus line, generated lines and mutations of them.
 //
 // Why WebAssembly: at millions of lines, the JavaScript path spends most of its time in per-call
@@ -12,12 +13,12 @@
 // about a nanosecond per byte. Memory is one bump heap (the stub runtime): tables only grow.
 
 // ---------------------------------------------------------------------------------------------
-// Layout shared with scripts/audit-log/wasm-scanner.ts
+// Layout shared with scripts/audit-log/wasm/module.ts
 
 import { lineEnd, lit, litLen } from './bytes'
 import { adminWrite, allocPrefix, classify, setPrefixLength } from './classify'
 import { A_SELF_SERVICE, ACTIVITIES, S_NONE, S_UNKNOWN, S_UNNAMED } from './constants.gen'
-import { opLen, opStart, parse, reqLen, reqStart, v120 } from './parse'
+import { event, opLen, opStart, parse, reqLen, reqStart, v120 } from './parse'
 import { regrow, Table, zeroed } from './table'
 
 // Activities (their numbers, in the order of ACTIVITIES in scripts/audit-log/activities.ts) and
@@ -26,8 +27,9 @@ import { regrow, Table, zeroed } from './table'
 
 /** Per requester: requests, latest line, then one counter per activity. */
 export const REQUESTER_STRIDE: i32 = 2 + ACTIVITIES
-/** totals: requests, v1.20 lines, pre-v1.20 lines, then counts by code (activity * 2 + ok). */
-export const TOTALS: i32 = 3 + ACTIVITIES * 2
+/** totals: requests, v1.20 lines, pre-v1.20 lines, counts by code (activity * 2 + ok), then other events. */
+export const TOTALS: i32 = 3 + ACTIVITIES * 2 + 1
+const EVENTS_AT: usize = (3 + <usize>ACTIVITIES * 2) << 3
 
 // Slack after the input: the input ends with a '\n' sentinel, and every check fails on '\n', so
 // scans need no bounds; fixed-offset and 16-byte reads past it stay inside this slack (what they
@@ -47,7 +49,7 @@ const requesters = new Table(REQUESTER_STRIDE)
 const operations = new Table(1)
 
 // ---------------------------------------------------------------------------------------------
-// Exports for scripts/audit-log/wasm-scanner.ts
+// Exports for scripts/audit-log/wasm/module.ts
 
 /** Makes room for `n` input bytes (plus slack); the input's address. */
 export function reserveInput(n: u32): usize {
@@ -103,29 +105,39 @@ export function reset(): void {
 }
 
 /**
- * Audits the lines of input[0, n) (separated by '\n', none at the end): counts the canonical ones
- * and lists the others as [start, end, index] triples of u32 at declinedAddress(), for the
- * JavaScript scanner. `base` is the number of the line before the first (requesters remember
- * their latest line as base + index + 1). Returns how many lines were declined.
+ * Audits the lines of input[from, from + n) (separated by '\n', none at the end): counts the
+ * canonical ones and lists the others as [start, end, index] triples of u32 (relative to `from`) at
+ * declinedAddress(), for the JavaScript scanner. `base` is the number of the line before the first
+ * (requesters remember their latest line as base + index + 1). Returns how many lines were declined.
+ * The caller may have read its input straight into the input area (then from > 0 is possible).
  */
-export function scan(n: u32, base: f64): u32 {
+export function scan(from: u32, n: u32, base: f64): u32 {
   const t = totalsAddress()
-  store<u8>(input + n, 10) // a sentinel: every check fails on '\n'
+  const start: usize = input + from
+  const end: usize = start + n
+  // A sentinel: every check fails on '\n'. The byte there is the caller's (a line's '\n', or
+  // slack), put back afterwards.
+  const saved = load<u8>(end)
+  store<u8>(end, 10)
   declinedCount = 0
-  let p: usize = input
-  const end: usize = input + n
+  let p: usize = start
   let index: u32 = 0
   for (;;) {
     // A canonical line is parsed to its '\n'; any other is declined from where it starts.
     let e = audit(p, t, base + <f64>(index + 1))
     if (e == 0) {
-      e = lineEnd(p)
-      decline(<u32>(p - input), <u32>(e - input), index)
+      e = event(p)
+      if (e != 0) store<f64>(t + EVENTS_AT, load<f64>(t + EVENTS_AT) + 1)
+      else {
+        e = lineEnd(p)
+        decline(<u32>(p - start), <u32>(e - start), index)
+      }
     }
     index++
     if (e >= end) break
     p = e + 1
   }
+  store<u8>(end, saved)
   scanned = index
   return declinedCount
 }

@@ -3,16 +3,16 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { WASM_CONSTANTS } from '../../../scripts/audit-log/build-wasm.ts'
-import { wasmConstantsSource } from '../../../scripts/audit-log/wasm-constants.ts'
-import { ACTIVITIES } from '../../../scripts/audit-log/auditor.ts'
-import { ADMIN_PREFIXES } from '../../../scripts/audit-log/admin-actions.ts'
-import { FIELD, RESPONSE_EVENT_NAME, STATS_LABELS } from '../../../lib/requestlog/grammar.ts'
+import { WASM_CONSTANTS } from '../../../../scripts/audit-log/wasm/build.ts'
+import { wasmConstantsSource } from '../../../../scripts/audit-log/wasm/constants.ts'
+import { ACTIVITIES } from '../../../../scripts/audit-log/auditor.ts'
+import { ADMIN_PREFIXES } from '../../../../scripts/audit-log/admin-actions.ts'
+import { FIELD, RESPONSE_EVENT_NAME, STATS_LABELS } from '../../../../lib/requestlog/grammar.ts'
 
-const WASM_DIR = fileURLToPath(new URL('../../../scripts/audit-log/wasm/', import.meta.url))
+const WASM_DIR = fileURLToPath(new URL('../../../../scripts/audit-log/wasm/assembly/', import.meta.url))
 const SOURCES = readdirSync(WASM_DIR).filter((f) => f.endsWith('.ts') && f !== 'constants.gen.ts')
 
-t.test('wasm/constants.gen.ts is what the JavaScript side says', async (t) => {
+t.test('wasm/assembly/constants.gen.ts is what the JavaScript side says', async (t) => {
   t.equal(readFileSync(WASM_CONSTANTS, 'utf8'), wasmConstantsSource(), 'up to date (else run `npm run build:wasm` and commit the result)')
   const gen = wasmConstantsSource()
   t.match(gen, `export const ACTIVITIES: i32 = ${ACTIVITIES.length}\n`)
@@ -40,7 +40,7 @@ t.test('the AssemblyScript source copies no constant of the JavaScript side', as
 })
 
 t.test('the output schema lists exactly the activities', async (t) => {
-  const schema = JSON.parse(readFileSync(new URL('../../../schemas/requestlog/audit-result.json', import.meta.url), 'utf8'))
+  const schema = JSON.parse(readFileSync(new URL('../../../../schemas/requestlog/audit-result.json', import.meta.url), 'utf8'))
   t.same(schema.$defs.Activity.enum, [...ACTIVITIES], 'Activity enum')
   t.same(schema.$defs.ActivityCounts.required, [...ACTIVITIES], 'every count is required')
   t.same(Object.keys(schema.$defs.ActivityCounts.properties), [...ACTIVITIES])

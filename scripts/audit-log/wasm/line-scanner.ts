@@ -1,10 +1,10 @@
-// The WebAssembly engine: canonical request lines are counted in the module (../wasm/), every
+// The WebAssembly engine: canonical request lines are counted in the module (module.ts, built from assembly/), every
 // other line is handed back to the base's JavaScript reading, in order.
 
 import { CANONICAL_TIMESTAMP_LENGTH } from '../../../lib/requestlog.ts'
 import type { Tally } from '../tally.ts'
-import { WasmScanner, type WasmModule } from '../wasm-scanner.ts'
-import { BaseLineScanner } from './line-scanner.ts'
+import { WasmScanner, type WasmModule } from './module.ts'
+import { BaseLineScanner } from '../scanners/line-scanner.ts'
 
 /** The module's heap stops at 1 GiB: one push is handed over in blocks of at most this. */
 export const WASM_BLOCK_BYTES = 64 * 1024 * 1024
@@ -20,23 +20,29 @@ export class WasmLineScanner extends BaseLineScanner {
     this.block = Math.max(blockBytes, 1)
   }
 
-  override scanBytes(chunk: Buffer, start: number, end: number): void {
+  override scanBytes(chunk: Buffer, start: number, end: number): Buffer {
     // Cut at line ends.
     while (end - start > this.block) {
       let cut = chunk.lastIndexOf(10, start + this.block)
       if (cut < start) cut = chunk.indexOf(10, start + this.block)
       if (cut === -1 || cut >= end) break
-      this.scanBlock(chunk, start, cut)
+      chunk = this.scanBlock(chunk, start, cut)
       start = cut + 1
     }
-    this.scanBlock(chunk, start, end)
+    return this.scanBlock(chunk, start, end)
   }
 
-  private scanBlock(chunk: Buffer, start: number, end: number): void {
+  /** Input is read straight into the module's memory (see WasmScanner.inputView). */
+  override readBuffer(size: number): Buffer {
+    return this.wasm.inputView(size)
+  }
+
+  private scanBlock(chunk: Buffer, start: number, end: number): Buffer {
     const w = this.wasm
     const tally = this.tally
     const first = tally.lineNo
-    w.scan(chunk, start, end, tally.chunkBase + first)
+    // The same bytes, in a fresh view when they are in the module's memory and it grew.
+    chunk = w.scan(chunk, start, end, tally.chunkBase + first) as Buffer
     const d = w.declined
     for (let i = 0; i < d.length; i += 3) {
       // scanText numbers the line it reads as tally.lineNo + 1.
@@ -45,6 +51,7 @@ export class WasmLineScanner extends BaseLineScanner {
     }
     tally.lineNo = first + w.lines
     this.noteCanonicalTimes(chunk, start, end, first, d, w.lines)
+    return chunk
   }
 
   /**

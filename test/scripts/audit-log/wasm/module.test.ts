@@ -1,4 +1,4 @@
-// The WebAssembly fast path (scripts/audit-log/wasm/audit-scan.ts) must read every line it takes exactly as the
+// The WebAssembly fast path (scripts/audit-log/wasm/assembly/audit-scan.ts) must read every line it takes exactly as the
 // JavaScript scanner does, and take every canonical ASCII line the regex fast path takes (else the
 // audit silently slows down). The committed module must be what the committed source builds to.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -6,11 +6,11 @@ import { isIP } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { ACTIVITIES, Auditor, auditFile, classify, isAdminWrite, type AuditResult } from '../../../scripts/audit-log/auditor.ts'
-import { scanModule, WasmScanner } from '../../../scripts/audit-log/wasm-scanner.ts'
-import { CanonicalMatcher, fastMethod, fastPath, formatRequester, parseLine, type LogFormat, type ResponseLine } from '../../../lib/requestlog.ts'
-import { buildWasm, WASM_OUT } from '../../../scripts/audit-log/build-wasm.ts'
-import { addressGenerator, fixture, lineCorpus, mutate, rng } from '../../fixtures/requestlog/records.ts'
+import { ACTIVITIES, Auditor, auditFile, classify, isAdminWrite, type AuditResult } from '../../../../scripts/audit-log/auditor.ts'
+import { scanModule, WasmScanner } from '../../../../scripts/audit-log/wasm/module.ts'
+import { CanonicalMatcher, fastMethod, fastPath, formatRequester, parseLine, type LogFormat, type ResponseLine } from '../../../../lib/requestlog.ts'
+import { buildWasm, WASM_OUT } from '../../../../scripts/audit-log/wasm/build.ts'
+import { addressGenerator, fixture, lineCorpus, mutate, rng } from '../../../fixtures/requestlog/records.ts'
 
 
 const module = scanModule()
@@ -25,12 +25,13 @@ interface Read {
   operation: string | undefined
 }
 
-/** What the module reads from one line, or null when it declines it. */
-function viaWasm(line: string): Read | null {
+/** What the module reads from one line ('event': an event other than a response), or null when it declines it. */
+function viaWasm(line: string): Read | 'event' | null {
   const bytes = Buffer.from(line, 'utf8')
   scanner.scan(bytes, 0, bytes.length, 0)
   const c = scanner.drain()
   if (scanner.declined.length > 0) return null
+  if (c.totals[c.totals.length - 1] === 1) return c.totals[0] === 0 ? 'event' : null
   const code = c.totals.slice(3).findIndex((n) => n === 1)
   return {
     activity: ACTIVITIES[code >> 1]!,
@@ -41,9 +42,10 @@ function viaWasm(line: string): Read | null {
   }
 }
 
-/** What the JavaScript scanner and classifier read from it (null: not a request line). */
-function viaScanner(line: string): Read | null {
+/** What the JavaScript scanner and classifier read from it (null: neither a request line nor another event). */
+function viaScanner(line: string): Read | 'event' | null {
   const r = parseLine(line)
+  if (r.kind === 'event') return 'event'
   if (r.kind !== 'response') return null
   const l = (r as { line: ResponseLine }).line
   const cl = classify(l)
@@ -106,7 +108,7 @@ t.test('canonical lines: the module takes them and reads them like the scanner',
   t.ok(taken > (lines.length - adminWrites) / 4, `the module is exercised (${taken} of the ${lines.length - adminWrites} lines that are no admin write; the generator makes many odd ones)`)
   const example = fixture('reference-example.txt').split('\n')[0]!
   t.equal(viaWasm(example), null, 'the reference example is declined: its requester holds a non-ASCII "…"')
-  t.match(viaWasm(example.replace('…', 'ABCDEFGHJKMNPQRSTVWX')), { activity: 'browser-login', ok: true, requester: 'user:01H8VZABCDEFGHJKMNPQRSTVWX(alice)' }, 'in ASCII it is taken (IPv6 client, trace id)')
+  t.match(viaWasm(example.replace('…', 'ABCDEFGHJKMNPQRSTVWX')) as Read, { activity: 'browser-login', ok: true, requester: 'user:01H8VZABCDEFGHJKMNPQRSTVWX(alice)' }, 'in ASCII it is taken (IPv6 client, trace id)')
 })
 
 t.test('mutated lines: the module never takes what the scanner rejects or reads differently', async (t) => {
@@ -162,7 +164,7 @@ t.test('the client API prefix is the configured one', async (t) => {
   t.equal(s.declined.length, 0)
   const code = c.totals.slice(3).findIndex((n) => n === 1)
   t.equal(ACTIVITIES[code >> 1], 'client-login')
-  t.equal(viaWasm(moved)!.activity, 'other', 'under the default prefix the same path is another request')
+  t.equal((viaWasm(moved) as Read).activity, 'other', 'under the default prefix the same path is another request')
 })
 
 // Whole audits: both engines give the same result, line numbers of malformed lines included, with

@@ -14,6 +14,23 @@ export function lineEnd(p: usize): usize {
   return p + <usize>ctz(m)
 }
 
+/** Bit i set when byte i of the 16 at p is not printable ASCII (0x20..0x7e). */
+@inline export function notPrint16(p: usize): i32 {
+  const v = v128.load(p)
+  const ok = v128.and(i8x16.gt_s(v, i8x16.splat(0x1f)), i8x16.lt_s(v, i8x16.splat(0x7f)))
+  return i8x16.bitmask(v128.not(ok))
+}
+
+/** The first byte at or after q that is not printable ASCII (the sentinel stops it). */
+export function skipPrint(q: usize): usize {
+  let m = notPrint16(q)
+  while (m == 0) {
+    q += 16
+    m = notPrint16(q)
+  }
+  return q + <usize>ctz(m)
+}
+
 @inline export function digit(p: usize): u32 {
   return <u32>load<u8>(p) - 48
 }

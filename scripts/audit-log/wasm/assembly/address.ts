@@ -1,5 +1,5 @@
 // AssemblyScript (part of audit-scan.wasm, see audit-scan.ts). The client address of a canonical
-// line: IPv4 or IPv6 in the text forms node:net accepts (test/scripts/audit-log/wasm-scanner.test.ts
+// line: IPv4 or IPv6 in the text forms node:net accepts (test/scripts/audit-log/wasm/module.test.ts
 // checks it against isIP).
 
 import { digit, isDigit } from './bytes'

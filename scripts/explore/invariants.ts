@@ -1,0 +1,153 @@
+// Listing invariants, where they are cheap (a listing of at most a few hundred items, read in pages of
+// ten): the items a walk reads equal the count the listing states (also with a filter); no item twice; the
+// order the direction promises (ids ascending on the auth service, received_ts by dir on the homeserver);
+// no next page announced after the last; and every listed id fetchable on its own. Each is checked on the
+// target and on the model: broken on the target only, a defect of the target; on both, a gap of the model.
+import type { Operation } from './generate.ts'
+import type { Answer, Case, SentRequest } from './cases.ts'
+import type { Violation } from './oracles.ts'
+
+export interface Asked {
+  sent: SentRequest
+  answer: Answer
+}
+
+export type Ask = (c: Case) => Promise<Asked | undefined>
+
+export interface Problem {
+  /** which invariant, for grouping ("walk-count") */
+  check: string
+  c: Case
+  asked: Asked
+  violation: Violation
+}
+
+const PAGE = 10
+const MAX_PAGES = 30
+const SOURCE = 'spec/interface.md, pagination: a walk through the pages reads every item once, in the order of the direction, as many as the count says; every listed id can be fetched'
+
+function listOf(api: 'mas' | 'hs', json: unknown): Record<string, unknown>[] | undefined {
+  const b = json as Record<string, unknown> | undefined
+  const arr = api === 'mas' ? b?.data : b && Object.values(b).find(Array.isArray)
+  return Array.isArray(arr) ? (arr as Record<string, unknown>[]) : undefined
+}
+
+function countOf(api: 'mas' | 'hs', json: unknown): number | undefined {
+  const b = json as { total?: unknown; meta?: { count?: unknown } } | undefined
+  const n = api === 'mas' ? b?.meta?.count : b?.total
+  return typeof n === 'number' ? n : undefined
+}
+
+function caseOf(op: Operation, query: [string, string][], note: string, template = op.template): Case {
+  return { api: op.api, operation: op.key, method: 'GET', template, params: {}, query, auth: 'admin', kind: 'valid', note }
+}
+
+interface Walk {
+  items: Record<string, unknown>[]
+  pages: Asked[]
+  stated?: number
+  /** the last page asked announced another that held nothing */
+  emptyAfterNext?: Asked
+  complete: boolean
+}
+
+async function walk(op: Operation, ask: Ask, extra: [string, string][]): Promise<Walk | undefined> {
+  const out: Walk = { items: [], pages: [], complete: false }
+  let query: [string, string][] = op.api === 'mas' ? [...extra, ['page[first]', String(PAGE)]] : [...extra, ['limit', String(PAGE)], ['dir', 'f']]
+  for (let i = 0; i < MAX_PAGES; i++) {
+    const a = await ask(caseOf(op, query, 'a walk through the pages'))
+    if (!a || a.answer.status !== 200) return i === 0 ? undefined : out
+    out.pages.push(a)
+    const items = listOf(op.api, a.answer.json)
+    if (!items) return undefined
+    if (i === 0) {
+      out.stated = countOf(op.api, a.answer.json)
+      if (out.stated !== undefined && out.stated > PAGE * MAX_PAGES) return undefined
+    }
+    if (i > 0 && items.length === 0 && op.api === 'hs') {
+      // an empty page ends the walk: what came before is all there is
+      out.emptyAfterNext = a
+      out.complete = true
+      return out
+    }
+    out.items.push(...items)
+    if (op.api === 'mas') {
+      if (items.length < PAGE) break
+      const last = items[items.length - 1]?.id
+      if (typeof last !== 'string') break
+      query = [...extra, ['page[first]', String(PAGE)], ['page[after]', last]]
+    } else {
+      const next = (a.answer.json as { next_token?: unknown }).next_token
+      if (next === undefined || next === null) {
+        out.complete = true
+        return out
+      }
+      query = [...extra, ['limit', String(PAGE)], ['dir', 'f'], ['from', String(next)]]
+    }
+  }
+  out.complete = op.api === 'mas'
+  return out
+}
+
+function tsOf(item: Record<string, unknown>): number | undefined {
+  return typeof item.received_ts === 'number' ? item.received_ts : undefined
+}
+
+/** The invariants of one listing on one side. */
+export async function listingProblems(op: Operation, ask: Ask, singles: Set<string>, filters: { name: string; value: (first: Record<string, unknown>) => string | undefined }[]): Promise<Problem[]> {
+  const out: Problem[] = []
+  const bad = (check: string, asked: Asked, expected: string, c?: Case) => out.push({ check, c: c ?? caseOf(op, [], check), asked, violation: { rule: 'listing-invariant', expected, source: SOURCE } })
+  const w = await walk(op, ask, [])
+  if (!w || w.pages.length === 0) return out
+  const first = w.pages[0]!
+  const ids = w.items.map((x) => String(x.id))
+  const pageCase = (a: Asked): Case => ({ ...caseOf(op, [], 'a walk through the pages'), query: querySent(a) })
+  if (new Set(ids).size !== ids.length) bad('walk-unique', w.pages[w.pages.length - 1]!, `every item once in a walk of ${w.pages.length} page(s); ${ids.length - new Set(ids).size} item(s) came twice`, pageCase(w.pages[w.pages.length - 1]!))
+  if (w.complete && w.stated !== undefined && w.stated !== ids.length) bad('walk-count', first, `as many items in the walk as the count says: the first page says ${w.stated}, the walk read ${ids.length}`, pageCase(first))
+  if (op.api === 'mas') {
+    if (ids.some((id, i) => i > 0 && id <= ids[i - 1]!)) bad('walk-order', first, 'ids ascending through the walk', pageCase(first))
+    const back = await ask(caseOf(op, [['page[last]', String(PAGE)]], 'the last page'))
+    const items = back && back.answer.status === 200 ? listOf('mas', back.answer.json) : undefined
+    if (back && items && items.some((x, i) => i > 0 && String(x.id) <= String(items[i - 1]!.id))) bad('last-order', back, 'the items of page[last] in ascending id order, as every page', caseOf(op, [['page[last]', String(PAGE)]], 'the last page'))
+  } else {
+    const ts = w.items.map(tsOf)
+    if (ts.some((x, i) => i > 0 && x !== undefined && ts[i - 1] !== undefined && x < ts[i - 1]!)) bad('walk-order', first, 'received_ts not decreasing through a walk with dir=f', pageCase(first))
+    if (w.emptyAfterNext) bad('next-after-last', w.emptyAfterNext, 'no next_token on the last page (the page it pointed to is empty)', pageCase(w.emptyAfterNext))
+    const back = await ask(caseOf(op, [['limit', String(PAGE)], ['dir', 'b']], 'dir=b'))
+    const items = back && back.answer.status === 200 ? listOf('hs', back.answer.json) : undefined
+    const bts = (items ?? []).map(tsOf)
+    if (back && bts.some((x, i) => i > 0 && x !== undefined && bts[i - 1] !== undefined && x > bts[i - 1]!)) bad('dir-b-order', back, 'received_ts not increasing with dir=b (newest first)', caseOf(op, [['limit', String(PAGE)], ['dir', 'b']], 'dir=b'))
+  }
+  // a filter: the count stated with it is the count of its walk
+  for (const f of filters) {
+    const value = w.items[0] ? f.value(w.items[0]) : undefined
+    if (value === undefined) continue
+    const fw = await walk(op, ask, [[f.name, value]])
+    if (fw && fw.complete && fw.stated !== undefined && fw.stated !== fw.items.length) {
+      bad('filter-count', fw.pages[0]!, `as many items in the walk with ${f.name} as the count says: ${fw.stated} stated, ${fw.items.length} read`, { ...caseOf(op, [], ''), query: querySent(fw.pages[0]!) })
+    }
+    break
+  }
+  // every listed id fetchable (the first three)
+  const single = `${op.template}/{${op.api === 'mas' ? 'id' : 'report_id'}}`
+  if (singles.has(single)) {
+    for (const id of ids.slice(0, 3)) {
+      const name = op.api === 'mas' ? 'id' : 'report_id'
+      const c: Case = { ...caseOf(op, [], 'a listed id', single), operation: `GET ${single}`, params: { [name]: id } }
+      const a = await ask(c)
+      const got = (a?.answer.json as { data?: { id?: unknown }; id?: unknown } | undefined)
+      const gotId = op.api === 'mas' ? got?.data?.id : got?.id
+      if (a && (a.answer.status !== 200 || String(gotId) !== id)) {
+        bad('fetch-listed', a, `200 with the item ${id}, listed by ${op.template}`, c)
+        break
+      }
+    }
+  }
+  return out
+}
+
+/** The query a page was asked with, back from the path sent. */
+function querySent(a: Asked): [string, string][] {
+  const q = a.sent.path.split('?')[1] ?? ''
+  return q ? q.split('&').map((kv) => { const [k, v = ''] = kv.split('='); return [decodeURIComponent(k!), decodeURIComponent(v)] as [string, string] }) : []
+}

@@ -1,0 +1,95 @@
+// `admin-conformance explore` end to end against the bundled mock: the clean mock gives no finding; a
+// handful of faults of the catalog are found on their own (and a fault in the values of a listing is
+// missed, as docs/findings.md says); a finding saved as a case file replays against another target; the
+// exit codes; no token in the output. The full fault matrix is scripts/dev/explore-faults.ts (run by hand).
+import t from 'tap'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { run } from '../../../scripts/explore/main.ts'
+import { faultProof } from '../../../scripts/explore/fault-proof.ts'
+import { startMock } from '../../../mock/site/server.ts'
+import { mockOptions } from '../../../mock/core/options.ts'
+
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+  let out = ''
+  let err = ''
+  const code = await run(args, { out: (s) => void (out += s), err: (s) => void (err += s) }, env)
+  return { code, out, err }
+}
+
+const work = mkdtempSync(path.join(tmpdir(), 'ac-explore-'))
+t.teardown(() => rmSync(work, { recursive: true, force: true }))
+
+t.test('the clean mock: no finding; a handful of faults found on their own, a value fault missed', async (t) => {
+  // (a few families only: the test's cost stays small; the script runs every case)
+  const families = ['/users', '/compat-sessions', '/event_reports', '/user_reports']
+  const { clean, faults } = await faultProof({
+    versions: { mas: 'v1.22.0', hs: '1.160.0' },
+    random: 2,
+    only: ['error-envelope-flat', 'reports-not-found-500', 'hs-auth-missing-token-403', 'pagination-first-and-last-accepted', 'reports-extra-key', 'reports-dir-ignored', 'pagination-off-by-one', 'filter-status-inverted'],
+    cases: (c) => families.some((f) => c.template.includes(f)),
+  })
+  t.ok(clean.sent > 300, `the clean mock: ${clean.sent} requests judged`)
+  t.same(clean.findings.map((f) => `${f.request} → ${f.answer.status}`), [], 'no finding against the clean mock')
+  const found = Object.fromEntries(faults.map((f) => [f.fault, f]))
+  for (const name of ['error-envelope-flat', 'reports-not-found-500', 'hs-auth-missing-token-403', 'pagination-first-and-last-accepted', 'reports-extra-key', 'reports-dir-ignored', 'pagination-off-by-one']) {
+    t.ok(found[name]?.found, `${name} found: ${found[name]?.first ?? 'no finding'}`)
+  }
+  t.notOk(found['filter-status-inverted']?.found, 'filter-status-inverted (a filter that picks the wrong items) is missed: explore does not compare values')
+  t.ok((found['reports-not-found-500']?.findings ?? 0) >= 2, 'reports-not-found-500: the known overflow defect and the unknown-id 500')
+  t.match(found['reports-dir-ignored']?.first ?? '', /listing-invariant/, 'a listing walked in pages: the order dir promises')
+})
+
+t.test('a finding saved as a case file replays against any target', async (t) => {
+  const cases = path.join(work, 'cases')
+  const json = path.join(work, 'report.json')
+  const junit = path.join(work, 'explore.xml')
+  const found = await cli(['--area', 'reports', '--mock-fault', 'reports-not-found-500', '--random', '0', '--save-cases', cases, '--json', json, '--junit', junit])
+  const xml = readFileSync(junit, 'utf8')
+  t.match(xml, /<testcase classname="explore" name="GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\}"[^>]*><failure message=/, 'JUnit: the operation with the defect fails')
+  t.match(xml, /<skipped message="[^"]*event-report-listing-overflow-500"\/>/, 'JUnit: an operation with only a known defect is skipped, naming it')
+  t.equal(found.code, 1, 'exit 1: a defect of the target')
+  t.match(found.out, /B-001 known defect event-report-id-overflow-500: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\}/, 'the worst first: a 5xx, the smallest request, the first generated')
+  t.match(found.out, /defect of the target: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\} \(report_id/, 'the unknown id answering 500: a defect of the target')
+  t.match(found.out, /curl -sS -i -g '[^']+\/_synapse\/admin\/v1\/event_reports\/[^']+' -H "Authorization: Bearer \$HS_ADMIN_TOKEN"/, 'a curl line, the token from the environment')
+  t.match(found.out, /known defect event-report-id-overflow-500/, 'the known defect named by its row')
+  const report = JSON.parse(readFileSync(json, 'utf8')) as { findings: { id: string; cls: string }[]; requests: { target: number } }
+  const defect = report.findings.find((f) => f.cls === 'target-defect')
+  t.ok(defect, 'a defect of the target among the findings')
+  const files = readdirSync(cases).sort()
+  t.equal(files.length, report.findings.length, 'one case file per finding')
+  const first = path.join(cases, `${defect!.id}.json`)
+  const again = await cli(['--area', 'reports', '--mock-fault', 'reports-not-found-500', '--replay', first])
+  t.equal(again.code, 1, 'the fault is still there: exit 1')
+  t.match(again.out, /1 finding\(s\): 1 defect\(s\) of the target/)
+  const fixed = await cli(['--area', 'reports', '--replay', first])
+  t.equal(fixed.code, 0, 'against the clean mock the case passes: exit 0')
+  t.match(fixed.out, /1 cases, 1 sent/)
+  const bad = await cli(['--replay', path.join(work, 'nope.json')])
+  t.equal(bad.code, 2, 'a missing case file is a usage error')
+})
+
+t.test('a live target: tokens from the environment never shown; budget, unreachable, usage', async (t) => {
+  const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: null }, {}))
+  t.teardown(() => m.close())
+  const env = { HS_ADMIN_TOKEN: m.options.hsAdminToken, HS_USER_TOKEN: m.options.hsUserToken }
+  const json = path.join(work, 'live.json')
+  const r = await cli(['--hs-url', m.url, '--random', '0', '--json', json], env)
+  t.equal(r.code, 0, 'the mock claiming its default release: only known defects, exit 0')
+  t.match(r.out, /known defect event-report-id-overflow-500/)
+  const all = r.out + r.err + readFileSync(json, 'utf8')
+  for (const tok of Object.values(env)) t.notOk(all.includes(tok), 'no token in the output or the report')
+  const strict = await cli(['--hs-url', m.url, '--random', '0', '--strict', '--max-requests', '100000'], env)
+  t.equal(strict.code, 1, '--strict: the known defects fail the command')
+  const budget = await cli(['--hs-url', m.url, '--max-requests', '20'], env)
+  t.equal(budget.code, 1, 'a spent budget fails')
+  t.match(budget.out, /incomplete: the request budget/)
+  const down = await cli(['--hs-url', 'http://127.0.0.1:9'], env)
+  t.equal(down.code, 3, 'an unreachable target: exit 3')
+  t.equal((await cli(['--bogus'])).code, 2)
+  t.equal((await cli(['--hs-url', m.url, '--mock-fault', 'reports-not-found-500'], env)).code, 2, '--mock-fault is for the bundled mock')
+  const help = await cli(['--help'])
+  t.equal(help.code, 0)
+  t.match(help.out, /--replay FILE/)
+})
