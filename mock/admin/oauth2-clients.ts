@@ -9,9 +9,7 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
 import type { Client } from '../store/mas/index.ts'
-import { listRequest, repeatedScalar } from './framework/filters.ts'
-import { listResponse } from './framework/pagination.ts'
-import type { FieldKind } from './framework/query.ts'
+import { list, listFilters } from './framework/listing.ts'
 import { API, resource } from './framework/resource.ts'
 import { getById } from './framework/session-handlers.ts'
 import { ilikeContains } from './users.ts'
@@ -40,71 +38,46 @@ export const oauth2ClientResource = (c: Client) =>
 const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code'
 const DECLARABLE = new Set(['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE])
 
-const FIELDS: Record<string, FieldKind> = {
-  'filter[client-kind]': { kind: 'enum', values: ['dynamic', 'static'] },
-  'filter[client-name]': { kind: 'string[]' },
-  'filter[client-uri]': { kind: 'string[]' },
-  'filter[grant-type]': { kind: 'string[]' },
-  'filter[has-active-sessions]': { kind: 'bool' },
-}
-
-type Values = { 'filter[client-kind]'?: 'dynamic' | 'static'; 'filter[has-active-sessions]'?: boolean } & Partial<Record<'filter[client-name]' | 'filter[client-uri]' | 'filter[grant-type]', string[]>>
+const FILTERS = listFilters<'kind'>([
+  { key: 'filter[client-kind]', kind: 'enum', index: 'kind', values: ['dynamic', 'static'] },
+  {
+    key: 'filter[client-name]', kind: 'text',
+    test: (_ctx, name) => {
+      const m = ilikeContains(name)
+      return (c: Client) => c.name !== null && m(c.name)
+    },
+  },
+  {
+    key: 'filter[client-uri]', kind: 'text',
+    test: (_ctx, uri) => {
+      const m = ilikeContains(uri)
+      return (c: Client) => {
+        const u = clientUri(c)
+        return u !== null && m(u)
+      }
+    },
+  },
+  {
+    key: 'filter[grant-type]', kind: 'text',
+    // the bug: a grant type no column holds is treated as "no condition"
+    test: (ctx, grant) => (DECLARABLE.has(grant) ? (c: Client) => c.grantTypes.includes(grant) : () => ctx.faults.has('oauth2-clients-unknown-grant-matches-all')),
+  },
+  {
+    key: 'filter[has-active-sessions]', kind: 'holds',
+    holds: (ctx) => {
+      const oauth2 = ctx.world.mas.oauth2
+      const anySession = ctx.faults.has('oauth2-clients-active-counts-finished')
+      return (c: Client) => oauth2.count({ in: anySession ? [{ index: 'client', keys: [c.id] }] : [{ index: 'client', keys: [c.id] }, { index: 'status', keys: ['active'] }] }).count > 0
+    },
+  },
+])
 
 export function listOAuth2Clients(ctx: Ctx): Reply {
-  const site = `${SITE}::list:140`
-  const f = listRequest(ctx, site, FIELDS)
-  if (!f.ok) return f.reply
-  const v = f.values as Values
-  // scalars in the service: a repeated one is serde_html_form's "unsupported value"; empty is absent
-  const scalar: Record<string, string | undefined> = {}
-  for (const key of ['filter[client-name]', 'filter[client-uri]', 'filter[grant-type]'] as const) {
-    const values = v[key] ?? []
-    if (values.length > 1) return repeatedScalar(ctx, site, key)
-    scalar[key] = values[0] === '' ? undefined : values[0]
-  }
-  const pairs: string[] = []
-  const tests: ((c: Client) => boolean)[] = []
-  const conditions: { index: 'kind'; keys: string[] }[] = []
-  const kind = v['filter[client-kind]']
-  if (kind !== undefined) {
-    pairs.push(`filter[client-kind]=${kind}`)
-    conditions.push({ index: 'kind', keys: [kind] })
-  }
-  const name = scalar['filter[client-name]']
-  if (name !== undefined) {
-    pairs.push(`filter[client-name]=${name}`)
-    const m = ilikeContains(name)
-    tests.push((c) => c.name !== null && m(c.name))
-  }
-  const uri = scalar['filter[client-uri]']
-  if (uri !== undefined) {
-    pairs.push(`filter[client-uri]=${uri}`)
-    const m = ilikeContains(uri)
-    tests.push((c) => {
-      const u = clientUri(c)
-      return u !== null && m(u)
-    })
-  }
-  const grant = scalar['filter[grant-type]']
-  if (grant !== undefined) {
-    pairs.push(`filter[grant-type]=${grant}`)
-    // the bug: a grant type no column holds is treated as "no condition"
-    if (!DECLARABLE.has(grant)) tests.push(() => ctx.faults.has('oauth2-clients-unknown-grant-matches-all'))
-    else tests.push((c) => c.grantTypes.includes(grant))
-  }
-  const has = v['filter[has-active-sessions]']
-  if (has !== undefined) {
-    pairs.push(`filter[has-active-sessions]=${has}`)
-    const oauth2 = ctx.world.mas.oauth2
-    const anySession = ctx.faults.has('oauth2-clients-active-counts-finished')
-    tests.push((c) => (oauth2.count({ in: anySession ? [{ index: 'client', keys: [c.id] }] : [{ index: 'client', keys: [c.id] }, { index: 'status', keys: ['active'] }] }).count > 0) === has)
-  }
-  const query = tests.length ? { in: conditions, where: (c: Client) => tests.every((x) => x(c)) } : { in: conditions }
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: ctx.world.mas.clients, query, toResource: oauth2ClientResource })
+  return list(ctx, { site: `${SITE}::list:140`, path: PATH, filters: FILTERS, collection: ctx.world.mas.clients, toResource: oauth2ClientResource })
 }
 
 export function getOAuth2Client(ctx: Ctx): Reply {
-  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, noun: 'OAuth 2.0 client', collection: ctx.world.mas.clients, toResource: oauth2ClientResource })
+  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, kind: { noun: 'OAuth 2.0 client' }, collection: ctx.world.mas.clients, toResource: oauth2ClientResource })
 }
 
 const TAG = 'oauth2-client'

@@ -1,5 +1,6 @@
 // GET /api/admin/v1/site-config: the plain SiteConfig object (no `data` wrapper), admin token required.
 import type { Ctx, Reply } from '../core/context.ts'
+import { masGate, type RouteEntry } from '../core/table.ts'
 import { authenticate } from './framework/auth.ts'
 import { masHas } from '../../lib/versions.ts'
 
@@ -28,3 +29,12 @@ export function getSiteConfig(ctx: Ctx): Reply {
     },
   }
 }
+
+/** this family's row of the admin route table */
+export const SITE_CONFIG_ENTRIES: RouteEntry[] = [
+  {
+    method: 'GET', pattern: '/site-config', handler: getSiteConfig, ...masGate('site-config'),
+    doc: { operationId: 'siteConfig', tag: 'server', summary: 'Get the site configuration', security: 'mas-admin',
+      responses: { '200': { description: 'The site configuration (a plain object).', ref: 'admin/site-config#SiteConfig' } } },
+  },
+]

@@ -7,17 +7,15 @@
 //   already linked to a user` (sic); a link without a user is attached to this one (200); else a new
 //   link (201).
 // - get / delete: 404 `Upstream OAuth 2.0 Link ID … not found`; delete answers 204.
-import { masHas } from '../../lib/versions.ts'
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, bodyRejection, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros } from '../store/mas/index.ts'
-import { LIVE, type UpstreamLink } from '../store/mas/extra.ts'
+import { LIVE, type UpstreamLink, type UpstreamProvider } from '../store/mas/extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from '../mas-http/body.ts'
-import { listRequest, repeatedScalar, userFilter } from './framework/filters.ts'
+import { checkUser } from './framework/filters.ts'
+import { list, listFilters } from './framework/listing.ts'
 import { byId, deleteById, found, USER, type Kind } from './framework/by-id.ts'
-import { listResponse } from './framework/pagination.ts'
-import type { FieldKind } from './framework/query.ts'
 import { API, fmtTime, resource, single } from './framework/resource.ts'
 import { routeError } from '../mas-http/errors.ts'
 
@@ -33,49 +31,26 @@ export const linkResource = (l: UpstreamLink) =>
     human_account_name: l.humanAccountName,
   })
 
-const FIELDS: Record<string, FieldKind> = {
-  'filter[user]': { kind: 'ulid' },
-  'filter[provider]': { kind: 'ulid' },
-  'filter[subject]': { kind: 'string[]' },
-  'filter[human-account-name]': { kind: 'string[]' },
-}
-const { 'filter[human-account-name]': _han, ...FIELDS_BEFORE_V1_22 } = FIELDS
+const PROVIDER: Kind<UpstreamProvider> = { noun: 'Provider', get: (ctx, id) => ctx.world.mas.extra.providers.get(id) }
+
+const FILTERS = listFilters<'live' | 'user' | 'provider'>([
+  { key: 'filter[user]', kind: 'ulid', index: 'user', exists: checkUser },
+  {
+    key: 'filter[provider]', kind: 'ulid', index: 'provider',
+    exists: (ctx, site, id) => {
+      const known = found(ctx, site, PROVIDER, id)
+      return known.ok ? undefined : known.reply
+    },
+    // the bug: the provider filter is printed in links but not applied
+    dropFault: 'upstream-links-provider-ignored',
+  },
+  { key: 'filter[subject]', kind: 'text', test: (_ctx, subject) => (l: UpstreamLink) => l.subject === subject },
+  // since v1.22.0: an older release ignores the key as unknown
+  { key: 'filter[human-account-name]', kind: 'text', test: (_ctx, han) => (l: UpstreamLink) => l.humanAccountName === han, since: 'upstream-oauth-links-filter-human-account-name' },
+])
 
 export function listLinks(ctx: Ctx): Reply {
-  const site = `${SITE}::list:130`
-  // filter[human-account-name] since v1.22.0: an older release ignores the key as unknown
-  const f = listRequest(ctx, site, masHas(ctx.options.masVersion, 'upstream-oauth-links-filter-human-account-name') === false ? FIELDS_BEFORE_V1_22 : FIELDS)
-  if (!f.ok) return f.reply
-  const v = f.values as Partial<Record<'filter[user]' | 'filter[provider]', string>> & Partial<Record<'filter[subject]' | 'filter[human-account-name]', string[]>>
-  for (const key of ['filter[subject]', 'filter[human-account-name]'] as const) {
-    if ((v[key] ?? []).length > 1) return repeatedScalar(ctx, site, key)
-  }
-  const x = ctx.world.mas.extra
-  const pairs: string[] = []
-  const conditions: { index: 'live' | 'user' | 'provider'; keys: string[] }[] = [{ index: 'live', keys: [...LIVE.keys] }]
-  const tests: ((l: UpstreamLink) => boolean)[] = []
-  const miss = userFilter(ctx, site, v['filter[user]'], pairs, conditions)
-  if (miss) return miss
-  const provider = v['filter[provider]']
-  if (provider !== undefined) {
-    pairs.push(`filter[provider]=${provider}`)
-    const known = found(ctx, site, { noun: 'Provider', get: (c, id) => c.world.mas.extra.providers.get(id) }, provider)
-    if (!known.ok) return known.reply
-    // the bug: the provider filter is printed in links but not applied
-    if (!ctx.faults.has('upstream-links-provider-ignored')) conditions.push({ index: 'provider', keys: [provider] })
-  }
-  const subject = v['filter[subject]']?.[0]
-  if (subject !== undefined && subject !== '') {
-    pairs.push(`filter[subject]=${subject}`)
-    tests.push((l) => l.subject === subject)
-  }
-  const han = v['filter[human-account-name]']?.[0]
-  if (han !== undefined && han !== '') {
-    pairs.push(`filter[human-account-name]=${han}`)
-    tests.push((l) => l.humanAccountName === han)
-  }
-  const query = tests.length ? { in: conditions, where: (l: UpstreamLink) => tests.every((t) => t(l)) } : { in: conditions }
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: x.links, query, toResource: linkResource })
+  return list(ctx, { site: `${SITE}::list:130`, path: PATH, filters: FILTERS, base: [LIVE], collection: ctx.world.mas.extra.links, toResource: linkResource })
 }
 
 const ADD = { name: 'AddUpstreamOauthLinkRequest', fields: [['user_id', 'ulid'], ['provider_id', 'ulid'], ['subject', 'string'], ['human_account_name', 'string?']] } as const

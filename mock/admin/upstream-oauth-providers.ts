@@ -3,10 +3,10 @@
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
 import { type UpstreamProvider } from '../store/mas/extra.ts'
-import { listRequest } from './framework/filters.ts'
-import { listResponse } from './framework/pagination.ts'
+import { list, listFilters } from './framework/listing.ts'
 import { API, fmtTime, resource } from './framework/resource.ts'
 import { getById } from './framework/session-handlers.ts'
+import { notFoundTitle, type Titled } from './framework/by-id.ts'
 
 const SITE = 'mas_handlers::admin::v1::upstream_oauth_providers'
 const PATH = `${API}/upstream-oauth-providers`
@@ -21,21 +21,22 @@ export const providerResource = (p: UpstreamProvider) =>
     registration_token_required: p.registrationTokenRequired,
   })
 
-export function listProviders(ctx: Ctx): Reply {
-  const f = listRequest(ctx, `${SITE}::list:110`, { 'filter[enabled]': { kind: 'bool' } })
-  if (!f.ok) return f.reply
-  const enabled = (f.values as { 'filter[enabled]'?: boolean })['filter[enabled]']
-  const pairs = enabled === undefined ? [] : [`filter[enabled]=${enabled}`]
+const FILTERS = listFilters<'enabled'>([
   // the bug: the flag read the wrong way round
-  const key = enabled === undefined ? undefined : String(ctx.faults.has('upstream-providers-enabled-inverted') ? !enabled : enabled)
-  const query = key === undefined ? {} : { in: [{ index: 'enabled' as const, keys: [key] }] }
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: ctx.world.mas.extra.providers, query, toResource: providerResource })
+  { key: 'filter[enabled]', kind: 'bool', index: 'enabled', invertFault: 'upstream-providers-enabled-inverted' },
+])
+
+export function listProviders(ctx: Ctx): Reply {
+  return list(ctx, { site: `${SITE}::list:110`, path: PATH, filters: FILTERS, collection: ctx.world.mas.extra.providers, toResource: providerResource })
 }
 
 export function getProvider(ctx: Ctx): Reply {
   // the service's title names no id
-  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, noun: 'Provider', idInTitle: false, collection: ctx.world.mas.extra.providers, toResource: providerResource })
+  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, kind: PROVIDER, collection: ctx.world.mas.extra.providers, toResource: providerResource })
 }
+
+/** the get handler's 404: `Provider not found`, without the id */
+const PROVIDER: Titled = { noun: 'Provider', idInTitle: false }
 
 const TAG = 'upstream-oauth-provider'
 
@@ -49,6 +50,6 @@ export const PROVIDER_ENTRIES: RouteEntry[] = [
   {
     method: 'GET', pattern: '/upstream-oauth-providers/:id', handler: getProvider, ...masGate('upstream-oauth-provider-get'),
     doc: { operationId: 'getUpstreamOAuthProvider', tag: TAG, summary: 'Get an upstream OAuth 2.0 provider', security: 'mas-admin',
-      responses: { '200': { description: 'The provider.', ref: 'admin/upstream-oauth-provider#Single' }, '404': adminErr('Provider not found (the title names no id).') } },
+      responses: { '200': { description: 'The provider.', ref: 'admin/upstream-oauth-provider#Single' }, '404': adminErr(`${notFoundTitle(PROVIDER, '')} (the title names no id).`) } },
   },
 ]

@@ -11,10 +11,9 @@ import { nowMicros, rustDebug } from '../store/mas/index.ts'
 import { LIVE, type UserEmail } from '../store/mas/extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from '../mas-http/body.ts'
-import { listRequest, repeatedScalar, userFilter } from './framework/filters.ts'
-import { byId, deleteById, found, USER, type Kind } from './framework/by-id.ts'
-import { listResponse } from './framework/pagination.ts'
-import type { FieldKind } from './framework/query.ts'
+import { checkUser } from './framework/filters.ts'
+import { list, listFilters } from './framework/listing.ts'
+import { byId, deleteById, found, notFoundTitle, USER, type Kind } from './framework/by-id.ts'
 import { API, fmtTime, resource, single } from './framework/resource.ts'
 import { routeError } from '../mas-http/errors.ts'
 
@@ -41,27 +40,17 @@ export function emailProblem(email: string): string | null {
   return null
 }
 
-const FIELDS: Record<string, FieldKind> = { 'filter[user]': { kind: 'ulid' }, 'filter[email]': { kind: 'string[]' } }
+const FILTERS = listFilters<'user' | 'email'>([
+  { key: 'filter[user]', kind: 'ulid', index: 'user', exists: checkUser },
+  {
+    key: 'filter[email]', kind: 'text', index: 'email', keyOf: (email) => email.toLowerCase(),
+    // the bug: the address compared as written
+    test: (ctx, email) => (ctx.faults.has('user-emails-filter-email-case-sensitive') ? (e: UserEmail) => e.email === email : undefined),
+  },
+])
 
 export function listUserEmails(ctx: Ctx): Reply {
-  const site = `${SITE}::list:120`
-  const f = listRequest(ctx, site, FIELDS)
-  if (!f.ok) return f.reply
-  const v = f.values as { 'filter[user]'?: string; 'filter[email]'?: string[] }
-  const emails = v['filter[email]'] ?? []
-  if (emails.length > 1) return repeatedScalar(ctx, site, 'filter[email]')
-  const pairs: string[] = []
-  const conditions: { index: 'live' | 'user' | 'email'; keys: string[] }[] = [{ ...LIVE, keys: [...LIVE.keys] }]
-  const miss = userFilter(ctx, site, v['filter[user]'], pairs, conditions)
-  if (miss) return miss
-  const email = emails[0]
-  const where = email !== undefined && email !== '' && ctx.faults.has('user-emails-filter-email-case-sensitive') ? (e: UserEmail) => e.email === email : undefined
-  if (email !== undefined && email !== '') {
-    pairs.push(`filter[email]=${email}`)
-    conditions.push({ index: 'email', keys: [email.toLowerCase()] })
-  }
-  const collection = ctx.world.mas.extra.emails
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection, query: where ? { in: conditions, where } : { in: conditions }, toResource: userEmailResource })
+  return list(ctx, { site: `${SITE}::list:120`, path: PATH, filters: FILTERS, base: [LIVE], collection: ctx.world.mas.extra.emails, toResource: userEmailResource })
 }
 
 const ADD = { name: 'AddUserEmailRequest', fields: [['user_id', 'ulid'], ['email', 'string']] } as const
@@ -99,7 +88,7 @@ export function deleteUserEmail(ctx: Ctx): Reply {
 }
 
 const TAG = 'user-email'
-const NOT_FOUND = adminErr('The address does not exist (User email ID … not found).')
+const NOT_FOUND = adminErr(`The address does not exist (${notFoundTitle(EMAIL, '…')}).`)
 
 /** this family's rows of the admin route table */
 export const USER_EMAIL_ENTRIES: RouteEntry[] = [

@@ -15,8 +15,7 @@ import { nowMicros, type Micros } from '../store/mas/index.ts'
 import { tokenValid, type RegistrationToken, type TokenChanges } from '../store/mas/extra.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from '../mas-http/body.ts'
-import { listRequest } from './framework/filters.ts'
-import { listResponse } from './framework/pagination.ts'
+import { list, listFilters } from './framework/listing.ts'
 import { byId, found, pathTarget, type Kind } from './framework/by-id.ts'
 import { parseDateTime } from './framework/query.ts'
 import { API, fmtTime, resource, single } from './framework/resource.ts'
@@ -39,29 +38,30 @@ export function tokenResource(x: RegistrationToken, now: Micros) {
   })
 }
 
-export function listTokens(ctx: Ctx): Reply {
-  const keys = ['used', 'revoked', 'expired', 'valid'] as const
-  const f = listRequest(ctx, `${SITE}::list:160`, Object.fromEntries(keys.map((k) => [`filter[${k}]`, { kind: 'bool' as const }])))
-  if (!f.ok) return f.reply
-  const v = f.values as Partial<Record<string, boolean>>
+/** whether a token is in each listed state, at the time of the answer */
+const used = () => (x: RegistrationToken) => x.timesUsed > 0
+const revoked = () => (x: RegistrationToken) => x.revokedAt !== null
+const expired = (ctx: Ctx) => {
   const now = nowMicros(ctx.now())
-  const facts: Record<(typeof keys)[number], (x: RegistrationToken) => boolean> = {
-    used: (x) => x.timesUsed > 0,
-    revoked: (x) => x.revokedAt !== null,
-    // the bug: a token expiring at any time counts as expired
-    expired: (x) => x.expiresAt !== null && (x.expiresAt < now || ctx.faults.has('registration-tokens-expiry-ignores-time')),
-    valid: (x) => tokenValid(x, now),
-  }
-  const pairs: string[] = []
-  const tests: ((x: RegistrationToken) => boolean)[] = []
-  for (const k of keys) {
-    const want = v[`filter[${k}]`]
-    if (want === undefined) continue
-    pairs.push(`filter[${k}]=${want}`)
-    tests.push((x) => facts[k](x) === want)
-  }
-  const query = tests.length ? { where: (x: RegistrationToken) => tests.every((test) => test(x)) } : {}
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: ctx.world.mas.extra.tokens, query, toResource: (x) => tokenResource(x, now) })
+  // the bug: a token expiring at any time counts as expired
+  const anyExpiry = ctx.faults.has('registration-tokens-expiry-ignores-time')
+  return (x: RegistrationToken) => x.expiresAt !== null && (x.expiresAt < now || anyExpiry)
+}
+const valid = (ctx: Ctx) => {
+  const now = nowMicros(ctx.now())
+  return (x: RegistrationToken) => tokenValid(x, now)
+}
+
+const FILTERS = listFilters([
+  { key: 'filter[used]', kind: 'holds', holds: used },
+  { key: 'filter[revoked]', kind: 'holds', holds: revoked },
+  { key: 'filter[expired]', kind: 'holds', holds: expired },
+  { key: 'filter[valid]', kind: 'holds', holds: valid },
+])
+
+export function listTokens(ctx: Ctx): Reply {
+  const now = nowMicros(ctx.now())
+  return list(ctx, { site: `${SITE}::list:160`, path: PATH, filters: FILTERS, collection: ctx.world.mas.extra.tokens, toResource: (x) => tokenResource(x, now) })
 }
 
 /** a date of a JSON body, or the body parser's 422 */

@@ -3,15 +3,12 @@
 // 404 `User session with ID … not found`; get's 404 is `User session ID … not found`).
 // The browser-session collection has only a user index: status and last activity are checked item by
 // item; the creation filters are id bounds, as in the other listings.
-import { masHas } from '../../lib/versions.ts'
 import { USER_SESSION_STATUSES } from '../../lib/schemas.ts'
 import type { Ctx, Reply } from '../core/context.ts'
 import { adminErr, masGate, type RouteEntry } from '../core/table.ts'
 import { nowMicros, type BrowserSession } from '../store/mas/index.ts'
-import { userFilter, createdBounds, datePair, listRequest, statusKey } from './framework/filters.ts'
-import { twoStates } from './framework/listing.ts'
-import { listResponse } from './framework/pagination.ts'
-import type { DateValue, FieldKind } from './framework/query.ts'
+import { checkUser } from './framework/filters.ts'
+import { list, listFilters, statusKey, twoStates } from './framework/listing.ts'
 import { API, fmtTime, resource } from './framework/resource.ts'
 import { finishById, getById } from './framework/session-handlers.ts'
 
@@ -33,61 +30,42 @@ export const userSessionResource = (s: BrowserSession) =>
     last_active_ip: s.lastActiveIp,
   })
 
-const DATE = { kind: 'datetime' } as const
-const FIELDS: Record<string, FieldKind> = {
-  'filter[user]': { kind: 'ulid' },
-  'filter[status]': { kind: 'enum', values: ['active', 'finished'] },
-  'filter[created-before]': DATE,
-  'filter[created-after]': DATE,
-  'filter[last-active-before]': DATE,
-  'filter[last-active-after]': DATE,
-}
-const FIELDS_BEFORE_V1_20: Record<string, FieldKind> = { 'filter[user]': FIELDS['filter[user]']!, 'filter[status]': FIELDS['filter[status]']! }
-
-type Values = { 'filter[user]'?: string; 'filter[status]'?: string } & Partial<Record<`filter[${'created' | 'last-active'}-${'before' | 'after'}]`, DateValue>>
+// The browser-session collection has only a user index: status and last activity are checked on
+// each item; the date filters since v1.20.0 (lib/data/mas-features.json), unknown keys before.
+const FILTERS = listFilters<'user'>([
+  { key: 'filter[user]', kind: 'ulid', index: 'user', exists: checkUser },
+  {
+    key: 'filter[status]', kind: 'enum', values: STATES,
+    test: (ctx, status) => {
+      // the bug: the status filter is parsed and printed in links, but not applied
+      if (ctx.faults.has('user-sessions-status-ignored')) return () => true
+      const wanted = statusKey(ctx, status, STATES)
+      return (s: BrowserSession) => (s.finishedAt === null) === (wanted === 'active')
+    },
+  },
+  { key: 'filter[created-before]', kind: 'created', bound: 'before', since: 'filter-created-before' },
+  { key: 'filter[created-after]', kind: 'created', bound: 'after', since: 'filter-created-before' },
+  // strict bounds; a session never active matches neither
+  { key: 'filter[last-active-before]', kind: 'date', test: (_ctx, d) => (s: BrowserSession) => s.lastActiveAt !== null && s.lastActiveAt < d.micros, since: 'filter-created-before' },
+  {
+    key: 'filter[last-active-after]', kind: 'date', since: 'filter-created-before',
+    test: (ctx, d) => {
+      const inclusive = ctx.faults.has('user-sessions-last-active-after-inclusive')
+      return (s: BrowserSession) => s.lastActiveAt !== null && (s.lastActiveAt > d.micros || (inclusive && s.lastActiveAt === d.micros))
+    },
+  },
+])
 
 export function listUserSessions(ctx: Ctx): Reply {
-  const site = `${SITE}::list:150`
-  // the date filters since v1.20.0 (lib/data/mas-features.json): an older release ignores the keys as unknown
-  const f = listRequest(ctx, site, masHas(ctx.options.masVersion, 'filter-created-before') === false ? FIELDS_BEFORE_V1_20 : FIELDS)
-  if (!f.ok) return f.reply
-  const v = f.values as Values
-  const pairs: string[] = []
-  const tests: ((s: BrowserSession) => boolean)[] = []
-  const conditions: { index: 'user'; keys: string[] }[] = []
-  const miss = userFilter(ctx, site, v['filter[user]'], pairs, conditions)
-  if (miss) return miss
-  const status = v['filter[status]']
-  if (status !== undefined) {
-    pairs.push(`filter[status]=${status}`)
-    const wanted = statusKey(ctx, status, STATES)
-    // the bug: the status filter is parsed and printed in links, but not applied
-    if (!ctx.faults.has('user-sessions-status-ignored')) tests.push((s) => (s.finishedAt === null) === (wanted === 'active'))
-  }
-  for (const key of ['filter[created-before]', 'filter[created-after]', 'filter[last-active-before]', 'filter[last-active-after]'] as const) {
-    const d = v[key]
-    if (d) pairs.push(datePair(key, d))
-  }
-  const lab = v['filter[last-active-before]']
-  const laa = v['filter[last-active-after]']
-  // strict bounds; a session never active matches neither
-  if (lab) tests.push((s) => s.lastActiveAt !== null && s.lastActiveAt < lab.micros)
-  const inclusive = ctx.faults.has('user-sessions-last-active-after-inclusive')
-  if (laa) tests.push((s) => s.lastActiveAt !== null && (s.lastActiveAt > laa.micros || (inclusive && s.lastActiveAt === laa.micros)))
-  const query = {
-    in: conditions,
-    ...createdBounds(ctx, v['filter[created-before]'], v['filter[created-after]']),
-    ...(tests.length ? { where: (s: BrowserSession) => tests.every((x) => x(s)) } : {}),
-  }
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: ctx.world.mas.userSessions, query, toResource: userSessionResource })
+  return list(ctx, { site: `${SITE}::list:150`, path: PATH, filters: FILTERS, collection: ctx.world.mas.userSessions, toResource: userSessionResource })
 }
 
 export function getUserSession(ctx: Ctx): Reply {
-  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, noun: NOUN, collection: ctx.world.mas.userSessions, toResource: userSessionResource })
+  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, kind: { noun: NOUN }, collection: ctx.world.mas.userSessions, toResource: userSessionResource })
 }
 
 export function finishUserSession(ctx: Ctx): Reply {
-  return finishById(ctx, { site: `${SITE}::finish:42`, path: PATH, noun: NOUN, collection: ctx.world.mas.userSessions, toResource: userSessionResource }, (s) => {
+  return finishById(ctx, { site: `${SITE}::finish:42`, path: PATH, kind: { noun: NOUN, idWord: 'with ID' }, collection: ctx.world.mas.userSessions, toResource: userSessionResource }, (s) => {
     ctx.world.mas.finishBrowserSession(s, nowMicros(ctx.now()))
     ctx.log.queries += 2
   })

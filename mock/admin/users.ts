@@ -11,23 +11,33 @@
 //   in the text are wildcards.
 // The users collection has only a username index, so the filters are checked item by item (`where`).
 import type { Ctx, Reply } from '../core/context.ts'
+import { adminErr, bodyRejection, masGate, type OperationDoc, type ResponseDoc, type RouteEntry } from '../core/table.ts'
 import { nowMicros, rustDebug, type User } from '../store/mas/index.ts'
 import { endUserSessions } from '../store/mas/user-lifecycle.ts'
 import type { UserState } from '../store/mas/writes.ts'
 import { authenticate } from './framework/auth.ts'
 import { readJsonBody } from '../mas-http/body.ts'
-import { checkClient, listRequest, repeatedScalar } from './framework/filters.ts'
-import { byId, found, pathTarget, USER } from './framework/by-id.ts'
-import { listResponse } from './framework/pagination.ts'
-import type { FieldKind } from './framework/query.ts'
-import { API, resource, single, userAttributes } from './framework/resource.ts'
+import { checkClient } from './framework/filters.ts'
+import { list, listFilters } from './framework/listing.ts'
+import { byId, found, notFoundTitle, pathTarget, USER } from './framework/by-id.ts'
+import { API, fmtTime, fmtTimeOrNull, resource, single } from './framework/resource.ts'
 import { routeError } from '../mas-http/errors.ts'
-import { masHas, type MasFeature } from '../../lib/versions.ts'
 
 const SITE = 'mas_handlers::admin::v1::users'
 const PATH = `${API}/users`
 
 export const USER_STATUSES = ['active', 'locked', 'deactivated'] as const
+
+export function userAttributes(u: User): Record<string, unknown> {
+  return {
+    username: u.username,
+    created_at: fmtTime(u.createdAt),
+    locked_at: fmtTimeOrNull(u.lockedAt),
+    deactivated_at: fmtTimeOrNull(u.deactivatedAt),
+    admin: u.admin,
+    legacy_guest: u.legacyGuest,
+  }
+}
 
 export const userResource = (u: User) => resource('user', 'users', u.id, userAttributes(u))
 
@@ -53,39 +63,6 @@ export function ilikeContains(search: string): (text: string) => boolean {
   return (text) => re.test(text.toLowerCase())
 }
 
-const FIELDS: Record<string, FieldKind> = {
-  'filter[admin]': { kind: 'bool' },
-  'filter[legacy-guest]': { kind: 'bool' },
-  'filter[search]': { kind: 'string[]' },
-  'filter[status]': { kind: 'enum', values: USER_STATUSES },
-  'filter[active-oauth2-client]': { kind: 'ulid[]' },
-  'filter[has-active-oauth2-session]': { kind: 'bool' },
-  'filter[has-active-compat-session]': { kind: 'bool' },
-}
-
-/** Filters a release does not have yet are unknown keys to it, which the service ignores (lib/data/mas-features.json). */
-const FILTER_FEATURES: Record<string, MasFeature> = {
-  'filter[legacy-guest]': 'users-filter-search',
-  'filter[search]': 'users-filter-search',
-  'filter[active-oauth2-client]': 'users-filter-sessions',
-  'filter[has-active-oauth2-session]': 'users-filter-sessions',
-  'filter[has-active-compat-session]': 'users-filter-sessions',
-}
-
-function fieldsAt(version: string): Record<string, FieldKind> {
-  return Object.fromEntries(Object.entries(FIELDS).filter(([k]) => !FILTER_FEATURES[k] || masHas(version, FILTER_FEATURES[k]!) !== false))
-}
-
-type UserFilterValues = {
-  'filter[admin]'?: boolean
-  'filter[legacy-guest]'?: boolean
-  'filter[search]'?: string[]
-  'filter[status]'?: (typeof USER_STATUSES)[number]
-  'filter[active-oauth2-client]'?: string[]
-  'filter[has-active-oauth2-session]'?: boolean
-  'filter[has-active-compat-session]'?: boolean
-}
-
 function statusTest(ctx: Ctx, status: (typeof USER_STATUSES)[number]): (u: User) => boolean {
   switch (status) {
     case 'active':
@@ -99,59 +76,40 @@ function statusTest(ctx: Ctx, status: (typeof USER_STATUSES)[number]): (u: User)
   }
 }
 
+/** a user with an active OAuth 2.0 session (of `client`, when given) */
+function activeOAuth2(ctx: Ctx, client?: string): (u: User) => boolean {
+  const oauth2 = ctx.world.mas.oauth2
+  return client === undefined ? (u) => oauth2.bucketSize('userStatus', `${u.id}|active`) > 0 : (u) => oauth2.bucketSize('userClientStatus', `${u.id}|${client}|active`) > 0
+}
+
+// The filters in the service's order; one a release does not have yet is an unknown key to it, which
+// the service ignores (lib/data/mas-features.json). The users collection has only a username index,
+// so each filter checks the users one by one.
+const FILTERS = listFilters([
+  { key: 'filter[admin]', kind: 'holds', holds: () => (u: User) => u.admin },
+  { key: 'filter[legacy-guest]', kind: 'holds', holds: () => (u: User) => u.legacyGuest, since: 'users-filter-search' },
+  {
+    key: 'filter[search]', kind: 'text', since: 'users-filter-search',
+    test: (ctx, search) => {
+      // the bug: the search compared as written
+      const m = ctx.faults.has('users-search-case-sensitive') ? (name: string) => name.includes(search) : ilikeContains(search)
+      return (u: User) => m(u.username)
+    },
+  },
+  { key: 'filter[status]', kind: 'enum', values: USER_STATUSES, test: (ctx, status) => statusTest(ctx, status as (typeof USER_STATUSES)[number]) },
+  {
+    key: 'filter[active-oauth2-client]', kind: 'ulid[]', exists: checkClient, since: 'users-filter-sessions',
+    test: (ctx, clients) => {
+      const of = clients.map((c) => activeOAuth2(ctx, c))
+      return (u: User) => of.some((active) => active(u))
+    },
+  },
+  { key: 'filter[has-active-oauth2-session]', kind: 'holds', holds: (ctx) => activeOAuth2(ctx), since: 'users-filter-sessions' },
+  { key: 'filter[has-active-compat-session]', kind: 'holds', holds: (ctx) => (u: User) => ctx.world.mas.compat.bucketSize('userStatus', `${u.id}|active`) > 0, since: 'users-filter-sessions' },
+])
+
 export function listUsers(ctx: Ctx): Reply {
-  const site = `${SITE}::list:130`
-  const f = listRequest(ctx, site, fieldsAt(ctx.options.masVersion))
-  if (!f.ok) return f.reply
-  const v = f.values as UserFilterValues
-  const search = v['filter[search]'] ?? []
-  // a scalar in the service: repeated, it is serde_html_form's "unsupported value"; empty is absent
-  if (search.length > 1) return repeatedScalar(ctx, site, 'filter[search]')
-  const mas = ctx.world.mas
-  const pairs: string[] = []
-  const tests: ((u: User) => boolean)[] = []
-  const admin = v['filter[admin]']
-  if (admin !== undefined) {
-    pairs.push(`filter[admin]=${admin}`)
-    tests.push((u) => u.admin === admin)
-  }
-  const guest = v['filter[legacy-guest]']
-  if (guest !== undefined) {
-    pairs.push(`filter[legacy-guest]=${guest}`)
-    tests.push((u) => u.legacyGuest === guest)
-  }
-  if (search.length === 1 && search[0] !== '') {
-    pairs.push(`filter[search]=${search[0]}`)
-    const matches = ctx.faults.has('users-search-case-sensitive') ? (s: string) => (name: string) => name.includes(s) : ilikeContains
-    const m = matches(search[0]!)
-    tests.push((u) => m(u.username))
-  }
-  const status = v['filter[status]']
-  if (status !== undefined) {
-    pairs.push(`filter[status]=${status}`)
-    tests.push(statusTest(ctx, status))
-  }
-  const clients = v['filter[active-oauth2-client]'] ?? []
-  for (const c of clients) pairs.push(`filter[active-oauth2-client]=${c}`)
-  for (const c of clients) {
-    const miss = checkClient(ctx, site, c)
-    if (miss) return miss
-  }
-  const activeOAuth2 = (u: User, client?: string) =>
-    client === undefined ? mas.oauth2.bucketSize('userStatus', `${u.id}|active`) > 0 : mas.oauth2.bucketSize('userClientStatus', `${u.id}|${client}|active`) > 0
-  if (clients.length) tests.push((u) => clients.some((c) => activeOAuth2(u, c)))
-  const hasOAuth2 = v['filter[has-active-oauth2-session]']
-  if (hasOAuth2 !== undefined) {
-    pairs.push(`filter[has-active-oauth2-session]=${hasOAuth2}`)
-    tests.push((u) => activeOAuth2(u) === hasOAuth2)
-  }
-  const hasCompat = v['filter[has-active-compat-session]']
-  if (hasCompat !== undefined) {
-    pairs.push(`filter[has-active-compat-session]=${hasCompat}`)
-    tests.push((u) => mas.compat.bucketSize('userStatus', `${u.id}|active`) > 0 === hasCompat)
-  }
-  const where = tests.length === 0 ? undefined : (u: User) => tests.every((test) => test(u))
-  return listResponse(ctx, { path: PATH, filterPairs: pairs, page: f.page, collection: mas.users, query: where ? { where } : {}, toResource: userResource })
+  return list(ctx, { site: `${SITE}::list:130`, path: PATH, filters: FILTERS, collection: ctx.world.mas.users, toResource: userResource })
 }
 
 const ADD = {
@@ -289,3 +247,81 @@ export function lockUser(ctx: Ctx): Reply {
 export function unlockUser(ctx: Ctx): Reply {
   return action(ctx, 'unlock', 63, (u) => ({ ...u, lockedAt: ctx.faults.has('users-unlock-noop') ? u.lockedAt : null }))
 }
+
+const TAG = 'user'
+const NOT_FOUND = adminErr(`The user does not exist (${notFoundTitle(USER, '…')}).`)
+/** One of the five actions: 200 with the user, 404; plus the body statuses when it reads one. */
+function actionDoc(operationId: string, summary: string, what: string, body?: { ref: string; statuses: Record<string, ResponseDoc> }): OperationDoc {
+  return {
+    operationId,
+    tag: TAG,
+    summary,
+    security: 'mas-admin',
+    description: `${what} Never refused for the user's current state. links.self is the requested path (ending in the action).`,
+    ...(body ? { body: { ref: body.ref } } : {}),
+    responses: { '200': { description: 'The user after the action.', ref: 'admin/user#Single' }, '404': NOT_FOUND, ...body?.statuses },
+  }
+}
+
+/** this family's rows of the admin route table */
+export const USER_ENTRIES: RouteEntry[] = [
+  {
+    method: 'GET', pattern: '/users', handler: listUsers,
+    doc: { operationId: 'listUsers', tag: TAG, summary: 'List users', security: 'mas-admin',
+      description: 'All users, including locked and deactivated ones, oldest first. filter[search] matches the username like SQL ILIKE \'%text%\' (case-insensitive; % and _ are wildcards).',
+      query: 'admin/user#ListQuery',
+      responses: {
+        '200': { description: 'A page of users.', ref: 'admin/user#Page' },
+        '400': adminErr('Invalid pagination or filter parameters.'),
+        '404': adminErr('A client of filter[active-oauth2-client] does not exist.'),
+      } },
+  },
+  {
+    method: 'POST', pattern: '/users', handler: addUser,
+    doc: { operationId: 'createUser', tag: TAG, summary: 'Create a user', security: 'mas-admin',
+      body: { ref: 'admin/user#AddRequest' },
+      responses: {
+        '201': { description: 'The new user.', ref: 'admin/user#Single' },
+        '400': adminErr('Username is not valid.'),
+        '409': adminErr('User already exists.'),
+        '415': bodyRejection(),
+        '422': bodyRejection(),
+      } },
+  },
+  {
+    method: 'GET', pattern: '/users/:id', handler: getUser,
+    doc: { operationId: 'getUser', tag: TAG, summary: 'Get a user', security: 'mas-admin',
+      responses: { '200': { description: 'The user.', ref: 'admin/user#Single' }, '404': NOT_FOUND } },
+  },
+  {
+    method: 'GET', pattern: '/users/by-username/:username', handler: getUserByUsername,
+    doc: { operationId: 'getUserByUsername', tag: TAG, summary: 'Get a user by its username', security: 'mas-admin',
+      responses: { '200': { description: 'The user; links.self is the by-username path.', ref: 'admin/user#Single' }, '404': adminErr('No user has this username.') } },
+  },
+  {
+    method: 'POST', pattern: '/users/:id/set-password', handler: setUserPassword,
+    doc: { operationId: 'setUserPassword', tag: TAG, summary: "Set a user's password", security: 'mas-admin',
+      body: { ref: 'admin/user#SetPasswordRequest' },
+      responses: {
+        '204': { description: 'The password was set (no body).' },
+        '400': adminErr('Password is too weak (unless skip_password_check).'),
+        '403': adminErr('Password auth is disabled in the configuration (never in the mock, whose password login is on).'),
+        '404': NOT_FOUND,
+        '415': bodyRejection(),
+        '422': bodyRejection(),
+      } },
+  },
+  {
+    method: 'POST', pattern: '/users/:id/set-admin', handler: setUserAdmin,
+    doc: actionDoc('userSetAdmin', 'Set or clear the admin flag of a user', 'Sets can_request_admin.', { ref: 'admin/user#SetAdminRequest', statuses: { '415': bodyRejection(), '422': bodyRejection() } }),
+  },
+  {
+    method: 'POST', pattern: '/users/:id/deactivate', handler: deactivateUser,
+    doc: actionDoc('deactivateUser', 'Deactivate a user',
+      "Sets deactivated_at (the first time only; locked_at is untouched) and ends the user's browser, OAuth 2.0, compatibility and personal sessions. The body is optional: without a Content-Type header none is read.",
+      { ref: 'admin/user#DeactivateRequest', statuses: { '400': bodyRejection(), '415': bodyRejection(), '422': bodyRejection() } }),
+  },
+  { method: 'POST', pattern: '/users/:id/reactivate', handler: reactivateUser, ...masGate('users-reactivate'), doc: actionDoc('reactivateUser', 'Reactivate a user', 'Clears deactivated_at; a lock stays.') },
+  { method: 'POST', pattern: '/users/:id/lock', handler: lockUser, doc: actionDoc('lockUser', 'Lock a user', 'Sets locked_at (the first time only).') },
+  { method: 'POST', pattern: '/users/:id/unlock', handler: unlockUser, doc: actionDoc('unlockUser', 'Unlock a user', 'Clears locked_at.') },
+]

@@ -5,7 +5,7 @@
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { User } from '../../store/mas/index.ts'
 import { authenticate } from './auth.ts'
-import { pathId } from './pagination.ts'
+import { pathId } from '../../mas-http/ulid.ts'
 import { routeError, titleWithId } from '../../mas-http/errors.ts'
 
 /** how a family names its records in 404 titles, and finds one */
@@ -19,14 +19,22 @@ export interface Kind<T> {
   get(ctx: Ctx, id: string): T | undefined
 }
 
+/** what a 404 title needs of a Kind */
+export type Titled = Pick<Kind<unknown>, 'noun' | 'idWord' | 'idInTitle'>
+
 export type Found<T> = { ok: true; item: T; id: string } | { ok: false; reply: Reply }
 
 export const USER: Kind<User> = { noun: 'User', get: (ctx, id) => ctx.world.mas.getUser(id) }
 
+/** The family's 404 title for `id` (the OpenAPI document passes `<id>`). */
+export function notFoundTitle(kind: Titled, id: string): string {
+  return kind.idInTitle === false ? `${kind.noun} not found` : `${kind.noun} ${kind.idWord ?? 'ID'} ${id} not found`
+}
+
 /** The family's 404 for `id`. */
-export function notFound(ctx: Ctx, site: string, kind: Pick<Kind<unknown>, 'noun' | 'idWord' | 'idInTitle'>, id: string): Reply {
-  const without = `${kind.noun} not found`
-  return routeError(ctx, site, 404, kind.idInTitle === false ? without : titleWithId(ctx, `${kind.noun} ${kind.idWord ?? 'ID'} ${id} not found`, without))
+export function notFound(ctx: Ctx, site: string, kind: Titled, id: string): Reply {
+  const without = notFoundTitle({ noun: kind.noun, idInTitle: false }, id)
+  return routeError(ctx, site, 404, kind.idInTitle === false ? without : titleWithId(ctx, notFoundTitle(kind, id), without))
 }
 
 /** The caller (401/403) and the path's id (400). */

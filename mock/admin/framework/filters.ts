@@ -11,9 +11,13 @@ import type { Bound } from '../../store/ordered.ts'
 import { isScopeToken, rustDebug } from '../../store/mas/index.ts'
 import { formatDateFilter, groupPairs, maxUlidAt, minUlidAt, parseStruct, rejectionTitles, type DateValue, type FieldKind } from './query.ts'
 import { routeError } from '../../mas-http/errors.ts'
-import { authenticate } from './auth.ts'
-import { parsePagination, type PageParams } from './pagination.ts'
-import { notFound, USER } from './by-id.ts'
+import { notFound, USER, type Titled } from './by-id.ts'
+
+/** the first title of a filter parameter's rejection */
+export const INVALID_FILTER = 'Invalid filter parameters'
+/** how filter lookups title a missing client and browser session */
+export const CLIENT: Titled = { noun: 'Client' }
+export const USER_SESSION: Titled = { noun: 'User session' }
 
 export const ULID_FIELD = { kind: 'ulid' } as const
 export const DATE_FIELD = { kind: 'datetime' } as const
@@ -24,22 +28,8 @@ export function parseFilters<K extends string>(
   fields: Record<K, FieldKind>,
 ): { ok: true; values: Partial<Record<K, unknown>> } | { ok: false; reply: Reply } {
   const parsed = parseStruct(groupPairs(ctx.query), fields)
-  if (!parsed.ok) return { ok: false, reply: routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', parsed.message)) }
+  if (!parsed.ok) return { ok: false, reply: routeError(ctx, site, 400, ...rejectionTitles(INVALID_FILTER, parsed.message)) }
   return { ok: true, values: parsed.values }
-}
-
-/** What a listing checks first, in the service's order: the caller, the pagination, then the filters. */
-export function listRequest<K extends string>(
-  ctx: Ctx,
-  site: string,
-  fields: Record<K, FieldKind>,
-): { ok: true; page: PageParams; values: Partial<Record<K, unknown>> } | { ok: false; reply: Reply } {
-  const auth = authenticate(ctx)
-  if (!auth.ok) return auth
-  const p = parsePagination(ctx)
-  if (!p.ok) return p
-  const f = parseFilters(ctx, site, fields)
-  return f.ok ? { ok: true, page: p.page, values: f.values } : f
 }
 
 /** 404 `User ID … not found` unless the user exists (the `filter-unknown-user-empty` fault lets it through). */
@@ -49,34 +39,21 @@ export function checkUser(ctx: Ctx, site: string, id: string): Reply | undefined
   return notFound(ctx, site, USER, id)
 }
 
-/**
- * filter[user] of a listing (emails, links, browser sessions): printed in the links, the user must
- * exist (checkUser), then the family's `user` bucket is a condition.
- */
-export function userFilter(ctx: Ctx, site: string, user: string | undefined, pairs: string[], conditions: { index: string; keys: string[] }[]): Reply | undefined {
-  if (user === undefined) return undefined
-  pairs.push(`filter[user]=${user}`)
-  const miss = checkUser(ctx, site, user)
-  if (miss) return miss
-  conditions.push({ index: 'user', keys: [user] })
-  return undefined
-}
-
 /** A scalar filter of the service given more than once: serde_html_form's "unsupported value". */
 export function repeatedScalar(ctx: Ctx, site: string, key: string): Reply {
-  return routeError(ctx, site, 400, ...rejectionTitles('Invalid filter parameters', `${key}: unsupported value`))
+  return routeError(ctx, site, 400, ...rejectionTitles(INVALID_FILTER, `${key}: unsupported value`))
 }
 
 export function checkClient(ctx: Ctx, site: string, id: string): Reply | undefined {
   ctx.log.queries += 1
   if (ctx.world.mas.getClient(id)) return undefined
-  return notFound(ctx, site, { noun: 'Client' }, id)
+  return notFound(ctx, site, CLIENT, id)
 }
 
 export function checkUserSession(ctx: Ctx, site: string, id: string): Reply | undefined {
   ctx.log.queries += 1
   if (ctx.world.mas.userSessions.get(id)) return undefined
-  return notFound(ctx, site, { noun: 'User session' }, id)
+  return notFound(ctx, site, USER_SESSION, id)
 }
 
 /** Each value must be a scope token; the first bad one is named in the 400. */
@@ -110,12 +87,6 @@ export function valueRange<R extends string>(index: R, after: DateValue | undefi
   if (after) r.gt = after.micros
   if (before) r.lt = before.micros
   return r
-}
-
-/** The status key to look up, swapped by the `filter-status-inverted` fault. */
-export function statusKey(ctx: Ctx, value: string, pair: readonly [string, string]): string {
-  if (!ctx.faults.has('filter-status-inverted')) return value
-  return value === pair[0] ? pair[1] : pair[0]
 }
 
 /** `filter[scope]` as store conditions: contains-all, one condition per token (any of them, under a fault). */

@@ -14,11 +14,12 @@ import type { AdminEnvelopeIncludeCount } from '../../../lib/types.gen.ts'
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { Bound, OrderedCollection, Keyed, Query } from '../../store/ordered.ts'
 import { groupPairs, parseStruct, rejectionTitles, type FieldKind } from './query.ts'
-import { parseUlid } from '../../mas-http/ulid.ts'
 import { type ResourceObject } from './resource.ts'
 import { rejection } from '../../mas-http/errors.ts'
 
 export const DEFAULT_PAGE_SIZE = 10
+/** the first title of a pagination parameter's rejection */
+export const INVALID_PAGINATION = 'Invalid pagination parameters'
 
 export interface PageParams {
   before?: string
@@ -55,7 +56,7 @@ export function parsePagination(ctx: Ctx): { ok: true; page: PageParams } | { ok
     if (ctx.faults.has('pagination-bad-cursor-500') && parsed.message.startsWith('page[')) {
       return { ok: false, reply: { status: 500, body: { errors: [{ title: 'Internal server error' }] } } }
     }
-    return { ok: false, reply: rejection(ctx, 400, ...rejectionTitles('Invalid pagination parameters', parsed.message)) }
+    return { ok: false, reply: rejection(ctx, 400, ...rejectionTitles(INVALID_PAGINATION, parsed.message)) }
   }
   const v = parsed.values as {
     'page[before]'?: string
@@ -79,13 +80,6 @@ export function parsePagination(ctx: Ctx): { ok: true; page: PageParams } | { ok
   if (v['page[before]'] !== undefined) page.before = v['page[before]']
   if (v['page[after]'] !== undefined) page.after = v['page[after]']
   return { ok: true, page }
-}
-
-/** The path-ULID extractor: 400 "Invalid ULID in path" + the decode error; no event line. */
-export function pathId(ctx: Ctx, raw: string | undefined): { ok: true; id: string } | { ok: false; reply: Reply } {
-  const u = parseUlid(raw ?? '')
-  if (!u.ok) return { ok: false, reply: rejection(ctx, 400, 'Invalid ULID in path', u.error) }
-  return { ok: true, id: u.value }
 }
 
 function tighterLower(a: Bound | undefined, b: Bound | undefined): Bound | undefined {

@@ -1,8 +1,8 @@
-// Wire shapes of the admin API: resource objects (key order as the service serialises them),
-// single-resource responses and timestamps. Its error answers are the auth service's own
+// Wire shapes of the admin API: resource objects, single-resource responses and timestamps. Each
+// family's attributes (key order as the service serialises them) are in the family's own file. Its error answers are the auth service's own
 // (mock/mas-http/errors.ts).
 import type { Reply } from '../../core/context.ts'
-import type { CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, User } from '../../store/mas/index.ts'
+import type { Micros } from '../../store/mas/index.ts'
 
 export const API = '/api/admin/v1'
 
@@ -64,7 +64,8 @@ function fmtTimeSlow(us: Micros): string {
   return `${iso.slice(0, dot)}Z`
 }
 
-const t = (us: Micros | null): string | null => (us === null ? null : fmtTime(us))
+/** fmtTime, or null for a time that is not set */
+export const fmtTimeOrNull = (us: Micros | null): string | null => (us === null ? null : fmtTime(us))
 
 export interface ResourceObject {
   type: string
@@ -72,69 +73,6 @@ export interface ResourceObject {
   attributes: Record<string, unknown>
   links: { self: string }
   meta?: { page: { cursor: string } }
-}
-
-export function compatAttributes(s: CompatSession): Record<string, unknown> {
-  return {
-    user_id: s.userId,
-    device_id: s.deviceId,
-    user_session_id: s.userSessionId,
-    redirect_uri: s.redirectUri,
-    created_at: fmtTime(s.createdAt),
-    user_agent: s.userAgent,
-    last_active_at: t(s.lastActiveAt),
-    last_active_ip: s.lastActiveIp,
-    finished_at: t(s.finishedAt),
-    human_name: s.humanName,
-  }
-}
-
-export function oauth2Attributes(s: OAuth2Session): Record<string, unknown> {
-  return {
-    created_at: fmtTime(s.createdAt),
-    finished_at: t(s.finishedAt),
-    user_id: s.userId,
-    user_session_id: s.userSessionId,
-    client_id: s.clientId,
-    scope: s.scope,
-    user_agent: s.userAgent,
-    last_active_at: t(s.lastActiveAt),
-    last_active_ip: s.lastActiveIp,
-    human_name: s.humanName,
-  }
-}
-
-/** `accessToken` only in the create and regenerate answers; otherwise the key is left out. */
-export function personalAttributes(s: PersonalSession, accessToken?: string | null): Record<string, unknown> {
-  const a: Record<string, unknown> = {
-    created_at: fmtTime(s.createdAt),
-    revoked_at: t(s.revokedAt),
-    owner_user_id: s.ownerUserId,
-    owner_client_id: s.ownerClientId,
-    actor_user_id: s.actorUserId,
-    human_name: s.humanName,
-    scope: s.scope,
-    last_active_at: t(s.lastActiveAt),
-    last_active_ip: s.lastActiveIp,
-    expires_at: s.revokedAt === null ? t(s.tokenExpiresAt) : null,
-  }
-  if (accessToken !== undefined) a.access_token = accessToken
-  return a
-}
-
-export function policyAttributes(p: PolicyData): Record<string, unknown> {
-  return { created_at: fmtTime(p.createdAt), data: p.data }
-}
-
-export function userAttributes(u: User): Record<string, unknown> {
-  return {
-    username: u.username,
-    created_at: fmtTime(u.createdAt),
-    locked_at: t(u.lockedAt),
-    deactivated_at: t(u.deactivatedAt),
-    admin: u.admin,
-    legacy_guest: u.legacyGuest,
-  }
 }
 
 export function resource(type: string, collection: string, id: string, attributes: Record<string, unknown>): ResourceObject {

@@ -32,7 +32,7 @@ interface Shared {
   body: 'envelope' | 'text' | 'none'
 }
 
-/** The auth service's admin API (mock/admin/framework/auth.ts, body.ts, pagination.ts pathId). */
+/** The auth service's admin API (mock/admin/framework/auth.ts, mock/mas-http/body.ts, mock/mas-http/ulid.ts pathId). */
 function adminShared(s: Shape): Record<string, Shared[]> {
   const out: Record<string, Shared[]> = {}
   const add = (status: string, a: Shared) => (out[status] ??= []).push(a)
