@@ -4,7 +4,7 @@
 // the server's signing keys (synadm reads the server name from them). Reads run everywhere; setting
 // account data needs --allow-writes and uses a type of this harness's own.
 import { createPublicKey, verify } from 'node:crypto'
-import { check, hs, hsClient, hsRaw, skip, target, expectOk, expectHsError, diag, memo, setDefaultRule } from '../lib/suite.ts'
+import { check, hs, hsClient, hsRaw, skip, target, expectOk, expectHsError, diag, memo, setDefaultRule, leftover } from '../lib/suite.ts'
 
 setDefaultRule('Matrix client-server API, Client Config (account data) and Room aliases; server-server API, Publishing Keys')
 
@@ -47,6 +47,10 @@ check('account data: PUT then GET → the content as set, a later PUT replacing 
     const body = expectOk(t, res, `GET ${CLIENT}${adPath(user, TYPE)}`, { schema: 'homeserver/client-api#AccountData' })
     if (body) t.same(body, content, 'reads back as set', diag(res))
   }
+  // The client API has no delete for account data: the type is emptied and said to be left behind.
+  const emptied = await hsClient('PUT', adPath(user, TYPE), { as: 'user', body: {} })
+  expectOk(t, emptied, `PUT ${CLIENT}${adPath(user, TYPE)} {} (emptied after the check)`, { schema: 'homeserver/client-api#Empty' })
+  leftover({ target: 'hs', kind: 'account data', id: `${user} ${TYPE}`, reason: 'the client API cannot delete account data; the type is left holding {}' })
 })
 
 check('directory: a canonical alias of a listed room resolves to that room; a non-alias → 400 M_INVALID_PARAM', ['hs'], async (t) => {
