@@ -87,7 +87,10 @@ export function generateLog(file: string, lines: number, seed = 20260617): Gener
   const clients: Requester[] = Array.from({ length: 40 }, () => ({ kind: 'oauth2-client', id: ulid() }))
   const homeserver: Requester = { kind: 'homeserver' }
   const ipv4 = Array.from({ length: 500 }, () => `${pick([10, 172, 192, 81, 93])}.${int(256)}.${int(256)}.${1 + int(254)}`)
-  const ipv6 = Array.from({ length: 100 }, () => `2a01:e0a:${int(65536).toString(16)}:${int(65536).toString(16)}::${int(65536).toString(16)}`)
+  const ipv6 = Array.from(
+    { length: 100 },
+    () => `2a01:e0a:${int(65536).toString(16)}:${int(65536).toString(16)}::${int(65536).toString(16)}`,
+  )
   const browsers = [
     'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
     'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
@@ -104,25 +107,77 @@ export function generateLog(file: string, lines: number, seed = 20260617): Gener
   const client = () => pick(clients)
   const none = () => undefined
   const ok = (s: number) => () => s
-  const ops = ['CurrentViewer', 'UserProfile', 'BrowserSessionList', 'AppSessionsList', 'SetDisplayName', 'AddEmail', 'RemoveEmail', 'EndOAuth2Session', 'EndCompatSession', 'ChangePassword']
+  const ops = [
+    'CurrentViewer',
+    'UserProfile',
+    'BrowserSessionList',
+    'AppSessionsList',
+    'SetDisplayName',
+    'AddEmail',
+    'RemoveEmail',
+    'EndOAuth2Session',
+    'EndCompatSession',
+    'ChangePassword',
+  ]
 
   const scenarios: Scenario[] = [
-    { weight: 250, method: 'POST', path: () => '/oauth2/introspect', status: ok(200), requester: () => homeserver, ua: () => 'synapse/1.120.0' },
+    {
+      weight: 250,
+      method: 'POST',
+      path: () => '/oauth2/introspect',
+      status: ok(200),
+      requester: () => homeserver,
+      ua: () => 'synapse/1.120.0',
+    },
     { weight: 60, method: 'POST', path: () => '/oauth2/token', status: ok(200), requester: client, ua: () => pick(apps) },
     {
-      weight: 5, method: 'POST', path: () => '/oauth2/token', status: ok(401), requester: client, ua: () => pick(apps),
+      weight: 5,
+      method: 'POST',
+      path: () => '/oauth2/token',
+      status: ok(401),
+      requester: client,
+      ua: () => pick(apps),
       before: { level: 'WARN', target: 'mas_handlers::oauth2::token:301', message: 'Client authentication failed' },
     },
     { weight: 10, method: 'POST', path: () => '/oauth2/revoke', status: ok(200), requester: client, ua: () => pick(apps) },
     {
-      weight: 200, method: 'POST', path: () => '/graphql', status: ok(200), requester: user, ua: browser,
-      graphql: () => (r() < 0.7 ? { type: 'query', name: pick(ops.slice(0, 4)) } : r() < 0.95 ? { type: 'mutation', name: pick(ops.slice(4)) } : { type: 'query' }),
+      weight: 200,
+      method: 'POST',
+      path: () => '/graphql',
+      status: ok(200),
+      requester: user,
+      ua: browser,
+      graphql: () =>
+        r() < 0.7
+          ? { type: 'query', name: pick(ops.slice(0, 4)) }
+          : r() < 0.95
+            ? { type: 'mutation', name: pick(ops.slice(4)) }
+            : { type: 'query' },
     },
-    { weight: 150, method: 'GET', path: () => pick(['/account/', '/assets/app-4f3a9c.js', '/assets/app-7e21b0.css', '/account/sessions']), status: () => (r() < 0.3 ? 304 : 200), requester: none, ua: browser },
-    { weight: 100, method: 'GET', path: () => '/health', status: ok(200), requester: none, ua: () => 'kube-probe/1.30' },
-    { weight: 50, method: 'GET', path: () => pick(['/api/admin/v1/compat-sessions', '/api/admin/v1/oauth2-sessions', '/api/admin/v1/users']), status: ok(200), requester: client, ua: () => 'curl/8.5.0' },
     {
-      weight: 5, method: 'GET', path: () => `/api/admin/v1/compat-sessions/${pick(ulids)}`, status: ok(404), requester: client, ua: () => 'curl/8.5.0',
+      weight: 150,
+      method: 'GET',
+      path: () => pick(['/account/', '/assets/app-4f3a9c.js', '/assets/app-7e21b0.css', '/account/sessions']),
+      status: () => (r() < 0.3 ? 304 : 200),
+      requester: none,
+      ua: browser,
+    },
+    { weight: 100, method: 'GET', path: () => '/health', status: ok(200), requester: none, ua: () => 'kube-probe/1.30' },
+    {
+      weight: 50,
+      method: 'GET',
+      path: () => pick(['/api/admin/v1/compat-sessions', '/api/admin/v1/oauth2-sessions', '/api/admin/v1/users']),
+      status: ok(200),
+      requester: client,
+      ua: () => 'curl/8.5.0',
+    },
+    {
+      weight: 5,
+      method: 'GET',
+      path: () => `/api/admin/v1/compat-sessions/${pick(ulids)}`,
+      status: ok(404),
+      requester: client,
+      ua: () => 'curl/8.5.0',
       before: { level: 'WARN', target: 'mas_handlers::admin::v1::compat_sessions::get:61', message: 'Compatibility session not found' },
     },
     { weight: 20, method: 'POST', path: () => '/login', status: ok(303), requester: user, ua: browser },
@@ -133,13 +188,37 @@ export function generateLog(file: string, lines: number, seed = 20260617): Gener
     { weight: 30, method: 'GET', path: () => '/authorize', status: ok(303), requester: user, ua: browser },
     { weight: 20, method: 'POST', path: () => '/_matrix/client/v3/login', status: ok(200), requester: user, ua: () => pick(apps) },
     {
-      weight: 3, method: 'POST', path: () => '/_matrix/client/v3/login', status: ok(403), requester: none, ua: () => pick(apps),
+      weight: 3,
+      method: 'POST',
+      path: () => '/_matrix/client/v3/login',
+      status: ok(403),
+      requester: none,
+      ua: () => pick(apps),
       before: { level: 'WARN', target: 'mas_handlers::compat::login:412', message: 'Invalid credentials' },
     },
-    { weight: 15, method: 'POST', path: () => pick(['/_matrix/client/v3/logout', '/_matrix/client/v3/logout/all']), status: ok(200), requester: user, ua: () => pick(apps) },
-    { weight: 10, method: 'GET', path: () => pick(['/favicon.ico', '/.well-known/openid-configuration']), status: () => (r() < 0.5 ? 404 : 200), requester: none, ua: () => null },
     {
-      weight: 1, method: 'POST', path: () => '/oauth2/token', status: ok(500), requester: none, ua: () => pick(apps),
+      weight: 15,
+      method: 'POST',
+      path: () => pick(['/_matrix/client/v3/logout', '/_matrix/client/v3/logout/all']),
+      status: ok(200),
+      requester: user,
+      ua: () => pick(apps),
+    },
+    {
+      weight: 10,
+      method: 'GET',
+      path: () => pick(['/favicon.ico', '/.well-known/openid-configuration']),
+      status: () => (r() < 0.5 ? 404 : 200),
+      requester: none,
+      ua: () => null,
+    },
+    {
+      weight: 1,
+      method: 'POST',
+      path: () => '/oauth2/token',
+      status: ok(500),
+      requester: none,
+      ua: () => pick(apps),
       before: { level: 'ERROR', target: 'mas_handlers::oauth2::token:88', message: 'Database error message.sources=[connection refused]' },
     },
   ]
@@ -176,7 +255,15 @@ export function generateLog(file: string, lines: number, seed = 20260617): Gener
       const ts = formatTimestamp(new Date(clock), int(1000))
       if (r() < 0.01) {
         // A background job, outside any request.
-        emit(formatEventLine({ timestamp: ts, level: 'INFO', target: 'mas_tasks::matrix:57', requestId: `job-sync-devices-${counter++}`, message: `Syncing devices for user ${pick(ulids)}` }))
+        emit(
+          formatEventLine({
+            timestamp: ts,
+            level: 'INFO',
+            target: 'mas_tasks::matrix:57',
+            requestId: `job-sync-devices-${counter++}`,
+            message: `Syncing devices for user ${pick(ulids)}`,
+          }),
+        )
         events++
         continue
       }
@@ -185,7 +272,15 @@ export function generateLog(file: string, lines: number, seed = 20260617): Gener
       const status = s.status()
       const id = { method, counter: counter++ }
       if (s.before !== undefined && written + 1 < lines) {
-        emit(formatEventLine({ timestamp: ts, level: s.before.level, target: s.before.target, requestId: `${method}-${id.counter}`, message: s.before.message }))
+        emit(
+          formatEventLine({
+            timestamp: ts,
+            level: s.before.level,
+            target: s.before.target,
+            requestId: `${method}-${id.counter}`,
+            message: s.before.message,
+          }),
+        )
         events++
       }
       const rec: ResponseLine = {
@@ -198,7 +293,14 @@ export function generateLog(file: string, lines: number, seed = 20260617): Gener
         status,
         reason: reasonPhrase(status),
         userAgent: s.ua(),
-        stats: { polls: 1 + int(30), cpuMs: int(200) / 10, dbMs: int(400) / 10, elapsedMs: int(2000) / 10, queries: int(12), fetched: int(40) },
+        stats: {
+          polls: 1 + int(30),
+          cpuMs: int(200) / 10,
+          dbMs: int(400) / 10,
+          elapsedMs: int(2000) / 10,
+          queries: int(12),
+          fetched: int(40),
+        },
         format: 'v1.20',
       }
       const who = s.requester()
@@ -278,7 +380,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     if (result.requests !== gen.requests) problems.push(`requests ${result.requests} != ${gen.requests}`)
     if (result.events !== gen.events) problems.push(`events ${result.events} != ${gen.events}`)
     if (result.malformedCount !== 0) problems.push(`${result.malformedCount} malformed lines`)
-    for (const a of ACTIVITIES) if (result.activities[a] !== gen.activities[a]) problems.push(`${a} ${result.activities[a]} != ${gen.activities[a]}`)
+    for (const a of ACTIVITIES)
+      if (result.activities[a] !== gen.activities[a]) problems.push(`${a} ${result.activities[a]} != ${gen.activities[a]}`)
     if (problems.length > 0) {
       process.stderr.write(`audit-log counts differ from the generated file: ${problems.join('; ')}\n`)
       return 1
@@ -301,7 +404,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     const otherJobs = values.jobs !== undefined ? undefined : defaultJobs(gen.bytes) > 1 ? 1 : availableParallelism() > 1 ? 2 : undefined
     const sink = { write: () => true }
     for (let i = 0; i < runs; i++) {
-      grepBest = Math.min(grepBest, seconds(() => spawnSync('grep', ['-c', 'http.server.response', file])))
+      grepBest = Math.min(
+        grepBest,
+        seconds(() => spawnSync('grep', ['-c', 'http.server.response', file])),
+      )
       if (timeBin !== undefined) {
         const g = spawnSync(timeBin, ['-f', '%U %S', 'grep', '-c', 'http.server.response', file], { encoding: 'utf8' })
         const [u, sys] = (g.stderr.trim().split('\n').pop() ?? '').split(' ').map(Number)
@@ -309,7 +415,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       }
       cliBest = Math.min(
         cliBest,
-        seconds(() => spawnSync(process.execPath, [path.join(ROOT, 'bin/admin-conformance.mjs'), 'audit-log', '--json', ...jobsArgs, file], { maxBuffer: 64 * 1024 * 1024 })),
+        seconds(() =>
+          spawnSync(process.execPath, [path.join(ROOT, 'bin/admin-conformance.mjs'), 'audit-log', '--json', ...jobsArgs, file], {
+            maxBuffer: 64 * 1024 * 1024,
+          }),
+        ),
       )
       const cpu = process.cpuUsage()
       const wall = await secondsAsync(async () => {
@@ -323,12 +433,20 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       // Context: the other choice of threads, and the JavaScript engine with the default threads.
       if (otherJobs !== undefined) {
         const other = await secondsAsync(async () => {
-          await auditMain(['--json', '--jobs', String(otherJobs), file], { stdin: process.stdin, stdout: sink, stderr: { write: () => true, isTTY: false } })
+          await auditMain(['--json', '--jobs', String(otherJobs), file], {
+            stdin: process.stdin,
+            stdout: sink,
+            stderr: { write: () => true, isTTY: false },
+          })
         })
         otherBest = Math.min(otherBest, other)
       }
       const js = await secondsAsync(async () => {
-        await auditMain(['--json', '--engine', 'js', ...jobsArgs, file], { stdin: process.stdin, stdout: sink, stderr: { write: () => true, isTTY: false } })
+        await auditMain(['--json', '--engine', 'js', ...jobsArgs, file], {
+          stdin: process.stdin,
+          stdout: sink,
+          stderr: { write: () => true, isTTY: false },
+        })
       })
       jsBest = Math.min(jsBest, js)
     }
@@ -349,11 +467,29 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     )
     // /usr/bin/time counts in hundredths: a quick run is too short for the figure to mean anything.
     if (Number.isFinite(grepCpu) && grepCpu >= 0.05) {
-      process.stdout.write(`  CPU time, best of ${runs}: grep ${grepCpu.toFixed(3)} s, audit-log in process ${inProcCpu.toFixed(3)} s: ${(grepCpu / inProcCpu).toFixed(2)}x grep (context: the same work without the wait for a core)\n`)
+      process.stdout.write(
+        `  CPU time, best of ${runs}: grep ${grepCpu.toFixed(3)} s, audit-log in process ${inProcCpu.toFixed(3)} s: ${(grepCpu / inProcCpu).toFixed(2)}x grep (context: the same work without the wait for a core)\n`,
+      )
     }
 
-    reportFigure({ id: 'audit-log.vs-grep', label: `audit-log on ${fmt(gen.lines)} lines vs grep -c`, value: inProcRate / grepRate, unit: '×', detail: `${fmt(inProcRate)} vs ${fmt(grepRate)} lines/s`, better: 'higher', goal: 1 })
-    reportFigure({ id: 'audit-log.wasm-vs-js', label: 'audit-log: WebAssembly engine vs JavaScript engine', value: jsBest / inProcBest, unit: '×', detail: `${inProcBest.toFixed(2)} vs ${jsBest.toFixed(2)} s`, better: 'higher', goal: 3 })
+    reportFigure({
+      id: 'audit-log.vs-grep',
+      label: `audit-log on ${fmt(gen.lines)} lines vs grep -c`,
+      value: inProcRate / grepRate,
+      unit: '×',
+      detail: `${fmt(inProcRate)} vs ${fmt(grepRate)} lines/s`,
+      better: 'higher',
+      goal: 1,
+    })
+    reportFigure({
+      id: 'audit-log.wasm-vs-js',
+      label: 'audit-log: WebAssembly engine vs JavaScript engine',
+      value: jsBest / inProcBest,
+      unit: '×',
+      detail: `${inProcBest.toFixed(2)} vs ${jsBest.toFixed(2)} s`,
+      better: 'higher',
+      goal: 3,
+    })
     // The gate is the command's own work (main() of scripts/audit-log/main.ts in this process): the
     // command-line row adds the start-up of Node and of the TypeScript loader, a constant that
     // says nothing about the parser and dominates on a busy machine.

@@ -36,7 +36,13 @@ export function parseFigures(output: string): Figure[] {
     if (!line.startsWith(FIGURE_MARK)) continue
     try {
       const f = JSON.parse(line.slice(FIGURE_MARK.length)) as Figure
-      if (typeof f.id === 'string' && typeof f.value === 'number' && Number.isFinite(f.value) && (f.better === 'higher' || f.better === 'lower')) out.push(f)
+      if (
+        typeof f.id === 'string' &&
+        typeof f.value === 'number' &&
+        Number.isFinite(f.value) &&
+        (f.better === 'higher' || f.better === 'lower')
+      )
+        out.push(f)
     } catch {
       // not a figure
     }

@@ -26,7 +26,10 @@ const BIN = fileURLToPath(new URL('../bin/admin-conformance.mjs', import.meta.ur
 const MiB = 1024 * 1024
 const LIMIT_MIB = 256
 
-const { values, positionals } = parseArgs({ options: { deadline: { type: 'string', default: QUICK ? '30' : '120' } }, allowPositionals: true })
+const { values, positionals } = parseArgs({
+  options: { deadline: { type: 'string', default: QUICK ? '30' : '120' } },
+  allowPositionals: true,
+})
 const deadlineS = Number(values.deadline)
 // --quick: two cases that end by themselves, to prove the bench runs.
 const kinds = (positionals.length ? positionals : QUICK ? ['huge-total', 'deep-json'] : [...HOSTILE_KINDS]) as HostileKind[]
@@ -49,10 +52,34 @@ async function one(kind: HostileKind, dir: string): Promise<Row> {
   const h = await hostileTarget(kind)
   const out = path.join(dir, `${kind}.json`)
   const t0 = performance.now()
-  const child = spawn(process.execPath, [BIN, 'run', '--mas-url', h.url, '--hs-url', h.url, '--jobs', '1', '--deadline', String(deadlineS), '--reporter', 'json', '--output', out], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, MAS_ADMIN_TOKEN: 'mat_benchhostileadmin00000000', HS_ADMIN_TOKEN: 'syt_benchhostileadmin00000000' },
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'run',
+      '--mas-url',
+      h.url,
+      '--hs-url',
+      h.url,
+      '--jobs',
+      '1',
+      '--deadline',
+      String(deadlineS),
+      '--reporter',
+      'json',
+      '--output',
+      out,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        MAS_ADMIN_TOKEN: 'mat_benchhostileadmin00000000',
+        HS_ADMIN_TOKEN: 'syt_benchhostileadmin00000000',
+      },
+    },
+  )
   const rss = sampleTreeRss(child.pid!, 50)
   // the bound the run promises, with a minute to spare: past it the case has failed
   const kill = setTimeout(() => child.kill('SIGKILL'), (deadlineS + 60) * 1000)
@@ -87,14 +114,33 @@ try {
   for (const kind of kinds) {
     const r = await one(kind, dir)
     rows.push(r)
-    process.stdout.write(`${kind.padEnd(14)} peak ${r.peakMiB.toFixed(0).padStart(4)} MiB (per process ${r.ownMiB.map((m) => m.toFixed(0)).join('/')})  ${r.wallS.toFixed(1).padStart(6)} s  exit ${r.exitCode}  checks ${r.checks} (${r.fail} failed)  answers ${r.answered}${r.crashed.length ? `  CRASHED: ${r.crashed.join('; ')}` : ''}\n`)
+    process.stdout.write(
+      `${kind.padEnd(14)} peak ${r.peakMiB.toFixed(0).padStart(4)} MiB (per process ${r.ownMiB.map((m) => m.toFixed(0)).join('/')})  ${r.wallS.toFixed(1).padStart(6)} s  exit ${r.exitCode}  checks ${r.checks} (${r.fail} failed)  answers ${r.answered}${r.crashed.length ? `  CRASHED: ${r.crashed.join('; ')}` : ''}\n`,
+    )
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
-process.stdout.write(`\n| target | peak RSS (tree) | each process's own peak | wall | exit | checks (failed) | crashed files |\n|---|---|---|---|---|---|---|\n`)
-for (const r of rows) process.stdout.write(`| ${r.kind} | ${r.peakMiB.toFixed(0)} MiB | ${r.ownMiB.map((m) => m.toFixed(0)).join(' / ')} MiB | ${r.wallS.toFixed(1)} s | ${r.exitCode} | ${r.checks} (${r.fail}) | ${r.crashed.length} |\n`)
-reportFigure({ id: 'hostile.peak-rss', label: `runs against hostile targets (${rows.length} cases, one worker): the largest peak RSS of the process tree`, value: Math.max(...rows.map((r) => r.peakMiB)), unit: ' MiB', detail: rows.map((r) => `${r.kind} ${r.peakMiB.toFixed(0)}`).join(', '), better: 'lower', goal: LIMIT_MIB })
+process.stdout.write(
+  `\n| target | peak RSS (tree) | each process's own peak | wall | exit | checks (failed) | crashed files |\n|---|---|---|---|---|---|---|\n`,
+)
+for (const r of rows)
+  process.stdout.write(
+    `| ${r.kind} | ${r.peakMiB.toFixed(0)} MiB | ${r.ownMiB.map((m) => m.toFixed(0)).join(' / ')} MiB | ${r.wallS.toFixed(1)} s | ${r.exitCode} | ${r.checks} (${r.fail}) | ${r.crashed.length} |\n`,
+  )
+reportFigure({
+  id: 'hostile.peak-rss',
+  label: `runs against hostile targets (${rows.length} cases, one worker): the largest peak RSS of the process tree`,
+  value: Math.max(...rows.map((r) => r.peakMiB)),
+  unit: ' MiB',
+  detail: rows.map((r) => `${r.kind} ${r.peakMiB.toFixed(0)}`).join(', '),
+  better: 'lower',
+  goal: LIMIT_MIB,
+})
 const missed = rows.filter((r) => r.peakMiB > LIMIT_MIB || r.wallS > deadlineS + 60 || r.crashed.length > 0 || r.exitCode !== 1)
-process.stdout.write(missed.length ? `\nMISSED: ${missed.map((r) => r.kind).join(', ')} (≤ ${LIMIT_MIB} MiB, ≤ deadline + 60 s, no crash, exit 1)\n` : `\nmet: every case ≤ ${LIMIT_MIB} MiB, within its deadline, no crash, exit 1\n`)
+process.stdout.write(
+  missed.length
+    ? `\nMISSED: ${missed.map((r) => r.kind).join(', ')} (≤ ${LIMIT_MIB} MiB, ≤ deadline + 60 s, no crash, exit 1)\n`
+    : `\nmet: every case ≤ ${LIMIT_MIB} MiB, within its deadline, no crash, exit 1\n`,
+)
 process.exit(missed.length ? 1 : 0)

@@ -42,7 +42,11 @@ function fmt(v: number): string {
 }
 
 /** The table rows and the figures more than 15% worse than their last record. */
-export function table(figures: Figure[], last: Map<string, { value: number; date: string }>, quick: boolean): { text: string; worse: string[] } {
+export function table(
+  figures: Figure[],
+  last: Map<string, { value: number; date: string }>,
+  quick: boolean,
+): { text: string; worse: string[] } {
   const rows: string[][] = [['figure', 'now', 'last recorded', 'change', 'goal', '']]
   const worse: string[] = []
   for (const f of figures) {
@@ -57,11 +61,28 @@ export function table(figures: Figure[], last: Map<string, { value: number; date
         worse.push(`${f.id}: ${note}`)
       }
     }
-    const goal = f.goal === undefined || quick ? '' : `${f.better === 'higher' ? '≥' : '≤'} ${fmt(f.goal)}${f.unit}${(f.better === 'higher' ? f.value >= f.goal : f.value <= f.goal) ? ' met' : ' MISSED'}`
-    rows.push([`${f.label} (${f.id})`, `${fmt(f.value)}${f.unit}${f.detail ? ` — ${f.detail}` : ''}`, l ? `${fmt(l.value)}${f.unit} (${l.date})` : '—', change, goal, note])
+    const goal =
+      f.goal === undefined || quick
+        ? ''
+        : `${f.better === 'higher' ? '≥' : '≤'} ${fmt(f.goal)}${f.unit}${(f.better === 'higher' ? f.value >= f.goal : f.value <= f.goal) ? ' met' : ' MISSED'}`
+    rows.push([
+      `${f.label} (${f.id})`,
+      `${fmt(f.value)}${f.unit}${f.detail ? ` — ${f.detail}` : ''}`,
+      l ? `${fmt(l.value)}${f.unit} (${l.date})` : '—',
+      change,
+      goal,
+      note,
+    ])
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-  const text = rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
+  const text = rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
   return { text, worse }
 }
 
@@ -80,7 +101,9 @@ export function recorded(text: string, figures: Figure[], date: string): string 
   const at = text.indexOf(HEADING)
   if (at < 0) {
     const first = text.indexOf('\n## ')
-    return first < 0 ? `${text.trimEnd()}\n\n${lines.join('\n')}` : `${text.slice(0, first + 1)}${lines.join('\n')}\n${text.slice(first + 1)}`
+    return first < 0
+      ? `${text.trimEnd()}\n\n${lines.join('\n')}`
+      : `${text.slice(0, first + 1)}${lines.join('\n')}\n${text.slice(first + 1)}`
   }
   const next = text.indexOf('\n## ', at + HEADING.length)
   return `${text.slice(0, at)}${lines.join('\n')}${next < 0 ? '' : text.slice(next)}`
@@ -99,7 +122,12 @@ function runBench(name: string, quick: boolean): Promise<{ status: number; outpu
       const s = b.toString()
       output += s
       // The figure lines are for the table below; everything else is the benchmark's own account.
-      process.stdout.write(s.split('\n').filter((l) => !l.startsWith('##bench-figure ')).join('\n'))
+      process.stdout.write(
+        s
+          .split('\n')
+          .filter((l) => !l.startsWith('##bench-figure '))
+          .join('\n'),
+      )
     })
     child.on('close', (code) => resolve({ status: code ?? 1, output, seconds: (Date.now() - t0) / 1000 }))
   })
@@ -107,7 +135,13 @@ function runBench(name: string, quick: boolean): Promise<{ status: number; outpu
 
 async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`usage: npm run bench [-- NAME...] [--quick] [--record]\n\n${Object.entries(BENCHES).map(([n, d]) => `  ${n.padEnd(16)} ${d}`).join('\n')}\n\n  --quick    each benchmark at a small size (a few minutes in all): proves it runs; figures not compared\n  --record   write this run's figures to docs/benchmarks.md as the last recorded ones\n`)
+    process.stdout.write(
+      `usage: npm run bench [-- NAME...] [--quick] [--record]\n\n${Object.entries(BENCHES)
+        .map(([n, d]) => `  ${n.padEnd(16)} ${d}`)
+        .join(
+          '\n',
+        )}\n\n  --quick    each benchmark at a small size (a few minutes in all): proves it runs; figures not compared\n  --record   write this run's figures to docs/benchmarks.md as the last recorded ones\n`,
+    )
     return 0
   }
   const quick = argv.includes('--quick')
@@ -146,7 +180,10 @@ async function main(argv: string[]): Promise<number> {
     const state = r.figures === 0 ? 'NO FIGURE' : quick ? (r.status === 2 ? 'CRASHED' : 'ran') : r.status === 0 ? 'met' : 'MISSED'
     process.stdout.write(`  ${state.padEnd(9)}  ${r.name.padEnd(16)} ${r.figures} figure(s), ${r.seconds.toFixed(1)} s\n`)
   }
-  if (worse.length) process.stdout.write(`\n${worse.length} figure(s) more than ${WORSE_THRESHOLD * 100}% worse than last recorded:\n${worse.map((w) => `  ${w}`).join('\n')}\n`)
+  if (worse.length)
+    process.stdout.write(
+      `\n${worse.length} figure(s) more than ${WORSE_THRESHOLD * 100}% worse than last recorded:\n${worse.map((w) => `  ${w}`).join('\n')}\n`,
+    )
   if (record) {
     writeFileSync(DOC, recorded(readFileSync(DOC, 'utf8'), figures, new Date().toISOString().slice(0, 10)))
     process.stdout.write(`\nrecorded ${figures.length} figures in docs/benchmarks.md\n`)

@@ -56,7 +56,11 @@ interface Load {
 
 async function drive(url: string, seconds: number, connections: number): Promise<Load> {
   const pool = new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 60_000 })
-  const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(BODY)) }
+  const headers = {
+    authorization: `Bearer ${TOKEN}`,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(BODY)),
+  }
   const lat: number[] = []
   let errors = 0
   const loop = async (until: number, record: boolean) => {
@@ -103,21 +107,35 @@ export async function runStateBench(opts: { seconds?: number; connections?: numb
     const st1 = summary([await drive(stateUrl, seconds / ROUNDS, 1)])
     const m = summary(mem)
     const s = summary(st)
-    const info = (await (await fetch(`${stateUrl}/_mock/info`, { headers: { [MOCK_CONTROL_HEADER]: '1' } })).json()) as { state: { records: number } }
+    const info = (await (await fetch(`${stateUrl}/_mock/info`, { headers: { [MOCK_CONTROL_HEADER]: '1' } })).json()) as {
+      state: { records: number }
+    }
     const journalMb = statSync(join(dir, 'state', 'journal')).size / 2 ** 20
     const row = (name: string, l: ReturnType<typeof summary>) =>
       `    ${name.padEnd(34)}${l.rps.toFixed(0).padStart(7)} writes/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  (${l.n} writes, ${l.errors} not 201)`
     const ratio = s.rps / m.rps
     const pass = ratio >= RATIO_TARGET && s.errors === 0 && m.errors === 0 && info.state.records >= s.n + st1.n
     if (!pass) ok = false
-    lines.push(`state mock: POST policy-data, ${connections} keep-alive connections, ${seconds} s each in ${ROUNDS} alternating rounds, then 1 connection:`)
+    lines.push(
+      `state mock: POST policy-data, ${connections} keep-alive connections, ${seconds} s each in ${ROUNDS} alternating rounds, then 1 connection:`,
+    )
     lines.push(row(`memory, ${connections} connections`, m))
     lines.push(row(`--state, ${connections} connections`, s))
     lines.push(row('memory, 1 connection', mem1))
     lines.push(row('--state, 1 connection (fsync each)', st1))
     lines.push(`    journal: ${info.state.records} records, ${journalMb.toFixed(1)} MiB`)
-    lines.push(`    ratio with/without --state: ${ratio.toFixed(2)}× at ${connections} connections, ${(st1.rps / mem1.rps).toFixed(2)}× at 1 — target ≥ ${RATIO_TARGET}× at ${connections}: ${pass ? 'ok' : 'MISSED'}`)
-    reportFigure({ id: 'mock-state.writes', label: `--state writes vs in memory, ${connections} connections`, value: ratio, unit: '×', detail: `${s.rps.toFixed(0)} vs ${m.rps.toFixed(0)} writes/s`, better: 'higher', goal: 0.5 })
+    lines.push(
+      `    ratio with/without --state: ${ratio.toFixed(2)}× at ${connections} connections, ${(st1.rps / mem1.rps).toFixed(2)}× at 1 — target ≥ ${RATIO_TARGET}× at ${connections}: ${pass ? 'ok' : 'MISSED'}`,
+    )
+    reportFigure({
+      id: 'mock-state.writes',
+      label: `--state writes vs in memory, ${connections} connections`,
+      value: ratio,
+      unit: '×',
+      detail: `${s.rps.toFixed(0)} vs ${m.rps.toFixed(0)} writes/s`,
+      better: 'higher',
+      goal: 0.5,
+    })
   } finally {
     await Promise.all([stop(memory.child), stop(durable.child)])
     rmSync(dir, { recursive: true, force: true })

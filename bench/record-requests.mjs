@@ -16,12 +16,24 @@ if (dir) {
       for (let i = 0; i + 1 < h.length; i += 2) out.push([String(h[i]), String(h[i + 1])])
       return out
     }
-    if (typeof h === 'string') return h.split('\r\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()])
+    if (typeof h === 'string')
+      return h
+        .split('\r\n')
+        .filter(Boolean)
+        .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()])
     return Object.entries(h ?? {}).map(([k, v]) => [k, String(v)])
   }
   subscribe('undici:request:create', ({ request }) => {
     const body = typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) ? request.body.toString('utf8') : null
-    const r = { at: performance.timeOrigin + performance.now(), method: request.method, origin: String(request.origin), path: request.path, headers: headerPairs(request.headers), body, status: null }
+    const r = {
+      at: performance.timeOrigin + performance.now(),
+      method: request.method,
+      origin: String(request.origin),
+      path: request.path,
+      headers: headerPairs(request.headers),
+      body,
+      status: null,
+    }
     byRequest.set(request, r)
     records.push(r)
   })

@@ -24,4 +24,6 @@ for (const r of records) {
 const wallMs = performance.now() - started
 await dispatcher.close()
 const cpu = process.cpuUsage()
-process.stdout.write(JSON.stringify({ requests: records.length, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, sameStatus, statuses }) + '\n')
+process.stdout.write(
+  JSON.stringify({ requests: records.length, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, sameStatus, statuses }) + '\n',
+)

@@ -73,7 +73,11 @@ function tokensOf(requests: Recorded[]): { adminToken?: string; userToken?: stri
     const m = auth && /^Bearer (\S+)$/.exec(auth)
     if (m) counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + 1)
   }
-  const ranked = (prefix: string) => [...counts].filter(([t]) => t.startsWith(prefix)).sort((a, b) => b[1] - a[1]).map(([t]) => t)
+  const ranked = (prefix: string) =>
+    [...counts]
+      .filter(([t]) => t.startsWith(prefix))
+      .sort((a, b) => b[1] - a[1])
+      .map(([t]) => t)
   const [adminToken, userToken] = ranked('mat_')
   const [hsAdminToken, hsUserToken] = ranked('syt_')
   return Object.fromEntries(Object.entries({ adminToken, userToken, hsAdminToken, hsUserToken }).filter(([, v]) => v !== undefined))
@@ -140,14 +144,21 @@ function s(ms: number): string {
 export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { runs: { type: 'string' }, 'target-seconds': { type: 'string' }, 'target-ratio': { type: 'string' }, jobs: { type: 'string' } },
+    options: {
+      runs: { type: 'string' },
+      'target-seconds': { type: 'string' },
+      'target-ratio': { type: 'string' },
+      jobs: { type: 'string' },
+    },
     strict: true,
   })
   const runs = Math.max(1, Number(values.runs ?? (QUICK ? 1 : 5)))
   const targetMs = Number(values['target-seconds'] ?? 5) * 1000
   const targetRatio = Number(values['target-ratio'] ?? 5)
   const jobs = values.jobs ? Number(values.jobs) : undefined
-  process.stdout.write(`run benchmark: every area against the bundled mock; ${availableParallelism()} CPUs, load average ${loadavg()[0]!.toFixed(1)}\n`)
+  process.stdout.write(
+    `run benchmark: every area against the bundled mock; ${availableParallelism()} CPUs, load average ${loadavg()[0]!.toFixed(1)}\n`,
+  )
   // Each round is a run and, right after it, the bare replay of that run's requests: the machine's speed
   // drifts within minutes, so the two halves of a ratio are measured side by side. The verdict takes the
   // median round (by ratio), so that one lucky or unlucky round decides nothing.
@@ -168,7 +179,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   const medianWall = median(rounds.map((r) => r.run.wallMs))
   const { run: b, bare } = med
   process.stdout.write('\ntime per suite file (the median round):\n')
-  for (const suite of b.report.suites) process.stdout.write(`  ${suite.file.padEnd(50)} ${s(suite.durationMs).padStart(7)}  ${suite.checks.length} checks\n`)
+  for (const suite of b.report.suites)
+    process.stdout.write(`  ${suite.file.padEnd(50)} ${s(suite.durationMs).padStart(7)}  ${suite.checks.length} checks\n`)
   const fast = medianWall <= targetMs
   const near = med.ratio <= targetRatio
   const failed = rounds.some((r) => r.run.exitCode !== 0)
@@ -178,8 +190,24 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       `ratio ${med.ratio.toFixed(1)}× (target ≤ ${targetRatio}×) ${near ? 'ok' : 'TOO SLOW'}: that round's run ${s(b.wallMs)} (${s(b.cpuMs)} CPU, ${b.requests.length} requests) against its bare replay, one request after another (undici, plain node), ${s(bare.wallMs)}; ` +
       `best ${byRatio[0]!.ratio.toFixed(1)}×, worst ${byRatio.at(-1)!.ratio.toFixed(1)}×; load average now ${loadavg()[0]!.toFixed(1)}${failed ? '; A RUN FAILED' : ''}\n`,
   )
-  reportFigure({ id: 'run.vs-replay', label: 'full default run vs a bare replay of its own requests', value: med.ratio, unit: '×', detail: `${s(b.wallMs)} vs ${s(bare.wallMs)}, median of ${runs}`, better: 'lower', goal: 4 })
-  reportFigure({ id: 'run.wall', label: 'full default run, wall time (npm start)', value: medianWall / 1000, unit: ' s', detail: `${b.requests.length} requests`, better: 'lower', goal: targetMs / 1000 })
+  reportFigure({
+    id: 'run.vs-replay',
+    label: 'full default run vs a bare replay of its own requests',
+    value: med.ratio,
+    unit: '×',
+    detail: `${s(b.wallMs)} vs ${s(bare.wallMs)}, median of ${runs}`,
+    better: 'lower',
+    goal: 4,
+  })
+  reportFigure({
+    id: 'run.wall',
+    label: 'full default run, wall time (npm start)',
+    value: medianWall / 1000,
+    unit: ' s',
+    detail: `${b.requests.length} requests`,
+    better: 'lower',
+    goal: targetMs / 1000,
+  })
   return ok ? 0 : 1
 }
 

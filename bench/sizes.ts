@@ -48,8 +48,32 @@ export interface SizeResult {
 /** Start the mock with these sizes; resolves with its URL once it prints it (--quiet prints only the URL). */
 async function startMock(sessions: number, reports: number): Promise<{ url: string; child: ChildProcess; seedS: number }> {
   const t0 = performance.now()
-  const child = spawn(process.execPath, ['--max-old-space-size=8192', BIN, 'mock', '--port', '0', '--quiet', '--log-file', 'none', '--sessions', String(sessions), '--reports', String(reports),
-    '--admin-token', TOKENS.MAS_ADMIN_TOKEN, '--user-token', TOKENS.MAS_USER_TOKEN, '--hs-admin-token', TOKENS.HS_ADMIN_TOKEN, '--hs-user-token', TOKENS.HS_USER_TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    [
+      '--max-old-space-size=8192',
+      BIN,
+      'mock',
+      '--port',
+      '0',
+      '--quiet',
+      '--log-file',
+      'none',
+      '--sessions',
+      String(sessions),
+      '--reports',
+      String(reports),
+      '--admin-token',
+      TOKENS.MAS_ADMIN_TOKEN,
+      '--user-token',
+      TOKENS.MAS_USER_TOKEN,
+      '--hs-admin-token',
+      TOKENS.HS_ADMIN_TOKEN,
+      '--hs-user-token',
+      TOKENS.HS_USER_TOKEN,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
     child.stdout!.on('data', (d: Buffer) => {
@@ -62,10 +86,25 @@ async function startMock(sessions: number, reports: number): Promise<{ url: stri
   return { url, child, seedS: (performance.now() - t0) / 1000 }
 }
 
-async function runOnce(url: string, jobs: number | undefined): Promise<{ wallS: number; peak: number; report: RunReport; exitCode: number }> {
+async function runOnce(
+  url: string,
+  jobs: number | undefined,
+): Promise<{ wallS: number; peak: number; report: RunReport; exitCode: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ac-bench-sizes-'))
   const out = path.join(dir, 'report.json')
-  const args = [BIN, 'run', '--mas-url', url, '--hs-url', url, '--reporter', 'json', '--output', out, ...(jobs ? ['--jobs', String(jobs)] : [])]
+  const args = [
+    BIN,
+    'run',
+    '--mas-url',
+    url,
+    '--hs-url',
+    url,
+    '--reporter',
+    'json',
+    '--output',
+    out,
+    ...(jobs ? ['--jobs', String(jobs)] : []),
+  ]
   const t0 = performance.now()
   const child = spawn(process.execPath, args, { stdio: 'ignore', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TOKENS } })
   const rss = sampleTreeRss(child.pid!, 100)
@@ -113,24 +152,50 @@ async function main(): Promise<number> {
   const sizes = (values.sizes ?? (QUICK ? '1000,10000' : '1000,10000,100000,1000000')).split(',').map(Number)
   const jobs = values.jobs ? Number(values.jobs) : undefined
   const rows: SizeResult[] = []
-  process.stdout.write(`sessions  reports  seed s  run s  requests  peak RSS  pass  fail  skip  exit  (each round's run s; requests by area)\n`)
+  process.stdout.write(
+    `sessions  reports  seed s  run s  requests  peak RSS  pass  fail  skip  exit  (each round's run s; requests by area)\n`,
+  )
   for (const n of sizes) {
     const r = await measure(n, jobs, rounds)
     rows.push(r)
-    process.stdout.write(`${String(r.sessions).padStart(8)}  ${String(r.reports).padStart(7)}  ${r.seedS.toFixed(1).padStart(6)}  ${r.wallS.toFixed(1).padStart(5)}  ${String(r.requests).padStart(8)}  ${r.peakMiB.toFixed(0).padStart(4)} MiB  ${String(r.pass).padStart(4)}  ${String(r.fail).padStart(4)}  ${String(r.skip).padStart(4)}  ${r.exitCode}  (${r.wallsS.map((w) => w.toFixed(1)).join(', ')}; ${Object.entries(r.byArea).map(([a, n]) => `${a} ${n}`).join(', ')})\n`)
+    process.stdout.write(
+      `${String(r.sessions).padStart(8)}  ${String(r.reports).padStart(7)}  ${r.seedS.toFixed(1).padStart(6)}  ${r.wallS.toFixed(1).padStart(5)}  ${String(r.requests).padStart(8)}  ${r.peakMiB.toFixed(0).padStart(4)} MiB  ${String(r.pass).padStart(4)}  ${String(r.fail).padStart(4)}  ${String(r.skip).padStart(4)}  ${r.exitCode}  (${r.wallsS.map((w) => w.toFixed(1)).join(', ')}; ${Object.entries(
+        r.byArea,
+      )
+        .map(([a, n]) => `${a} ${n}`)
+        .join(', ')})\n`,
+    )
   }
   const first = rows[0]!
   const last = rows.at(-1)!
   const targets: [string, boolean][] = [
     [`time at ${last.sessions} ≤ 2× time at ${first.sessions} (${(last.wallS / first.wallS).toFixed(2)}×)`, last.wallS <= 2 * first.wallS],
-    [`requests within 10% (${Math.min(...rows.map((r) => r.requests))}..${Math.max(...rows.map((r) => r.requests))})`, rows.every((r) => Math.abs(r.requests - first.requests) <= 0.1 * first.requests)],
+    [
+      `requests within 10% (${Math.min(...rows.map((r) => r.requests))}..${Math.max(...rows.map((r) => r.requests))})`,
+      rows.every((r) => Math.abs(r.requests - first.requests) <= 0.1 * first.requests),
+    ],
     [`peak RSS ≤ 256 MiB (max ${Math.max(...rows.map((r) => r.peakMiB)).toFixed(0)} MiB)`, rows.every((r) => r.peakMiB <= 256)],
     ['0 failures at every size', rows.every((r) => r.fail === 0)],
     [`no extra skips (${rows.map((r) => r.skip).join(', ')})`, rows.every((r) => r.skip <= first.skip)],
   ]
   for (const [what, ok] of targets) process.stdout.write(`  ${ok ? 'met   ' : 'MISSED'}  ${what}\n`)
-  reportFigure({ id: 'sizes.time-ratio', label: `read-only run at ${last.sessions.toLocaleString('en')} vs ${first.sessions.toLocaleString('en')} sessions`, value: last.wallS / first.wallS, unit: '×', detail: `${last.wallS.toFixed(1)} vs ${first.wallS.toFixed(1)} s`, better: 'lower', goal: 2 })
-  reportFigure({ id: 'sizes.peak-rss', label: 'read-only run, peak RSS of the process tree (one worker)', value: Math.max(...rows.map((r) => r.peakMiB)), unit: ' MiB', better: 'lower', goal: 256 })
+  reportFigure({
+    id: 'sizes.time-ratio',
+    label: `read-only run at ${last.sessions.toLocaleString('en')} vs ${first.sessions.toLocaleString('en')} sessions`,
+    value: last.wallS / first.wallS,
+    unit: '×',
+    detail: `${last.wallS.toFixed(1)} vs ${first.wallS.toFixed(1)} s`,
+    better: 'lower',
+    goal: 2,
+  })
+  reportFigure({
+    id: 'sizes.peak-rss',
+    label: 'read-only run, peak RSS of the process tree (one worker)',
+    value: Math.max(...rows.map((r) => r.peakMiB)),
+    unit: ' MiB',
+    better: 'lower',
+    goal: 256,
+  })
   return targets.every(([, ok]) => ok) ? 0 : 1
 }
 

@@ -23,8 +23,32 @@ const TOKENS = {
 
 async function startMock(sessions: number, reports: number): Promise<{ url: string; child: ChildProcess; seedS: number }> {
   const t0 = performance.now()
-  const child = spawn(process.execPath, ['--max-old-space-size=8192', BIN, 'mock', '--port', '0', '--quiet', '--log-file', 'none', '--sessions', String(sessions), '--reports', String(reports),
-    '--admin-token', TOKENS.MAS_ADMIN_TOKEN, '--user-token', TOKENS.MAS_USER_TOKEN, '--hs-admin-token', TOKENS.HS_ADMIN_TOKEN, '--hs-user-token', TOKENS.HS_USER_TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    [
+      '--max-old-space-size=8192',
+      BIN,
+      'mock',
+      '--port',
+      '0',
+      '--quiet',
+      '--log-file',
+      'none',
+      '--sessions',
+      String(sessions),
+      '--reports',
+      String(reports),
+      '--admin-token',
+      TOKENS.MAS_ADMIN_TOKEN,
+      '--user-token',
+      TOKENS.MAS_USER_TOKEN,
+      '--hs-admin-token',
+      TOKENS.HS_ADMIN_TOKEN,
+      '--hs-user-token',
+      TOKENS.HS_USER_TOKEN,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
     child.stdout!.on('data', (d: Buffer) => {
@@ -39,12 +63,23 @@ async function startMock(sessions: number, reports: number): Promise<{ url: stri
 
 async function snapshotOnce(url: string, file: string): Promise<{ wallS: number; exitCode: number }> {
   const t0 = performance.now()
-  const child = spawn(process.execPath, [BIN, 'snapshot', '--mas-url', url, '--hs-url', url, '--output', file], { stdio: 'ignore', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TOKENS } })
+  const child = spawn(process.execPath, [BIN, 'snapshot', '--mas-url', url, '--hs-url', url, '--output', file], {
+    stdio: 'ignore',
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TOKENS },
+  })
   const exitCode = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)))
   return { wallS: (performance.now() - t0) / 1000, exitCode }
 }
 
-interface Result { sessions: number; seedS: number; wallS: number; wallsS: number[]; requests: number; bytes: number; exitCode: number }
+interface Result {
+  sessions: number
+  seedS: number
+  wallS: number
+  wallsS: number[]
+  requests: number
+  bytes: number
+  exitCode: number
+}
 
 async function measure(sessions: number, rounds: number, dir: string): Promise<Result> {
   const mock = await startMock(sessions, Math.max(100, Math.round(sessions / 10)))
@@ -57,7 +92,15 @@ async function measure(sessions: number, rounds: number, dir: string): Promise<R
       runs.push({ ...r, requests, bytes: r.exitCode === 0 ? statSync(file).size : 0 })
     }
     const best = runs.reduce((a, b) => (b.wallS < a.wallS ? b : a))
-    return { sessions, seedS: mock.seedS, wallS: best.wallS, wallsS: runs.map((r) => r.wallS), requests: best.requests, bytes: best.bytes, exitCode: Math.max(...runs.map((r) => r.exitCode)) }
+    return {
+      sessions,
+      seedS: mock.seedS,
+      wallS: best.wallS,
+      wallsS: runs.map((r) => r.wallS),
+      requests: best.requests,
+      bytes: best.bytes,
+      exitCode: Math.max(...runs.map((r) => r.exitCode)),
+    }
   } finally {
     mock.child.kill('SIGTERM')
     await new Promise((r) => mock.child.once('exit', r))
@@ -72,14 +115,34 @@ const results: Result[] = []
 for (const s of sizes) {
   const r = await measure(s, rounds, dir)
   results.push(r)
-  process.stdout.write(`${String(s).padStart(9)} sessions: seeded in ${r.seedS.toFixed(1)} s; snapshot ${r.wallS.toFixed(2)} s (rounds ${r.wallsS.map((x) => x.toFixed(2)).join(', ')}), ${r.requests} requests, ${r.bytes} bytes, exit ${r.exitCode}\n`)
+  process.stdout.write(
+    `${String(s).padStart(9)} sessions: seeded in ${r.seedS.toFixed(1)} s; snapshot ${r.wallS.toFixed(2)} s (rounds ${r.wallsS.map((x) => x.toFixed(2)).join(', ')}), ${r.requests} requests, ${r.bytes} bytes, exit ${r.exitCode}\n`,
+  )
 }
 rmSync(dir, { recursive: true, force: true })
 const [first, last] = [results[0]!, results[results.length - 1]!]
 const time = last.wallS / first.wallS
 const size = last.bytes / first.bytes
-process.stdout.write(`time ${time.toFixed(2)}× (≤ 2×), requests ${last.requests} vs ${first.requests} (equal), file size ${size.toFixed(3)}× (within 3%)\n`)
-reportFigure({ id: 'snapshot.time-ratio', label: `snapshot at ${last.sessions.toLocaleString('en')} vs ${first.sessions.toLocaleString('en')} sessions: time`, value: time, unit: '×', detail: `${last.wallS.toFixed(2)} vs ${first.wallS.toFixed(2)} s, ${last.requests} requests each`, better: 'lower', goal: 2 })
-reportFigure({ id: 'snapshot.size-ratio', label: `snapshot at ${last.sessions.toLocaleString('en')} vs ${first.sessions.toLocaleString('en')} sessions: file size`, value: size, unit: '×', detail: `${last.bytes} vs ${first.bytes} bytes`, better: 'lower', goal: 1.03 })
+process.stdout.write(
+  `time ${time.toFixed(2)}× (≤ 2×), requests ${last.requests} vs ${first.requests} (equal), file size ${size.toFixed(3)}× (within 3%)\n`,
+)
+reportFigure({
+  id: 'snapshot.time-ratio',
+  label: `snapshot at ${last.sessions.toLocaleString('en')} vs ${first.sessions.toLocaleString('en')} sessions: time`,
+  value: time,
+  unit: '×',
+  detail: `${last.wallS.toFixed(2)} vs ${first.wallS.toFixed(2)} s, ${last.requests} requests each`,
+  better: 'lower',
+  goal: 2,
+})
+reportFigure({
+  id: 'snapshot.size-ratio',
+  label: `snapshot at ${last.sessions.toLocaleString('en')} vs ${first.sessions.toLocaleString('en')} sessions: file size`,
+  value: size,
+  unit: '×',
+  detail: `${last.bytes} vs ${first.bytes} bytes`,
+  better: 'lower',
+  goal: 1.03,
+})
 const ok = results.every((r) => r.exitCode === 0) && last.requests === first.requests && time <= 2 && Math.abs(size - 1) <= 0.03
 process.exitCode = ok ? 0 : 1

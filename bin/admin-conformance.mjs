@@ -34,7 +34,9 @@ if (packed) {
       const runMain = (await import(pathToFileURL(await builtRunFile()).href)).main
       main = (args) => runMain(args.slice(1))
     } catch (e) {
-      process.stderr.write(`note: the run command could not be built once (${String(e?.message ?? e).split('\n')[0]}); running it through tsx\n`)
+      process.stderr.write(
+        `note: the run command could not be built once (${String(e?.message ?? e).split('\n')[0]}); running it through tsx\n`,
+      )
     }
   }
   if (!main) {
@@ -42,7 +44,9 @@ if (packed) {
     try {
       ;({ register } = await import('tsx/esm/api'))
     } catch {
-      process.stderr.write('admin-conformance: this copy has neither a build (dist/) nor the TypeScript loader tsx: install the package from its packed tarball (npm pack), or run npm install in the checkout\n')
+      process.stderr.write(
+        'admin-conformance: this copy has neither a build (dist/) nor the TypeScript loader tsx: install the package from its packed tarball (npm pack), or run npm install in the checkout\n',
+      )
       process.exit(2)
     }
     register()

@@ -44,7 +44,11 @@ export const DEVIATIONS: Readonly<Record<DeviationId, DeviationInfo>> = Object.f
         product: e.product as 'mas' | 'synapse',
         kind: e.kind === 'defect' ? ('defect' as const) : ('deviation' as const),
         reproduction: e.reproduction
-          ? Object.freeze({ request: e.reproduction.request, answer: e.reproduction.answer, observedIn: Object.freeze((e.reproduction.observedIn ?? []).map(parseVersion)) })
+          ? Object.freeze({
+              request: e.reproduction.request,
+              answer: e.reproduction.answer,
+              observedIn: Object.freeze((e.reproduction.observedIn ?? []).map(parseVersion)),
+            })
           : null,
         since: e.since ? parseVersion(e.since) : null,
         until: e.until ? parseVersion(e.until) : null,

@@ -47,7 +47,8 @@ export class WritesNotAllowed extends Error {
   }
 }
 
-export type HttpErrorKind = 'refused' | 'dns' | 'connect-timeout' | 'timeout' | 'reset' | 'tls' | 'too-large' | 'budget' | 'deadline' | 'aborted' | 'other'
+export type HttpErrorKind =
+  'refused' | 'dns' | 'connect-timeout' | 'timeout' | 'reset' | 'tls' | 'too-large' | 'budget' | 'deadline' | 'aborted' | 'other'
 
 /** The request got no HTTP answer (refused, timed out, reset...). The message is redacted and names the URL. */
 export class HttpError extends Error {
@@ -65,7 +66,13 @@ export class HttpError extends Error {
 /** The body passed the size cap; the request was aborted there. `size` is what was announced or read. */
 export class ResponseTooLarge extends HttpError {
   override name = 'ResponseTooLarge'
-  constructor(message: string, method: string, url: string, readonly limit: number, readonly size: number) {
+  constructor(
+    message: string,
+    method: string,
+    url: string,
+    readonly limit: number,
+    readonly size: number,
+  ) {
     super(message, 'too-large', method, url)
   }
 }
@@ -73,7 +80,11 @@ export class ResponseTooLarge extends HttpError {
 /** The client's request budget (maxRequests) was spent; `request` is the one that was not sent. */
 export class BudgetSpent extends HttpError {
   override name = 'BudgetSpent'
-  constructor(readonly limit: number, method: string, url: string) {
+  constructor(
+    readonly limit: number,
+    method: string,
+    url: string,
+  ) {
     super(`request budget of ${limit} spent at ${method} ${url}: not sent`, 'budget', method, url)
   }
   /** `METHOD URL`, for "budget spent at <request>" */
@@ -85,7 +96,11 @@ export class BudgetSpent extends HttpError {
 /** The run's deadline (--deadline) passed before or while this request was under way. */
 export class DeadlineReached extends HttpError {
   override name = 'DeadlineReached'
-  constructor(method: string, url: string, readonly during: boolean) {
+  constructor(
+    method: string,
+    url: string,
+    readonly during: boolean,
+  ) {
     super(`the run's deadline (--deadline) passed ${during ? 'during' : 'before'} ${method} ${url}`, 'deadline', method, url)
   }
   /** `METHOD URL`, for "stopped at <request>" */
@@ -164,8 +179,6 @@ export interface ClientOptions {
   deadlineAt?: number
 }
 
-
-
 /** Query encoding that keeps `[` and `]` readable in keys, like the admin API's own links. */
 export function encodeQuery(query: Query | undefined): string {
   if (!query) return ''
@@ -231,11 +244,19 @@ function describeNetworkError(err: unknown, timeoutMs: number, connectMs: number
   const name = e?.name ?? ''
   if (code === 'ECONNREFUSED') return { kind: 'refused', text: 'connection refused' }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { kind: 'dns', text: 'host name not found' }
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return { kind: 'connect-timeout', text: `could not connect within ${connectMs} ms` }
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || name === 'TimeoutError' || name === 'AbortError' || code === 'ABORT_ERR') {
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT')
+    return { kind: 'connect-timeout', text: `could not connect within ${connectMs} ms` }
+  if (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    code === 'ABORT_ERR'
+  ) {
     return { kind: 'timeout', text: `no complete answer within ${timeoutMs} ms` }
   }
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return { kind: 'reset', text: 'the server closed the connection without answering' }
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
+    return { kind: 'reset', text: 'the server closed the connection without answering' }
   if (/CERT|SSL|TLS/i.test(code)) return { kind: 'tls', text: `TLS error (${code})` }
   return { kind: 'other', text: `${code ? code + ': ' : ''}${e?.message ?? String(err)}` }
 }
@@ -298,7 +319,14 @@ function formatBytes(n: number): string {
 
 function isCredentialFree(opts: RequestOptions): boolean {
   const names = Object.keys(opts.headers ?? {}).map((h) => h.toLowerCase())
-  return opts.credentialFree === true && !opts.token && !names.includes('authorization') && !names.includes('cookie') && opts.body === undefined && opts.rawBody === undefined
+  return (
+    opts.credentialFree === true &&
+    !opts.token &&
+    !names.includes('authorization') &&
+    !names.includes('cookie') &&
+    opts.body === undefined &&
+    opts.rawBody === undefined
+  )
 }
 
 export class HttpClient {
@@ -330,10 +358,15 @@ export class HttpClient {
     this.connectTimeoutMs = opts.connectTimeoutMs
     this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
     this.maxRequests = opts.maxRequests
-    this.pacer = opts.pacer ?? (opts.requestsPerSecond !== undefined && opts.requestsPerSecond > 0 ? new Pacer(opts.requestsPerSecond) : undefined)
+    this.pacer =
+      opts.pacer ?? (opts.requestsPerSecond !== undefined && opts.requestsPerSecond > 0 ? new Pacer(opts.requestsPerSecond) : undefined)
     this.budget = opts.budget
     this.onRequest = opts.onRequest
-    for (const [name, v] of [['maxResponseBytes', this.maxResponseBytes], ['requestsPerSecond', opts.requestsPerSecond], ['maxRequests', opts.maxRequests]] as const) {
+    for (const [name, v] of [
+      ['maxResponseBytes', this.maxResponseBytes],
+      ['requestsPerSecond', opts.requestsPerSecond],
+      ['maxRequests', opts.maxRequests],
+    ] as const) {
       if (v !== undefined && !(v > 0)) throw new RangeError(`${name} must be positive, got ${v}`)
     }
     for (const s of opts.secrets ?? []) this.addSecret(s)
@@ -387,7 +420,12 @@ export class HttpClient {
     if (this.budget && !this.budget.take()) throw new BudgetSpent(this.budget.limit, method, shownUrl)
     // identity: the harness never asks for a compressed body (a body sent compressed anyway is decoded
     // to at most the cap, readCapped)
-    const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: 'application/json', 'accept-encoding': 'identity', ...opts.headers }
+    const headers: Record<string, string> = {
+      'user-agent': this.userAgent,
+      accept: 'application/json',
+      'accept-encoding': 'identity',
+      ...opts.headers,
+    }
     if (opts.token) headers.authorization = `Bearer ${opts.token}`
     let body: string | undefined
     if (opts.body !== undefined) {
@@ -406,7 +444,8 @@ export class HttpClient {
     if (byDeadline) timeoutMs = Math.max(1, Math.floor(left))
     const started = performance.now()
     this.sent[method] = (this.sent[method] ?? 0) + 1
-    const record = (status: number | undefined, bytes: number, error?: HttpErrorKind) => this.record(base, method, url, shownUrl, status, bytes, performance.now() - started, error)
+    const record = (status: number | undefined, bytes: number, error?: HttpErrorKind) =>
+      this.record(base, method, url, shownUrl, status, bytes, performance.now() - started, error)
     const timeout = AbortSignal.timeout(timeoutMs)
     try {
       const res = await undiciRequest(url, {
@@ -423,23 +462,34 @@ export class HttpClient {
       const utf8 = isUtf8(raw)
       const whole = utf8 ? raw.toString('utf8') : ''
       // (the head is decoded on its own: a slice of `whole` would keep all of it alive)
-      const text = utf8 && raw.length <= MAX_TEXT_KEPT ? whole
-        : `${raw.subarray(0, TEXT_HEAD_BYTES).toString('utf8')}${raw.length > TEXT_HEAD_BYTES ? `… (${raw.length - TEXT_HEAD_BYTES} more bytes not kept${utf8 ? '' : '; not UTF-8'})` : ''}`
+      const text =
+        utf8 && raw.length <= MAX_TEXT_KEPT
+          ? whole
+          : `${raw.subarray(0, TEXT_HEAD_BYTES).toString('utf8')}${raw.length > TEXT_HEAD_BYTES ? `… (${raw.length - TEXT_HEAD_BYTES} more bytes not kept${utf8 ? '' : '; not UTF-8'})` : ''}`
       const h: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) {
         if (v === undefined) continue
         h[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v)
       }
       record(res.statusCode, bytes)
-      const out: HttpResponse = { method, url: shownUrl, status: res.statusCode, headers: h, text, bytes, durationMs: performance.now() - started }
+      const out: HttpResponse = {
+        method,
+        url: shownUrl,
+        status: res.statusCode,
+        headers: h,
+        text,
+        bytes,
+        durationMs: performance.now() - started,
+      }
       if (text !== whole && raw.length > TEXT_HEAD_BYTES) out.textCut = true
       if (whole !== '' && /^\s*[[{"0-9tfn-]/.test(whole)) {
         if (jsonDeeperThan(whole, MAX_JSON_DEPTH)) out.notParsed = `nested deeper than ${MAX_JSON_DEPTH} levels: not parsed as JSON`
-        else try {
-          out.json = JSON.parse(whole)
-        } catch {
-          // not JSON: callers check content-type and json themselves
-        }
+        else
+          try {
+            out.json = JSON.parse(whole)
+          } catch {
+            // not JSON: callers check content-type and json themselves
+          }
       }
       return out
     } catch (err) {
@@ -451,9 +501,10 @@ export class HttpClient {
         record(undefined, 0, 'deadline')
         throw new DeadlineReached(method, shownUrl, true)
       }
-      const { kind, text } = opts.signal?.aborted && !timeout.aborted
-        ? { kind: 'aborted' as const, text: 'aborted' }
-        : describeNetworkError(err, timeoutMs, this.connectTimeoutMs)
+      const { kind, text } =
+        opts.signal?.aborted && !timeout.aborted
+          ? { kind: 'aborted' as const, text: 'aborted' }
+          : describeNetworkError(err, timeoutMs, this.connectTimeoutMs)
       record(undefined, 0, kind)
       throw new HttpError(this.redact(`${method} ${shownUrl}: ${text}`), kind, method, shownUrl)
     }
@@ -469,13 +520,26 @@ export class HttpClient {
    * content-encoding is decoded to at most `cap` bytes too (a 4 MiB gzip bomb would otherwise be
    * gigabytes). `timeout` ends the read however slowly the body drips (undici's bodyTimeout is per chunk).
    */
-  private async readCapped(res: Awaited<ReturnType<typeof undiciRequest>>, method: string, shownUrl: string, cap: number, timeout: AbortSignal): Promise<{ body: Buffer; bytes: number }> {
+  private async readCapped(
+    res: Awaited<ReturnType<typeof undiciRequest>>,
+    method: string,
+    shownUrl: string,
+    cap: number,
+    timeout: AbortSignal,
+  ): Promise<{ body: Buffer; bytes: number }> {
     const tooLarge = (size: number, how: string): never => {
       res.body.destroy()
-      throw new ResponseTooLarge(`${method} ${shownUrl}: the response is larger than the cap of ${formatBytes(cap)} (${cap} bytes): ${how}`, method, shownUrl, cap, size)
+      throw new ResponseTooLarge(
+        `${method} ${shownUrl}: the response is larger than the cap of ${formatBytes(cap)} (${cap} bytes): ${how}`,
+        method,
+        shownUrl,
+        cap,
+        size,
+      )
     }
     const announced = Number(res.headers['content-length'])
-    if (Number.isFinite(announced) && announced > cap) tooLarge(announced, `the server announced ${announced} bytes (${formatBytes(announced)})`)
+    if (Number.isFinite(announced) && announced > cap)
+      tooLarge(announced, `the server announced ${announced} bytes (${formatBytes(announced)})`)
     const chunks: Buffer[] = []
     let size = 0
     const stop = () => res.body.destroy(Object.assign(new Error('the request took too long'), { name: 'TimeoutError' }))
@@ -492,19 +556,31 @@ export class HttpClient {
     }
     const raw = Buffer.concat(chunks, size)
     chunks.length = 0
-    const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase()
+    const encoding = String(res.headers['content-encoding'] ?? '')
+      .trim()
+      .toLowerCase()
     if (encoding === '' || encoding === 'identity') return { body: raw, bytes: size }
     try {
       // an encoding we do not know: the bytes as they came (a check then finds no JSON)
       return { body: decoded(encoding, raw, cap) ?? raw, bytes: size }
     } catch (e) {
-      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') tooLarge(size, `its ${size} bytes of content-encoding ${encoding} decode to more than the cap`)
+      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+        tooLarge(size, `its ${size} bytes of content-encoding ${encoding} decode to more than the cap`)
       // not decodable: as it came
       return { body: raw, bytes: size }
     }
   }
 
-  private record(base: string, method: string, url: string, shownUrl: string, status: number | undefined, bytes: number, ms: number, error?: HttpErrorKind): void {
+  private record(
+    base: string,
+    method: string,
+    url: string,
+    shownUrl: string,
+    status: number | undefined,
+    bytes: number,
+    ms: number,
+    error?: HttpErrorKind,
+  ): void {
     const b = this.byBase.get(base) ?? { requests: 0, totalMs: 0 }
     b.requests++
     b.totalMs += ms

@@ -56,7 +56,12 @@ export function gapAppliesAt(gap: ModelGap, release: string | undefined): boolea
 }
 
 function globMatches(pattern: string, text: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  )
   return re.test(text)
 }
 

@@ -140,11 +140,17 @@ export function linearErrors(code: string): string {
 const extensionKeywords = new Set<string>()
 // The fingerprint of the precompiled validators: what they were compiled from and with.
 const fingerprintHash = createHash('sha256')
-for (const dep of ['ajv', 'ajv-formats']) fingerprintHash.update(`${dep}@${(require(`${dep}/package.json`) as { version: string }).version}\0`)
-for (const own of ['schema-registry.ts', 'schema-standalone.ts']) fingerprintHash.update(`${own}\0${readFileSync(new URL(`./${own}`, import.meta.url), 'utf8')}\0`)
+for (const dep of ['ajv', 'ajv-formats'])
+  fingerprintHash.update(`${dep}@${(require(`${dep}/package.json`) as { version: string }).version}\0`)
+for (const own of ['schema-registry.ts', 'schema-standalone.ts'])
+  fingerprintHash.update(`${own}\0${readFileSync(new URL(`./${own}`, import.meta.url), 'utf8')}\0`)
 
 for (const file of walk(SCHEMA_DIR)) {
-  const key = path.relative(SCHEMA_DIR, file).split(path.sep).join('/').replace(/\.json$/, '')
+  const key = path
+    .relative(SCHEMA_DIR, file)
+    .split(path.sep)
+    .join('/')
+    .replace(/\.json$/, '')
   let doc: unknown
   try {
     const text = readFileSync(file, 'utf8')
@@ -189,7 +195,8 @@ export function newAjv(opts: { source?: boolean } = {}): Ajv2020 {
   const addFormats = require('ajv-formats') as typeof import('ajv-formats').default
   const ajv = new AjvClass({ ...AJV_OPTIONS, code: { ...AJV_OPTIONS.code, ...(opts.source ? { source: true } : {}) } })
   addFormats(ajv)
-  for (const keyword of [...extensionKeywords].sort()) ajv.addKeyword({ keyword, schemaType: ['string', 'number', 'boolean', 'object', 'array', 'null'] })
+  for (const keyword of [...extensionKeywords].sort())
+    ajv.addKeyword({ keyword, schemaType: ['string', 'number', 'boolean', 'object', 'array', 'null'] })
   return ajv
 }
 
@@ -221,7 +228,11 @@ export function schemaFingerprint(): string {
 
 // A precompiled module exists for exactly these schemas: it was written only when every file loaded
 // and compiled (lib/schema-standalone.ts), so the files need not be registered with ajv now.
-const precompiledAtStart = process.env.AC_SCHEMA_VALIDATORS !== 'compile' && problems.length === 0 && (PACKED_DIR !== undefined || PRECOMPILED_DIR !== undefined) && existsSync(precompiledFile())
+const precompiledAtStart =
+  process.env.AC_SCHEMA_VALIDATORS !== 'compile' &&
+  problems.length === 0 &&
+  (PACKED_DIR !== undefined || PRECOMPILED_DIR !== undefined) &&
+  existsSync(precompiledFile())
 
 let ajv: Ajv2020 | undefined
 if (!precompiledAtStart) {
@@ -336,8 +347,14 @@ export function schemaAt(location: string): object {
   const hash = location.indexOf('#')
   const file = files.get(location.slice(0, hash).replace(/\.json$/, ''))
   let node: unknown = file?.doc
-  for (const part of location.slice(hash + 1).split('/').slice(1)) {
-    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined
+  for (const part of location
+    .slice(hash + 1)
+    .split('/')
+    .slice(1)) {
+    node =
+      typeof node === 'object' && node !== null
+        ? (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
+        : undefined
   }
   if (hash === -1 || typeof node !== 'object' || node === null) throw new Error(`no schema object at ${location}`)
   return node

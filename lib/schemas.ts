@@ -17,7 +17,16 @@
 
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'
 import type { SchemaRef, SchemaTypes } from './types.gen.ts'
-import { ajvValidator, fileById, isPlainObject, parseRef, type ParsedRef, pointerEscape, precompiledValidators, schemaLocation } from './schema-registry.ts'
+import {
+  ajvValidator,
+  fileById,
+  isPlainObject,
+  parseRef,
+  type ParsedRef,
+  pointerEscape,
+  precompiledValidators,
+  schemaLocation,
+} from './schema-registry.ts'
 
 export {
   type JsonSchema,
@@ -146,7 +155,11 @@ export function validate(ref: string, value: unknown): ValidationResult {
  * validate() with a given set of validators by ref (e.g. from loadPrecompiled), or those compiled here
  * when `validators` is 'compiled' (tests prove both give the same results).
  */
-export function validateWith(validators: Readonly<Record<string, ValidateFunction>> | 'compiled', ref: string, value: unknown): ValidationResult {
+export function validateWith(
+  validators: Readonly<Record<string, ValidateFunction>> | 'compiled',
+  ref: string,
+  value: unknown,
+): ValidationResult {
   const parsed = parseRef(ref)
   const cacheKey = parsed.def === undefined ? parsed.file.key : `${parsed.file.key}#${parsed.def}`
   const fn = validators === 'compiled' ? compiledValidator(parsed, cacheKey) : validators[cacheKey]
@@ -161,13 +174,11 @@ function resultOf(fn: ValidateFunction, parsed: ParsedRef, value: unknown): Vali
   const all = (fn.errors ?? []).filter((e) => e.keyword !== 'propertyNames')
   // ajv's list is dropped with the validator's next call; only the first few are described and kept
   fn.errors = null
-  const errors: SchemaError[] = all
-    .slice(0, MAX_KEPT_ERRORS)
-    .map((e) => ({
-      instancePath: e.instancePath,
-      schemaPath: errorSchemaPath(e, parsed),
-      message: describe(e),
-    }))
+  const errors: SchemaError[] = all.slice(0, MAX_KEPT_ERRORS).map((e) => ({
+    instancePath: e.instancePath,
+    schemaPath: errorSchemaPath(e, parsed),
+    message: describe(e),
+  }))
   const shown = errors
     .slice(0, TEXT_MAX_ERRORS)
     .map((e) => `${e.instancePath === '' ? '(root)' : e.instancePath} ${e.message} [${e.schemaPath}]`)

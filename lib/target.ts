@@ -179,9 +179,13 @@ export function targetEnv(target: Target): Record<string, string> {
 
 /** Every token of the target, for redaction. */
 export function knownTokens(target: Target): string[] {
-  return [target.mas?.adminToken, target.mas?.userToken, target.mas?.introspection?.clientSecret, target.hs?.adminToken, target.hs?.userToken].filter(
-    (t): t is string => typeof t === 'string' && t.length > 0,
-  )
+  return [
+    target.mas?.adminToken,
+    target.mas?.userToken,
+    target.mas?.introspection?.clientSecret,
+    target.hs?.adminToken,
+    target.hs?.userToken,
+  ].filter((t): t is string => typeof t === 'string' && t.length > 0)
 }
 
 function obj(v: unknown): Record<string, unknown> {
@@ -287,7 +291,9 @@ export interface MatrixTarget {
 /** The AC_TARGETS value for a matrix (tokens stay in their own variables, shared by every target). */
 export function targetsEnv(list: MatrixTarget[]): Record<string, string> {
   return {
-    [TARGETS_ENV]: JSON.stringify(list.map((m) => ({ label: m.label, dirs: m.dirs, target: JSON.parse(targetEnv(m.target)[TARGET_ENV]!) as unknown }))),
+    [TARGETS_ENV]: JSON.stringify(
+      list.map((m) => ({ label: m.label, dirs: m.dirs, target: JSON.parse(targetEnv(m.target)[TARGET_ENV]!) as unknown })),
+    ),
   }
 }
 
@@ -354,6 +360,7 @@ export function parseLeftoverComment(line: string): Leftover | undefined {
   const out: Leftover = { what: '' }
   for (const k of ['target', 'kind', 'id', 'reason'] as const) if (text(k)) (out as unknown as Record<string, string>)[k] = text(k)!
   const named = [text('kind'), text('id')].filter(Boolean).join(' ')
-  out.what = text('what') ?? (named ? `${named}${text('target') ? ` on the ${SERVICE[text('target')!] ?? text('target')}` : ''}` : JSON.stringify(o))
+  out.what =
+    text('what') ?? (named ? `${named}${text('target') ? ` on the ${SERVICE[text('target')!] ?? text('target')}` : ''}` : JSON.stringify(o))
   return out
 }

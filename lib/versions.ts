@@ -60,12 +60,4 @@ export {
   type MasFeature,
   type SynapseFeature,
 } from './versions/features.ts'
-export {
-  planSteps,
-  planUpgrade,
-  stepsBetween,
-  type PlanRange,
-  type PlanStep,
-  type StepKind,
-  type UpgradePlan,
-} from './versions/plan.ts'
+export { planSteps, planUpgrade, stepsBetween, type PlanRange, type PlanStep, type StepKind, type UpgradePlan } from './versions/plan.ts'

@@ -80,7 +80,10 @@ export function sourceUrls(root, relocatable = false) {
         const text = await readFile(args.path, 'utf8')
         if (!text.includes('import.meta.url')) return undefined
         const url = relocatable ? SOURCE_MARK + rel.split(path.sep).join('/') : pathToFileURL(args.path).href
-        return { contents: text.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, JSON.stringify(url)), loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js' }
+        return {
+          contents: text.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, JSON.stringify(url)),
+          loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js',
+        }
       })
     },
   }
@@ -117,7 +120,6 @@ export const BUNDLED_PACKAGES = ['@faker-js/faker', 'undici']
  */
 const META_URL = ['import', 'meta', 'url'].join('.')
 export const REQUIRE_BANNER = `import { createRequire as __acCreateRequire } from 'node:module'; const require = __acCreateRequire(${META_URL});`
-
 
 /** esbuild plugin: every package stays external (loaded from node_modules at run time) except `bundled`. */
 export function packagesExternalBut(bundled) {
@@ -157,6 +159,7 @@ export async function builtRunFile(root = ROOT, cacheDir) {
   }).finally(() => stop()) // esbuild's service process would stay for the whole run (memory, decision 0004)
   // atomic: a concurrent run sees the whole file or none
   renameSync(tmp, file)
-  for (const old of readdirSync(cacheDir)) if (/^run-[0-9a-f]+\.mjs$/.test(old) && path.join(cacheDir, old) !== file) rmSync(path.join(cacheDir, old), { force: true })
+  for (const old of readdirSync(cacheDir))
+    if (/^run-[0-9a-f]+\.mjs$/.test(old) && path.join(cacheDir, old) !== file) rmSync(path.join(cacheDir, old), { force: true })
   return file
 }

@@ -10,9 +10,18 @@ const commands: Record<string, { summary: string; load: () => Promise<{ main: Ma
   mock: { summary: 'start the bundled reference mock', load: () => import('./mock/main.ts') },
   'audit-log': { summary: 'classify the requests of an http.server.response log', load: () => import('./audit-log/main.ts') },
   'plan-upgrade': { summary: 'plan a homeserver upgrade: rollback floor, changes, steps', load: () => import('./plan-upgrade/main.ts') },
-  snapshot: { summary: 'record a deployment\'s observable behaviour in one JSON file (read-only)', load: () => import('./snapshot/main.ts') },
-  explore: { summary: 'generate requests for every operation and hold each answer to the rules and the model (read-only by default)', load: () => import('./explore/main.ts') },
-  diff: { summary: 'compare two snapshots (or a snapshot and a live target): which changes the release tables explain', load: () => import('./diff/main.ts') },
+  snapshot: {
+    summary: "record a deployment's observable behaviour in one JSON file (read-only)",
+    load: () => import('./snapshot/main.ts'),
+  },
+  explore: {
+    summary: 'generate requests for every operation and hold each answer to the rules and the model (read-only by default)',
+    load: () => import('./explore/main.ts'),
+  },
+  diff: {
+    summary: 'compare two snapshots (or a snapshot and a live target): which changes the release tables explain',
+    load: () => import('./diff/main.ts'),
+  },
   deploy: { summary: 'start a real deployment with testcontainers and run the suites on it', load: () => import('./deploy/main.ts') },
 }
 

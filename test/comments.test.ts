@@ -79,14 +79,19 @@ t.test('the recogniser: paths of ours in comments, upstream paths and code left 
   t.same(found("const x = 'lib/redact.ts' // mock/site/server.ts"), ['mock/site/server.ts'], 'a string in code is not a comment')
   t.same(found('/* a\n * docs/decisions/\n */'), ['docs/decisions/'])
   t.same(found('// synapse/rest/admin/user_reports.py, ../shared/reference/x.md'), [])
-  t.same(comments('x.sh', '# bench/run.ts\necho lib/x.ts').map((c) => c.text), ['# bench/run.ts'])
+  t.same(
+    comments('x.sh', '# bench/run.ts\necho lib/x.ts').map((c) => c.text),
+    ['# bench/run.ts'],
+  )
   t.ok(exists('test/x.test.ts', 'lib/redact.ts'), 'from the root')
   t.ok(exists('test/comments.test.ts', 'lib/redact'), 'without its extension')
   t.notOk(exists('lib/x.ts', 'lib/no-such-file.ts'))
 })
 
 t.test('code cites decisions, not issue numbers; every decision cited exists', async (t) => {
-  const decisions = readdirSync(join(root, 'docs/decisions')).map((f) => /^(\d{4})-/.exec(f)?.[1]).filter((x): x is string => !!x)
+  const decisions = readdirSync(join(root, 'docs/decisions'))
+    .map((f) => /^(\d{4})-/.exec(f)?.[1])
+    .filter((x): x is string => !!x)
   t.same([...new Set(decisions)].length, decisions.length, 'each decision number is used once', { decisions })
   const issues: string[] = []
   const unknown: string[] = []
@@ -94,7 +99,8 @@ t.test('code cites decisions, not issue numbers; every decision cited exists', a
     const text = readFileSync(join(root, f), 'utf8')
     text.split('\n').forEach((line, i) => {
       if (/\bissue \d+/i.test(line)) issues.push(`${f}:${i + 1}`)
-      for (const m of line.matchAll(/\bdecision (\d{4})\b/g)) if (!decisions.includes(m[1]!)) unknown.push(`${f}:${i + 1}: decision ${m[1]}`)
+      for (const m of line.matchAll(/\bdecision (\d{4})\b/g))
+        if (!decisions.includes(m[1]!)) unknown.push(`${f}:${i + 1}: decision ${m[1]}`)
     })
   }
   t.same(issues, [], 'no source cites an issue number (the reasons live in docs/decisions/)')

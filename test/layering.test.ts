@@ -75,7 +75,10 @@ export function importsOf(file: string, text: string): Edge[] {
   const from = path.relative(ROOT, file).split(path.sep).join('/')
   for (const m of text.matchAll(SPECIFIER)) {
     const specifier = m[1]!
-    const to = path.relative(ROOT, path.resolve(path.dirname(file), specifier)).split(path.sep).join('/')
+    const to = path
+      .relative(ROOT, path.resolve(path.dirname(file), specifier))
+      .split(path.sep)
+      .join('/')
     edges.push({ from, to, specifier })
   }
   return edges
@@ -98,7 +101,8 @@ export function violations(edges: readonly Edge[]): string[] {
       bad.push(`${e.from} → ${e.to}: every file of mock/ lives in one of its floors (${Object.keys(MOCK_FLOORS).join(', ')})`)
       continue
     }
-    if (a !== b && !(MOCK_FLOORS[a] as readonly string[]).includes(b)) bad.push(`${e.from} → ${e.to} ('${e.specifier}'): mock/${a}/ may not import mock/${b}/`)
+    if (a !== b && !(MOCK_FLOORS[a] as readonly string[]).includes(b))
+      bad.push(`${e.from} → ${e.to} ('${e.specifier}'): mock/${a}/ may not import mock/${b}/`)
   }
   // The suites' framework stays generic: no area knowledge flows into it.
   for (const e of edges) {
@@ -178,7 +182,11 @@ function projectEdges(): Edge[] {
 
 t.test('the checker itself catches what it is for', async (t) => {
   const fake = (from: string, to: string): Edge => ({ from, to, specifier: to })
-  t.same(violations([fake('mock/site/server.ts', 'lib/http.ts'), fake('scripts/run/main.ts', 'suites/lib/suite.ts')]), [], 'allowed arrows pass')
+  t.same(
+    violations([fake('mock/site/server.ts', 'lib/http.ts'), fake('scripts/run/main.ts', 'suites/lib/suite.ts')]),
+    [],
+    'allowed arrows pass',
+  )
   t.equal(violations([fake('lib/http.ts', 'mock/site/server.ts')]).length, 1, 'lib → mock is caught')
   t.equal(violations([fake('suites/lib/walk.ts', 'mock/store/ordered.ts')]).length, 1, 'suites → mock is caught')
   t.equal(violations([fake('mock/admin/listing.ts', 'suites/lib/walk.ts')]).length, 1, 'mock → suites is caught')
@@ -186,19 +194,54 @@ t.test('the checker itself catches what it is for', async (t) => {
   t.equal(violations([fake('suites/lib/check.ts', 'suites/admin/session-checks.ts')]).length, 1, 'framework → area is caught')
   t.equal(violations([fake('scripts/run/suite-build.ts', 'bin/admin-conformance.mjs')]).length, 1, 'scripts → bin is caught')
   t.equal(violations([fake('mock/site/server.ts', 'bin/admin-conformance.mjs')]).length, 1, 'mock → bin is caught')
-  t.equal(violations([fake('bin/admin-conformance.mjs', 'mock/site/server.ts')]).length, 1, 'bin → mock is caught (bin reaches only the commands)')
-  t.same(violations([fake('bin/admin-conformance.mjs', 'scripts/cli.ts'), fake('mock/site/server.ts', 'mock/admin/routes.ts'), fake('mock/admin/users.ts', 'mock/mas-http/body.ts')]), [], 'allowed arrows of bin and the floors pass')
+  t.equal(
+    violations([fake('bin/admin-conformance.mjs', 'mock/site/server.ts')]).length,
+    1,
+    'bin → mock is caught (bin reaches only the commands)',
+  )
+  t.same(
+    violations([
+      fake('bin/admin-conformance.mjs', 'scripts/cli.ts'),
+      fake('mock/site/server.ts', 'mock/admin/routes.ts'),
+      fake('mock/admin/users.ts', 'mock/mas-http/body.ts'),
+    ]),
+    [],
+    'allowed arrows of bin and the floors pass',
+  )
   t.equal(violations([fake('mock/core/context.ts', 'mock/site/state.ts')]).length, 1, 'a primitive importing the assembly is caught')
-  t.equal(violations([fake('mock/auth-service/compat-login.ts', 'mock/admin/framework/auth.ts')]).length, 1, 'an API borrowing from its sibling is caught')
-  t.equal(violations([fake('mock/homeserver/client/auth.ts', 'mock/auth-service/oidc/state.ts')]).length, 1, 'the homeserver borrowing from the auth service is caught')
-  t.equal(violations([fake('mock/store/journal/state.ts', 'mock/core/options.ts')]).length, 1, 'the store importing the server options is caught')
+  t.equal(
+    violations([fake('mock/auth-service/compat-login.ts', 'mock/admin/framework/auth.ts')]).length,
+    1,
+    'an API borrowing from its sibling is caught',
+  )
+  t.equal(
+    violations([fake('mock/homeserver/client/auth.ts', 'mock/auth-service/oidc/state.ts')]).length,
+    1,
+    'the homeserver borrowing from the auth service is caught',
+  )
+  t.equal(
+    violations([fake('mock/store/journal/state.ts', 'mock/core/options.ts')]).length,
+    1,
+    'the store importing the server options is caught',
+  )
   t.equal(violations([fake('mock/seed/mas/index.ts', 'mock/core/options.ts')]).length, 1, 'the seed importing the server options is caught')
-  t.equal(violations([fake('mock/mas-http/body.ts', 'mock/admin/framework/query.ts')]).length, 1, 'mas-http reaching up into an API is caught')
+  t.equal(
+    violations([fake('mock/mas-http/body.ts', 'mock/admin/framework/query.ts')]).length,
+    1,
+    'mas-http reaching up into an API is caught',
+  )
   t.equal(violations([fake('mock/stray.ts', 'mock/core/context.ts')]).length, 1, 'a file outside every floor is caught')
   t.same(circles([fake('a', 'b'), fake('b', 'c'), fake('c', 'a'), fake('c', 'd')]), [['a', 'b', 'c']], 'a circle of three is found')
   t.same(circles([fake('a', 'b'), fake('b', 'c')]), [], 'a chain is no circle')
-  const edges = importsOf(path.join(ROOT, 'mock/x.ts'), `import a from '../lib/a.ts'\nexport { b } from './b.ts'\nconst c = await import('../lib/c.ts')\nimport './side.ts'\n`)
-  t.same(edges.map((e) => e.to), ['lib/a.ts', 'mock/b.ts', 'lib/c.ts', 'mock/side.ts'], 'static, re-export, dynamic and side-effect imports are read')
+  const edges = importsOf(
+    path.join(ROOT, 'mock/x.ts'),
+    `import a from '../lib/a.ts'\nexport { b } from './b.ts'\nconst c = await import('../lib/c.ts')\nimport './side.ts'\n`,
+  )
+  t.same(
+    edges.map((e) => e.to),
+    ['lib/a.ts', 'mock/b.ts', 'lib/c.ts', 'mock/side.ts'],
+    'static, re-export, dynamic and side-effect imports are read',
+  )
 })
 
 t.test('the project keeps its layers', async (t) => {
@@ -207,7 +250,11 @@ t.test('the project keeps its layers', async (t) => {
   t.same(violations(edges), [], 'no import runs the wrong way')
   t.same(circles(edges), [], 'no circle of imports')
   const missing = edges.filter((e) => /\.(ts|json)$/.test(e.to) && !existsFile(path.join(ROOT, e.to)))
-  t.same(missing.map((e) => `${e.from} → ${e.specifier}`), [], 'every relative import names a file that exists')
+  t.same(
+    missing.map((e) => `${e.from} → ${e.specifier}`),
+    [],
+    'every relative import names a file that exists',
+  )
 })
 
 t.test('schemas/ holds data, not code', async (t) => {

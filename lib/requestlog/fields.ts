@@ -44,7 +44,7 @@ export function collectExtra(s: string, p: number): Record<string, string> | nul
     if (end === -1) end = n
     const key = s.slice(p, eq)
     if (!KNOWN_FIELDS.has(key)) {
-      if (Object.hasOwn(out, key)) return fail('fields', p, `duplicate field ${key}`), null
+      if (Object.hasOwn(out, key)) return (fail('fields', p, `duplicate field ${key}`), null)
       out[key] = s.slice(eq + 1, end)
     }
     p = end

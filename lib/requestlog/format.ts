@@ -84,7 +84,8 @@ export function formatResponseLine(rec: ResponseLineInput, opts: { format: LogFo
   const q = rec.path.indexOf('?')
   const path = q === -1 ? rec.path : rec.path.slice(0, q)
   // The http crate lets a few odd characters such as '"' through in paths, but never a space.
-  if (path.length === 0 || /\s/.test(path)) throw new RangeError(`formatResponseLine: path must be non-empty without spaces, got ${JSON.stringify(path)}`)
+  if (path.length === 0 || /\s/.test(path))
+    throw new RangeError(`formatResponseLine: path must be non-empty without spaces, got ${JSON.stringify(path)}`)
   if (!HTTP_VERSIONS.has(rec.httpVersion)) throw new RangeError(`formatResponseLine: unknown httpVersion ${String(rec.httpVersion)}`)
 
   const s = rec.stats

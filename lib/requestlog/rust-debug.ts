@@ -26,12 +26,24 @@ export function rustDebugQuote(s: string): string {
   for (const ch of s) {
     const cp = ch.codePointAt(0)!
     switch (cp) {
-      case 0x22: out += '\\"'; break
-      case 0x5c: out += '\\\\'; break
-      case 0x0a: out += '\\n'; break
-      case 0x0d: out += '\\r'; break
-      case 0x09: out += '\\t'; break
-      case 0x00: out += '\\0'; break
+      case 0x22:
+        out += '\\"'
+        break
+      case 0x5c:
+        out += '\\\\'
+        break
+      case 0x0a:
+        out += '\\n'
+        break
+      case 0x0d:
+        out += '\\r'
+        break
+      case 0x09:
+        out += '\\t'
+        break
+      case 0x00:
+        out += '\\0'
+        break
       default:
         if ((cp >= 0x20 && cp < 0x7f) || (!NON_PRINTABLE.test(ch) && !(i === 0 && GRAPHEME_EXTEND.test(ch)))) {
           out += ch
@@ -43,7 +55,6 @@ export function rustDebugQuote(s: string): string {
   }
   return out + '"'
 }
-
 
 /** The string decoded by the last decodeQuoted. */
 export let uaDecoded: string = ''
@@ -68,13 +79,34 @@ export function decodeQuoted(s: string, p: number, b: number): number {
     }
     const e = s.charCodeAt(i + 1)
     switch (e) {
-      case 34: out += '"'; i += 2; break
-      case 92: out += '\\'; i += 2; break
-      case 39: out += "'"; i += 2; break
-      case 110: out += '\n'; i += 2; break
-      case 114: out += '\r'; i += 2; break
-      case 116: out += '\t'; i += 2; break
-      case 48: out += '\0'; i += 2; break
+      case 34:
+        out += '"'
+        i += 2
+        break
+      case 92:
+        out += '\\'
+        i += 2
+        break
+      case 39:
+        out += "'"
+        i += 2
+        break
+      case 110:
+        out += '\n'
+        i += 2
+        break
+      case 114:
+        out += '\r'
+        i += 2
+        break
+      case 116:
+        out += '\t'
+        i += 2
+        break
+      case 48:
+        out += '\0'
+        i += 2
+        break
       case 117: {
         // \u{1-6 hex digits}
         if (s.charCodeAt(i + 2) !== 123) return fail('user-agent', i, "expected '{' after \\u")

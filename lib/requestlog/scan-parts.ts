@@ -8,7 +8,27 @@ import { isDigit, num2, parseUint } from './tokens.ts'
 import type { Stats } from './types.ts'
 
 const TS_TEMPLATE = 'dddd-dd-ddTdd:dd:dd'
-const TS_NAMES = ['year', 'year', 'year', 'year', '', 'month', 'month', '', 'day', 'day', '', 'hour', 'hour', '', 'minute', 'minute', '', 'second', 'second']
+const TS_NAMES = [
+  'year',
+  'year',
+  'year',
+  'year',
+  '',
+  'month',
+  'month',
+  '',
+  'day',
+  'day',
+  '',
+  'hour',
+  'hour',
+  '',
+  'minute',
+  'minute',
+  '',
+  'second',
+  'second',
+]
 
 /** Detailed timestamp scanner (same grammar as the scanner's sticky regex of RE_DATE_TIME); returns the index after the `Z`. */
 export function scanTimestampSlow(s: string): number {

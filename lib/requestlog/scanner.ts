@@ -95,26 +95,43 @@ function scan(input: string): number {
   tsEnd = p
 
   // Level: padded to 5 characters, so one or two spaces before it.
-  if (s.charCodeAt(p) !== 32) return fail('level', p, 'expected a space after the timestamp'), K_MALFORMED
+  if (s.charCodeAt(p) !== 32) return (fail('level', p, 'expected a space after the timestamp'), K_MALFORMED)
   p++
   if (s.charCodeAt(p) === 32) p++
   levelPos = p
   let len = 4
   switch (s.charCodeAt(p)) {
-    case 73: level = 'INFO'; break
-    case 87: level = 'WARN'; break
-    case 69: level = 'ERROR'; len = 5; break
-    case 68: level = 'DEBUG'; len = 5; break
-    case 84: level = 'TRACE'; len = 5; break
-    default: return fail('level', p, 'expected one of TRACE, DEBUG, INFO, WARN, ERROR'), K_MALFORMED
+    case 73:
+      level = 'INFO'
+      break
+    case 87:
+      level = 'WARN'
+      break
+    case 69:
+      level = 'ERROR'
+      len = 5
+      break
+    case 68:
+      level = 'DEBUG'
+      len = 5
+      break
+    case 84:
+      level = 'TRACE'
+      len = 5
+      break
+    default:
+      return (fail('level', p, 'expected one of TRACE, DEBUG, INFO, WARN, ERROR'), K_MALFORMED)
   }
-  if (!s.startsWith(level, p)) return fail('level', p, 'expected one of TRACE, DEBUG, INFO, WARN, ERROR'), K_MALFORMED
+  if (!s.startsWith(level, p)) return (fail('level', p, 'expected one of TRACE, DEBUG, INFO, WARN, ERROR'), K_MALFORMED)
   p += len
   if (s.charCodeAt(p) !== 32) {
-    return fail(p >= s.length ? 'event-name' : 'level', p, p >= s.length ? 'line ends after the level' : 'expected a space after the level'), K_MALFORMED
+    return (
+      fail(p >= s.length ? 'event-name' : 'level', p, p >= s.length ? 'line ends after the level' : 'expected a space after the level'),
+      K_MALFORMED
+    )
   }
   p++
-  if (p >= s.length || s.charCodeAt(p) === 32) return fail('event-name', p, 'expected the event name after the level'), K_MALFORMED
+  if (p >= s.length || s.charCodeAt(p) === 32) return (fail('event-name', p, 'expected the event name after the level'), K_MALFORMED)
   nameStart = p
   let e = s.indexOf(' ', p)
   if (e === -1) e = s.length
@@ -122,7 +139,6 @@ function scan(input: string): number {
   if (e - p === 20 && s.startsWith(RESPONSE_EVENT_NAME, p)) return scanResponse(s, e) < 0 ? K_MALFORMED : K_RESPONSE
   return K_EVENT
 }
-
 
 /**
  * The rest of an `http.server.response` line, from the space after the event name: each part
@@ -162,7 +178,7 @@ function scanRequestId(s: string, p: number): number {
 /** "METHOD path HTTP/version" */
 function scanRequestLine(s: string, p: number): number {
   let sp: number
-  if (s.charCodeAt(p) !== 34) return fail('request-line', p, 'expected \'"\' opening the request line')
+  if (s.charCodeAt(p) !== 34) return fail('request-line', p, "expected '\"' opening the request line")
   p++
   sp = s.indexOf(' ', p)
   if (sp === -1 || sp === p) return fail('method', p, 'expected the method followed by a space')

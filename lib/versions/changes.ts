@@ -40,9 +40,9 @@ export function changesBetween(from: VersionLike, to: VersionLike, opts?: { sour
     throw new VersionError(`reversed range: ${formatVersion(a)} is newer than ${formatVersion(b)}; give the older version first`)
   }
   const sources = opts?.sources ?? ['interface', 'reference']
-  return CHANGE_ROWS
-    .filter((r) => compareVersions(r.parsed, a) > 0 && compareVersions(r.parsed, b) <= 0 && sources.includes(r.source))
-    .map(stripParsed)
+  return CHANGE_ROWS.filter((r) => compareVersions(r.parsed, a) > 0 && compareVersions(r.parsed, b) <= 0 && sources.includes(r.source)).map(
+    stripParsed,
+  )
 }
 
 // ---------------------------------------------------------------------------------------------

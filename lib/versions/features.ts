@@ -39,7 +39,12 @@ export const SYNAPSE_FEATURES = loadFeatures<SynapseFeature>(synapseData.feature
 export const MAS_FEATURE_NAMES = Object.freeze(Object.keys(MAS_FEATURES) as MasFeature[])
 export const SYNAPSE_FEATURE_NAMES = Object.freeze(Object.keys(SYNAPSE_FEATURES) as SynapseFeature[])
 
-function has<K extends string>(product: string, table: Readonly<Record<K, FeatureInfo>>, version: string | Version | null | undefined, feature: K): boolean | 'unknown' {
+function has<K extends string>(
+  product: string,
+  table: Readonly<Record<K, FeatureInfo>>,
+  version: string | Version | null | undefined,
+  feature: K,
+): boolean | 'unknown' {
   const info = Object.hasOwn(table, feature) ? table[feature] : undefined
   if (!info) throw new VersionError(`unknown ${product} feature ${JSON.stringify(feature)}; known: ${Object.keys(table).join(', ')}`)
   let v: Version

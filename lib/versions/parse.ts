@@ -23,7 +23,9 @@ export function parseVersion(s: string): Version {
   if (text === '') throw new VersionError(`empty version; ${EXPECTED}`)
   const shown = JSON.stringify(text)
   if (/^v?\d+(\.\d+)*[-.]?rc/i.test(text)) {
-    throw new VersionError(`${shown} is a release candidate; release candidates are not accepted (the rollback table lists releases only): give a release version such as v1.2.3`)
+    throw new VersionError(
+      `${shown} is a release candidate; release candidates are not accepted (the rollback table lists releases only): give a release version such as v1.2.3`,
+    )
   }
   const body = text.startsWith('v') ? text.slice(1) : text
   const parts = body.split('.')
@@ -32,13 +34,17 @@ export function parseVersion(s: string): Version {
     throw new VersionError(`${shown} is not a version; ${EXPECTED}`)
   }
   if (parts.length !== 3) {
-    throw new VersionError(`${shown} has ${parts.length} number${parts.length === 1 ? '' : 's'}, a version has exactly three (major.minor.patch); ${EXPECTED}`)
+    throw new VersionError(
+      `${shown} has ${parts.length} number${parts.length === 1 ? '' : 's'}, a version has exactly three (major.minor.patch); ${EXPECTED}`,
+    )
   }
   for (const p of parts) {
     if (!PART.test(p)) {
-      throw new VersionError(p.length > 1 && p.startsWith('0')
-        ? `${shown} has a leading zero in ${JSON.stringify(p)}; ${EXPECTED}`
-        : `${shown} has a number that is too large; ${EXPECTED}`)
+      throw new VersionError(
+        p.length > 1 && p.startsWith('0')
+          ? `${shown} has a leading zero in ${JSON.stringify(p)}; ${EXPECTED}`
+          : `${shown} has a number that is too large; ${EXPECTED}`,
+      )
     }
   }
   const [major, minor, patch] = parts.map(Number) as [number, number, number]
@@ -83,7 +89,12 @@ export function parseServerVersionString(s: unknown): ServerVersionParse {
     return { ok: false, version: null, reason: `${JSON.stringify(text)} is a release candidate, not a release`, raw }
   }
   if (rest !== '' && !/^\s/.test(rest)) {
-    return { ok: false, version: null, reason: `${JSON.stringify(text)} has ${JSON.stringify(rest)} glued to the version number, so it is not a plain release`, raw }
+    return {
+      ok: false,
+      version: null,
+      reason: `${JSON.stringify(text)} has ${JSON.stringify(rest)} glued to the version number, so it is not a plain release`,
+      raw,
+    }
   }
   try {
     const version = parseVersion(head)

@@ -14,7 +14,13 @@ import {
   type TableName,
 } from './rollback.ts'
 
-export interface PlanRange { from: string; to: string | null; floor: string; source: SourceName; section: string }
+export interface PlanRange {
+  from: string
+  to: string | null
+  floor: string
+  source: SourceName
+  section: string
+}
 /**
  * Why a version is a step: `from-range-end` the last version of `from`'s own range (only when that makes
  * the next hop reversible, or may: next floor unknown), `range-end` the last version of a range crossed,
@@ -50,7 +56,14 @@ export interface UpgradePlan {
   beyondTable: null | {
     table: 'interface'
     lastRow: PlanRange
-    reference: { label: string; rollbackFloor: string; canRollBackToFrom: boolean; range: PlanRange; extrapolated: boolean; steps: string[] } | null
+    reference: {
+      label: string
+      rollbackFloor: string
+      canRollBackToFrom: boolean
+      range: PlanRange
+      extrapolated: boolean
+      steps: string[]
+    } | null
   }
   changes: { version: string; change: string; actions: readonly ChangeAction[]; source: SourceName; section: string }[]
   steps: string[]
@@ -103,8 +116,11 @@ export function planSteps(from: VersionLike, to: VersionLike, opts?: { table?: T
   if (ia < ib) {
     const own = rows[ia]! // ia < ib <= rows.length, so R_a is a real row
     const nextFloor = rows[ia + 1]?.floor ?? null // null: the next range is beyond the table
-    if (own.to !== null && compareVersions(a, own.to) < 0 &&
-      (nextFloor === null || (compareVersions(nextFloor, a) > 0 && compareVersions(nextFloor, own.to) <= 0))) {
+    if (
+      own.to !== null &&
+      compareVersions(a, own.to) < 0 &&
+      (nextFloor === null || (compareVersions(nextFloor, a) > 0 && compareVersions(nextFloor, own.to) <= 0))
+    ) {
       picks.push({ v: own.to, kind: 'from-range-end', row: ia })
     }
     for (let i = ia + 1; i < ib; i++) {
@@ -121,14 +137,30 @@ export function planSteps(from: VersionLike, to: VersionLike, opts?: { table?: T
     const prev = formatVersion(previous)
     let step: PlanStep
     if (!r) {
-      step = { version: formatVersion(v), kind, range: null, rollbackFloor: null, previous: prev, canRollBackToPrevious: null, rollbackPossibleAtAll: null }
+      step = {
+        version: formatVersion(v),
+        kind,
+        range: null,
+        rollbackFloor: null,
+        previous: prev,
+        canRollBackToPrevious: null,
+        rollbackPossibleAtAll: null,
+      }
     } else {
       const can = compareVersions(r.floor, previous) <= 0
       // The newest version before this range is the previous row's last one; if even that is older than
       // the floor, no plan can make this hop reversible.
       const before = rows[row - 1]?.to ?? null
       const atAll = can || (before !== null && compareVersions(r.floor, before) <= 0)
-      step = { version: formatVersion(v), kind, range: rowRange(r), rollbackFloor: formatVersion(r.floor), previous: prev, canRollBackToPrevious: can, rollbackPossibleAtAll: atAll }
+      step = {
+        version: formatVersion(v),
+        kind,
+        range: rowRange(r),
+        rollbackFloor: formatVersion(r.floor),
+        previous: prev,
+        canRollBackToPrevious: can,
+        rollbackPossibleAtAll: atAll,
+      }
     }
     previous = v
     return step
@@ -146,7 +178,12 @@ function requireCovered(v: Version, role: string, table: TableName): void {
 }
 
 /** The target's floor against `from` (or, beyond the interface table, the reference table's answer); adds warnings. */
-function targetFloor(a: Version, b: Version, table: TableName, warnings: string[]): Pick<UpgradePlan, 'rollbackFloor' | 'canRollBackToFrom' | 'targetRange' | 'beyondTable'> {
+function targetFloor(
+  a: Version,
+  b: Version,
+  table: TableName,
+  warnings: string[],
+): Pick<UpgradePlan, 'rollbackFloor' | 'canRollBackToFrom' | 'targetRange' | 'beyondTable'> {
   const toS = formatVersion(b)
   const target = rollbackFloor(b, { table })
   let rollbackFloorS: string | null = null
@@ -158,10 +195,14 @@ function targetFloor(a: Version, b: Version, table: TableName, warnings: string[
     canRollBackToFrom = compareVersions(target.floor, a) <= 0
     targetRange = planRange(target.range, target.floor, target.source, target.section)
     if (target.extrapolated) {
-      warnings.push(`${toS} is newer than the newest release the ${table} table was computed from (${formatVersion(TABLES[table].observedUpTo!)}); its floor ${rollbackFloorS} holds only if no later release raised the schema compatibility version.`)
+      warnings.push(
+        `${toS} is newer than the newest release the ${table} table was computed from (${formatVersion(TABLES[table].observedUpTo!)}); its floor ${rollbackFloorS} holds only if no later release raised the schema compatibility version.`,
+      )
     }
     if (table === 'reference' && TABLES.interface.rows.at(-1)!.to && compareVersions(b, TABLES.interface.rows.at(-1)!.to!) > 0) {
-      warnings.push(`${toS} is beyond the interface document's rollback table; this plan uses the reference table as asked (--table reference).`)
+      warnings.push(
+        `${toS} is beyond the interface document's rollback table; this plan uses the reference table as asked (--table reference).`,
+      )
     }
   } else if (target.kind === 'beyond-table') {
     const ref = target.reference
@@ -169,22 +210,27 @@ function targetFloor(a: Version, b: Version, table: TableName, warnings: string[
     beyondTable = {
       table: 'interface',
       lastRow: rowRange(target.lastRow),
-      reference: ref.kind === 'floor'
-        ? {
-            label: `reference table (${refTable.section}; computed from releases up to ${refTable.observedUpTo ? formatVersion(refTable.observedUpTo) : 'unknown'}) — not the default; use --table reference to plan with it`,
-            rollbackFloor: formatVersion(ref.floor),
-            canRollBackToFrom: compareVersions(ref.floor, a) <= 0,
-            range: planRange(ref.range, ref.floor, ref.source, ref.section),
-            extrapolated: ref.extrapolated,
-            steps: stepsBetween(a, b, { table: 'reference' }),
-          }
-        : null,
+      reference:
+        ref.kind === 'floor'
+          ? {
+              label: `reference table (${refTable.section}; computed from releases up to ${refTable.observedUpTo ? formatVersion(refTable.observedUpTo) : 'unknown'}) — not the default; use --table reference to plan with it`,
+              rollbackFloor: formatVersion(ref.floor),
+              canRollBackToFrom: compareVersions(ref.floor, a) <= 0,
+              range: planRange(ref.range, ref.floor, ref.source, ref.section),
+              extrapolated: ref.extrapolated,
+              steps: stepsBetween(a, b, { table: 'reference' }),
+            }
+          : null,
     }
-    warnings.push(`${toS} is beyond the interface document's rollback table (last row ${formatRange(target.lastRow)} → ${formatVersion(target.lastRow.floor)}); no rollback floor is assumed.`)
+    warnings.push(
+      `${toS} is beyond the interface document's rollback table (last row ${formatRange(target.lastRow)} → ${formatVersion(target.lastRow.floor)}); no rollback floor is assumed.`,
+    )
     const own = stepsBetween(a, b, { table })
     const refSteps = beyondTable.reference?.steps ?? null
     const differ = refSteps !== null && refSteps.join() !== own.join()
-    warnings.push(`Incompatible schema ranges after ${formatVersion(target.lastRow.to!)} are not known from the interface table, so no step can be planned inside them${differ ? `; with the reference table the steps would be ${refSteps.join(', ')}` : ''}.`)
+    warnings.push(
+      `Incompatible schema ranges after ${formatVersion(target.lastRow.to!)} are not known from the interface table, so no step can be planned inside them${differ ? `; with the reference table the steps would be ${refSteps.join(', ')}` : ''}.`,
+    )
   }
   return { rollbackFloor: rollbackFloorS, canRollBackToFrom, targetRange, beyondTable }
 }
@@ -194,7 +240,9 @@ export function planUpgrade(from: VersionLike, to: VersionLike, opts?: { table?:
   const b = toVersion(to)
   const table = tableName(opts)
   if (compareVersions(a, b) > 0) {
-    throw new VersionError(`reversed range: from ${formatVersion(a)} is newer than to ${formatVersion(b)}; plan-upgrade plans upgrades only (a rollback's limit is the rollback floor of the running version)`)
+    throw new VersionError(
+      `reversed range: from ${formatVersion(a)} is newer than to ${formatVersion(b)}; plan-upgrade plans upgrades only (a rollback's limit is the rollback floor of the running version)`,
+    )
   }
   requireCovered(a, 'from', table)
   requireCovered(b, 'to', table)
@@ -205,20 +253,23 @@ export function planUpgrade(from: VersionLike, to: VersionLike, opts?: { table?:
   const { rollbackFloor: rollbackFloorS, canRollBackToFrom, targetRange, beyondTable } = targetFloor(a, b, table, warnings)
 
   if (compareVersions(b, INTERFACE_CHANGES_UP_TO) > 0) {
-    warnings.push(`Changes after ${formatVersion(INTERFACE_CHANGES_UP_TO)} are listed only where the reference gives them; read the homeserver's upgrade notes for ${compareVersions(a, INTERFACE_CHANGES_UP_TO) > 0 ? fromS : formatVersion(INTERFACE_CHANGES_UP_TO)}–${toS}.`)
+    warnings.push(
+      `Changes after ${formatVersion(INTERFACE_CHANGES_UP_TO)} are listed only where the reference gives them; read the homeserver's upgrade notes for ${compareVersions(a, INTERFACE_CHANGES_UP_TO) > 0 ? fromS : formatVersion(INTERFACE_CHANGES_UP_TO)}–${toS}.`,
+    )
   }
 
   const stepDetails = planSteps(a, b, { table })
   const steps = stepDetails.map((s) => s.version)
 
   const statusPath = backgroundUpdatesStatusPath(opts?.hsPrefix ?? '/_synapse')
-  const reminders = compareVersions(a, b) === 0
-    ? ['Nothing to upgrade: from and to are the same version.']
-    : [
-        `Read the upgrade notes of every version after ${fromS} up to ${toS}; installing every version in between is not required.`,
-        'Each new version runs its database migrations when it starts, and the server does not start until they have finished.',
-        `Before the next step, wait until that version's background updates have finished (GET ${statusPath} answers "current_updates": {}), so that they do not stack up.`,
-      ]
+  const reminders =
+    compareVersions(a, b) === 0
+      ? ['Nothing to upgrade: from and to are the same version.']
+      : [
+          `Read the upgrade notes of every version after ${fromS} up to ${toS}; installing every version in between is not required.`,
+          'Each new version runs its database migrations when it starts, and the server does not start until they have finished.',
+          `Before the next step, wait until that version's background updates have finished (GET ${statusPath} answers "current_updates": {}), so that they do not stack up.`,
+        ]
 
   return {
     from: fromS,
@@ -228,7 +279,13 @@ export function planUpgrade(from: VersionLike, to: VersionLike, opts?: { table?:
     canRollBackToFrom,
     targetRange,
     beyondTable,
-    changes: changesBetween(a, b).map((r) => ({ version: r.version, change: r.change, actions: r.actions, source: r.source, section: r.section })),
+    changes: changesBetween(a, b).map((r) => ({
+      version: r.version,
+      change: r.change,
+      actions: r.actions,
+      source: r.source,
+      section: r.section,
+    })),
     steps,
     stepDetails,
     reminders,

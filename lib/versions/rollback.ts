@@ -1,7 +1,16 @@
 // Rollback ranges (lib/data/rollback-ranges.json): the earliest version each release can be rolled back to.
 import rollbackData from '../data/rollback-ranges.json' with { type: 'json' }
 import type { RollbackRangesSource, RollbackRangesTable } from '../types.gen.ts'
-import { compareVersions, formatVersion, parseServerVersionString, parseVersion, toVersion, type Version, type VersionLike, VersionError } from './parse.ts'
+import {
+  compareVersions,
+  formatVersion,
+  parseServerVersionString,
+  parseVersion,
+  toVersion,
+  type Version,
+  type VersionLike,
+  VersionError,
+} from './parse.ts'
 
 export type TableName = 'interface' | 'reference'
 export type SourceName = RollbackRangesSource
@@ -58,13 +67,15 @@ export type FloorResult = FloorHit | FloorBeyondTable | FloorNotCovered
 
 function loadTable(name: TableName): RollbackTable {
   const t = rollbackData.tables[name] as RollbackRangesTable
-  const rows = t.rows.map((r) => Object.freeze({
-    from: parseVersion(r.from),
-    to: r.to === null ? null : parseVersion(r.to),
-    floor: parseVersion(r.floor),
-    source: r.source,
-    section: r.section,
-  }))
+  const rows = t.rows.map((r) =>
+    Object.freeze({
+      from: parseVersion(r.from),
+      to: r.to === null ? null : parseVersion(r.to),
+      floor: parseVersion(r.floor),
+      source: r.source,
+      section: r.section,
+    }),
+  )
   // Invariants the JSON Schema cannot express; broken data must fail loudly at import, not answer wrongly.
   rows.forEach((r, i) => {
     const where = `lib/data/rollback-ranges.json tables.${name}.rows[${i}]`
@@ -72,7 +83,8 @@ function loadTable(name: TableName): RollbackTable {
     if (compareVersions(r.floor, r.from) > 0) throw new Error(`${where}: floor is after from`)
     if (r.to === null && i !== rows.length - 1) throw new Error(`${where}: only the last row may be open-ended`)
     const prev = rows[i - 1]
-    if (prev && (prev.to === null || compareVersions(prev.to, r.from) >= 0)) throw new Error(`${where}: overlaps or precedes the previous row`)
+    if (prev && (prev.to === null || compareVersions(prev.to, r.from) >= 0))
+      throw new Error(`${where}: overlaps or precedes the previous row`)
   })
   return Object.freeze({
     name,
@@ -118,8 +130,13 @@ export function lookup(table: RollbackTable, v: Version): FloorHit | FloorNotCov
     if (r.to === null || compareVersions(v, r.to) <= 0) {
       const extrapolated = r.to === null && table.observedUpTo !== null && compareVersions(v, table.observedUpTo) > 0
       return {
-        kind: 'floor', table: table.name, floor: r.floor, range: { from: r.from, to: r.to },
-        source: r.source, section: r.section, extrapolated,
+        kind: 'floor',
+        table: table.name,
+        floor: r.floor,
+        range: { from: r.from, to: r.to },
+        source: r.source,
+        section: r.section,
+        extrapolated,
       }
     }
   }
@@ -139,20 +156,36 @@ export function rollbackFloor(v: VersionLike, opts?: { table?: TableName }): Flo
   const lastRow = table.rows[table.rows.length - 1]!
   if (table.name !== 'interface') {
     // Only the interface table is closed at the top; kept for completeness should the data change.
-    return { kind: 'not-covered', notCovered: true, table: table.name, reason: `${formatVersion(version)} is newer than the last rollback range (${formatRange(lastRow)})`, previousRow: lastRow, nextRow: null }
+    return {
+      kind: 'not-covered',
+      notCovered: true,
+      table: table.name,
+      reason: `${formatVersion(version)} is newer than the last rollback range (${formatRange(lastRow)})`,
+      previousRow: lastRow,
+      nextRow: null,
+    }
   }
   const ref = lookup(TABLES.reference, version)
   return {
-    kind: 'beyond-table', beyondTable: true, table: 'interface', lastRow,
-    reference: ref === 'beyond'
-      ? { kind: 'not-covered', notCovered: true, table: 'reference', reason: `${formatVersion(version)} is not covered by the reference table either`, previousRow: null, nextRow: null }
-      : ref,
+    kind: 'beyond-table',
+    beyondTable: true,
+    table: 'interface',
+    lastRow,
+    reference:
+      ref === 'beyond'
+        ? {
+            kind: 'not-covered',
+            notCovered: true,
+            table: 'reference',
+            reason: `${formatVersion(version)} is not covered by the reference table either`,
+            previousRow: null,
+            nextRow: null,
+          }
+        : ref,
   }
 }
 
-export type RunningFloor =
-  | { ok: true; version: Version; build: string | null; result: FloorResult }
-  | { ok: false; reason: string }
+export type RunningFloor = { ok: true; version: Version; build: string | null; result: FloorResult } | { ok: false; reason: string }
 
 /** For pre-upgrade checks: the floor of the version a live homeserver reports in `server_version`. */
 export function floorForRunningVersion(serverVersion: unknown, opts?: { table?: TableName }): RunningFloor {

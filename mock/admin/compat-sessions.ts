@@ -45,7 +45,13 @@ export function compatAttributes(s: CompatSession): Record<string, unknown> {
 export const compatResource = (s: CompatSession) => resource(TYPE, 'compat-sessions', s.id, compatAttributes(s))
 
 export function listCompatSessions(ctx: Ctx): Reply {
-  return list(ctx, { site: `${SITE}::list:168`, path: PATH, filters: FILTERS, collection: ctx.world.mas.compat, toResource: compatResource })
+  return list(ctx, {
+    site: `${SITE}::list:168`,
+    path: PATH,
+    filters: FILTERS,
+    collection: ctx.world.mas.compat,
+    toResource: compatResource,
+  })
 }
 
 export function getCompatSession(ctx: Ctx): Reply {
@@ -53,12 +59,16 @@ export function getCompatSession(ctx: Ctx): Reply {
 }
 
 export function finishCompatSession(ctx: Ctx): Reply {
-  return finishById(ctx, { site: `${SITE}::finish:42`, path: PATH, kind: FINISHED_SESSION, collection: ctx.world.mas.compat, toResource: compatResource }, (s) => {
-    const now = nowMicros(ctx.now())
-    scheduleDeviceSync(ctx, s.userId, `${TYPE} ${s.id}/finish`, `${SITE}::finish:103`)
-    ctx.world.mas.finishCompatSession(s, now)
-    ctx.log.queries += 3
-  })
+  return finishById(
+    ctx,
+    { site: `${SITE}::finish:42`, path: PATH, kind: FINISHED_SESSION, collection: ctx.world.mas.compat, toResource: compatResource },
+    (s) => {
+      const now = nowMicros(ctx.now())
+      scheduleDeviceSync(ctx, s.userId, `${TYPE} ${s.id}/finish`, `${SITE}::finish:103`)
+      ctx.world.mas.finishCompatSession(s, now)
+      ctx.log.queries += 3
+    },
+  )
 }
 
 const TAG = 'compat-session'
@@ -66,28 +76,59 @@ const TAG = 'compat-session'
 /** this family's rows of the admin route table */
 export const COMPAT_SESSION_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/compat-sessions', handler: listCompatSessions,
-    doc: { operationId: 'listCompatSessions', tag: TAG, summary: 'List compatibility sessions', security: 'mas-admin',
-      description: listingDescription('sessions', 'finished'), query: 'admin/compat-session#ListQuery',
+    method: 'GET',
+    pattern: '/compat-sessions',
+    handler: listCompatSessions,
+    doc: {
+      operationId: 'listCompatSessions',
+      tag: TAG,
+      summary: 'List compatibility sessions',
+      security: 'mas-admin',
+      description: listingDescription('sessions', 'finished'),
+      query: 'admin/compat-session#ListQuery',
       responses: {
         '200': { description: 'A page of compatibility sessions.', ref: 'admin/compat-session#Page' },
         '400': adminErr(`Invalid pagination or filter parameters: ${INVALID_LISTING}.`),
-        '404': adminErr(`The user of filter[user] ('${notFoundTitle(USER, '<id>')}') or the browser session of filter[user-session] ('${notFoundTitle(USER_SESSION, '<id>')}') does not exist.`),
-      } },
+        '404': adminErr(
+          `The user of filter[user] ('${notFoundTitle(USER, '<id>')}') or the browser session of filter[user-session] ('${notFoundTitle(USER_SESSION, '<id>')}') does not exist.`,
+        ),
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/compat-sessions/:id', handler: getCompatSession,
-    doc: { operationId: 'getCompatSession', tag: TAG, summary: 'Get a compatibility session', security: 'mas-admin',
-      responses: { '200': { description: 'The session.', ref: 'admin/compat-session#Single' }, '404': adminErr(`The session does not exist: '${notFoundTitle(SESSION, '<id>')}'.`) } },
+    method: 'GET',
+    pattern: '/compat-sessions/:id',
+    handler: getCompatSession,
+    doc: {
+      operationId: 'getCompatSession',
+      tag: TAG,
+      summary: 'Get a compatibility session',
+      security: 'mas-admin',
+      responses: {
+        '200': { description: 'The session.', ref: 'admin/compat-session#Single' },
+        '404': adminErr(`The session does not exist: '${notFoundTitle(SESSION, '<id>')}'.`),
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/compat-sessions/:id/finish', handler: finishCompatSession, ...masGate('session-finish'),
-    doc: { operationId: 'finishCompatSession', tag: TAG, summary: 'Finish a compatibility session', security: 'mas-admin',
+    method: 'POST',
+    pattern: '/compat-sessions/:id/finish',
+    handler: finishCompatSession,
+    ...masGate('session-finish'),
+    doc: {
+      operationId: 'finishCompatSession',
+      tag: TAG,
+      summary: 'Finish a compatibility session',
+      security: 'mas-admin',
       description: "Sets finished_at and schedules a job that syncs the user's devices with the homeserver. No request body.",
       responses: {
-        '200': { description: 'The finished session; links.self is the requested path (ending in /finish).', ref: 'admin/compat-session#Single' },
+        '200': {
+          description: 'The finished session; links.self is the requested path (ending in /finish).',
+          ref: 'admin/compat-session#Single',
+        },
         '400': adminErr(`The session is already finished: '${alreadyFinishedTitle(FINISHED_SESSION.noun, '<id>')}'.`),
         '404': adminErr(`The session does not exist: '${notFoundTitle(FINISHED_SESSION, '<id>')}'.`),
-      } },
+      },
+    },
   },
 ]

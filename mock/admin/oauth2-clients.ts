@@ -20,7 +20,11 @@ const PATH = `${API}/oauth2-clients`
 /** the client's home page: derived from its name (the mock's clients have none of their own) */
 export function clientUri(c: Client): string | null {
   if (c.name === null) return null
-  const slug = c.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'client'
+  const slug =
+    c.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'client'
   return `https://${slug}.example.com/`
 }
 
@@ -41,14 +45,16 @@ const DECLARABLE = new Set(['authorization_code', 'refresh_token', 'client_crede
 const FILTERS = listFilters<'kind'>([
   { key: 'filter[client-kind]', kind: 'enum', index: 'kind', values: ['dynamic', 'static'] },
   {
-    key: 'filter[client-name]', kind: 'text',
+    key: 'filter[client-name]',
+    kind: 'text',
     test: (_ctx, name) => {
       const m = ilikeContains(name)
       return (c: Client) => c.name !== null && m(c.name)
     },
   },
   {
-    key: 'filter[client-uri]', kind: 'text',
+    key: 'filter[client-uri]',
+    kind: 'text',
     test: (_ctx, uri) => {
       const m = ilikeContains(uri)
       return (c: Client) => {
@@ -58,26 +64,51 @@ const FILTERS = listFilters<'kind'>([
     },
   },
   {
-    key: 'filter[grant-type]', kind: 'text',
+    key: 'filter[grant-type]',
+    kind: 'text',
     // the bug: a grant type no column holds is treated as "no condition"
-    test: (ctx, grant) => (DECLARABLE.has(grant) ? (c: Client) => c.grantTypes.includes(grant) : () => ctx.faults.has('oauth2-clients-unknown-grant-matches-all')),
+    test: (ctx, grant) =>
+      DECLARABLE.has(grant)
+        ? (c: Client) => c.grantTypes.includes(grant)
+        : () => ctx.faults.has('oauth2-clients-unknown-grant-matches-all'),
   },
   {
-    key: 'filter[has-active-sessions]', kind: 'holds',
+    key: 'filter[has-active-sessions]',
+    kind: 'holds',
     holds: (ctx) => {
       const oauth2 = ctx.world.mas.oauth2
       const anySession = ctx.faults.has('oauth2-clients-active-counts-finished')
-      return (c: Client) => oauth2.count({ in: anySession ? [{ index: 'client', keys: [c.id] }] : [{ index: 'client', keys: [c.id] }, { index: 'status', keys: ['active'] }] }).count > 0
+      return (c: Client) =>
+        oauth2.count({
+          in: anySession
+            ? [{ index: 'client', keys: [c.id] }]
+            : [
+                { index: 'client', keys: [c.id] },
+                { index: 'status', keys: ['active'] },
+              ],
+        }).count > 0
     },
   },
 ])
 
 export function listOAuth2Clients(ctx: Ctx): Reply {
-  return list(ctx, { site: `${SITE}::list:140`, path: PATH, filters: FILTERS, collection: ctx.world.mas.clients, toResource: oauth2ClientResource })
+  return list(ctx, {
+    site: `${SITE}::list:140`,
+    path: PATH,
+    filters: FILTERS,
+    collection: ctx.world.mas.clients,
+    toResource: oauth2ClientResource,
+  })
 }
 
 export function getOAuth2Client(ctx: Ctx): Reply {
-  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, kind: { noun: 'OAuth 2.0 client' }, collection: ctx.world.mas.clients, toResource: oauth2ClientResource })
+  return getById(ctx, {
+    site: `${SITE}::get:37`,
+    queries: 1,
+    kind: { noun: 'OAuth 2.0 client' },
+    collection: ctx.world.mas.clients,
+    toResource: oauth2ClientResource,
+  })
 }
 
 const TAG = 'oauth2-client'
@@ -85,15 +116,38 @@ const TAG = 'oauth2-client'
 /** this family's rows of the admin route table */
 export const OAUTH2_CLIENT_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/oauth2-clients', handler: listOAuth2Clients, ...masGate('oauth2-clients'),
-    doc: { operationId: 'listOAuth2Clients', tag: TAG, summary: 'List OAuth 2.0 clients', security: 'mas-admin',
-      description: "All clients, static and dynamic, oldest first. client-name and client-uri match like SQL ILIKE '%text%'; a grant type no client can declare matches nothing.",
+    method: 'GET',
+    pattern: '/oauth2-clients',
+    handler: listOAuth2Clients,
+    ...masGate('oauth2-clients'),
+    doc: {
+      operationId: 'listOAuth2Clients',
+      tag: TAG,
+      summary: 'List OAuth 2.0 clients',
+      security: 'mas-admin',
+      description:
+        "All clients, static and dynamic, oldest first. client-name and client-uri match like SQL ILIKE '%text%'; a grant type no client can declare matches nothing.",
       query: 'admin/oauth2-client#ListQuery',
-      responses: { '200': { description: 'A page of clients.', ref: 'admin/oauth2-client#Page' }, '400': adminErr('Invalid pagination or filter parameters.') } },
+      responses: {
+        '200': { description: 'A page of clients.', ref: 'admin/oauth2-client#Page' },
+        '400': adminErr('Invalid pagination or filter parameters.'),
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/oauth2-clients/:id', handler: getOAuth2Client, ...masGate('oauth2-clients'),
-    doc: { operationId: 'getOAuth2Client', tag: TAG, summary: 'Get an OAuth 2.0 client', security: 'mas-admin',
-      responses: { '200': { description: 'The client.', ref: 'admin/oauth2-client#Single' }, '404': adminErr('The client does not exist.') } },
+    method: 'GET',
+    pattern: '/oauth2-clients/:id',
+    handler: getOAuth2Client,
+    ...masGate('oauth2-clients'),
+    doc: {
+      operationId: 'getOAuth2Client',
+      tag: TAG,
+      summary: 'Get an OAuth 2.0 client',
+      security: 'mas-admin',
+      responses: {
+        '200': { description: 'The client.', ref: 'admin/oauth2-client#Single' },
+        '404': adminErr('The client does not exist.'),
+      },
+    },
   },
 ]

@@ -23,7 +23,14 @@ const SITE = 'mas_handlers::admin::v1::oauth2_sessions'
 const FILTERS = listFilters<'user' | 'client' | 'clientKind' | 'userSession' | 'scope' | 'status', 'lastActive'>([
   { key: 'filter[user]', kind: 'ulid', index: 'user', exists: checkUser },
   // Repeatable (any of them) since v1.20.0; before, one client (a second value is a duplicate-field error).
-  { key: 'filter[client]', kind: 'ulid[]', index: 'client', exists: checkClient, firstOnlyFault: 'filter-client-only-first', since: 'client-filter-repeatable' },
+  {
+    key: 'filter[client]',
+    kind: 'ulid[]',
+    index: 'client',
+    exists: checkClient,
+    firstOnlyFault: 'filter-client-only-first',
+    since: 'client-filter-repeatable',
+  },
   { key: 'filter[client]', kind: 'ulid', index: 'client', exists: checkClient, until: 'client-filter-repeatable' },
   { key: 'filter[client-kind]', kind: 'enum', index: 'clientKind', values: OAUTH2_CLIENT_KINDS },
   { key: 'filter[user-session]', kind: 'ulid', index: 'userSession', exists: checkUserSession },
@@ -49,7 +56,13 @@ export function oauth2Attributes(s: OAuth2Session): Record<string, unknown> {
 export const oauth2Resource = (s: OAuth2Session) => resource(TYPE, 'oauth2-sessions', s.id, oauth2Attributes(s))
 
 export function listOAuth2Sessions(ctx: Ctx): Reply {
-  return list(ctx, { site: `${SITE}::list:225`, path: PATH, filters: FILTERS, collection: ctx.world.mas.oauth2, toResource: oauth2Resource })
+  return list(ctx, {
+    site: `${SITE}::list:225`,
+    path: PATH,
+    filters: FILTERS,
+    collection: ctx.world.mas.oauth2,
+    toResource: oauth2Resource,
+  })
 }
 
 export function getOAuth2Session(ctx: Ctx): Reply {
@@ -57,12 +70,16 @@ export function getOAuth2Session(ctx: Ctx): Reply {
 }
 
 export function finishOAuth2Session(ctx: Ctx): Reply {
-  return finishById(ctx, { site: `${SITE}::finish:42`, path: PATH, kind: FINISHED_SESSION, collection: ctx.world.mas.oauth2, toResource: oauth2Resource }, (s) => {
-    // client-credentials sessions have no user, hence no devices to sync
-    if (s.userId !== null) scheduleDeviceSync(ctx, s.userId, `${TYPE} ${s.id}/finish`, `${SITE}::finish:104`)
-    ctx.world.mas.finishOAuth2Session(s, nowMicros(ctx.now()))
-    ctx.log.queries += 2
-  })
+  return finishById(
+    ctx,
+    { site: `${SITE}::finish:42`, path: PATH, kind: FINISHED_SESSION, collection: ctx.world.mas.oauth2, toResource: oauth2Resource },
+    (s) => {
+      // client-credentials sessions have no user, hence no devices to sync
+      if (s.userId !== null) scheduleDeviceSync(ctx, s.userId, `${TYPE} ${s.id}/finish`, `${SITE}::finish:104`)
+      ctx.world.mas.finishOAuth2Session(s, nowMicros(ctx.now()))
+      ctx.log.queries += 2
+    },
+  )
 }
 
 const TAG = 'oauth2-session'
@@ -70,28 +87,59 @@ const TAG = 'oauth2-session'
 /** this family's rows of the admin route table */
 export const OAUTH2_SESSION_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/oauth2-sessions', handler: listOAuth2Sessions,
-    doc: { operationId: 'listOAuth2Sessions', tag: TAG, summary: 'List OAuth 2.0 sessions', security: 'mas-admin',
-      description: listingDescription('sessions', 'finished'), query: 'admin/oauth2-session#ListQuery',
+    method: 'GET',
+    pattern: '/oauth2-sessions',
+    handler: listOAuth2Sessions,
+    doc: {
+      operationId: 'listOAuth2Sessions',
+      tag: TAG,
+      summary: 'List OAuth 2.0 sessions',
+      security: 'mas-admin',
+      description: listingDescription('sessions', 'finished'),
+      query: 'admin/oauth2-session#ListQuery',
       responses: {
         '200': { description: 'A page of OAuth 2.0 sessions.', ref: 'admin/oauth2-session#Page' },
         '400': adminErr(`Invalid pagination or filter parameters (${INVALID_LISTING}), or an invalid scope in filter[scope].`),
-        '404': adminErr(`The user ('${notFoundTitle(USER, '<id>')}'), client ('${notFoundTitle(CLIENT, '<id>')}') or browser session ('${notFoundTitle(USER_SESSION, '<id>')}') named in a filter does not exist.`),
-      } },
+        '404': adminErr(
+          `The user ('${notFoundTitle(USER, '<id>')}'), client ('${notFoundTitle(CLIENT, '<id>')}') or browser session ('${notFoundTitle(USER_SESSION, '<id>')}') named in a filter does not exist.`,
+        ),
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/oauth2-sessions/:id', handler: getOAuth2Session,
-    doc: { operationId: 'getOAuth2Session', tag: TAG, summary: 'Get an OAuth 2.0 session', security: 'mas-admin',
-      responses: { '200': { description: 'The session.', ref: 'admin/oauth2-session#Single' }, '404': adminErr(`The session does not exist: '${notFoundTitle(SESSION, '<id>')}'.`) } },
+    method: 'GET',
+    pattern: '/oauth2-sessions/:id',
+    handler: getOAuth2Session,
+    doc: {
+      operationId: 'getOAuth2Session',
+      tag: TAG,
+      summary: 'Get an OAuth 2.0 session',
+      security: 'mas-admin',
+      responses: {
+        '200': { description: 'The session.', ref: 'admin/oauth2-session#Single' },
+        '404': adminErr(`The session does not exist: '${notFoundTitle(SESSION, '<id>')}'.`),
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/oauth2-sessions/:id/finish', handler: finishOAuth2Session, ...masGate('session-finish'),
-    doc: { operationId: 'finishOAuth2Session', tag: TAG, summary: 'Finish an OAuth 2.0 session', security: 'mas-admin',
+    method: 'POST',
+    pattern: '/oauth2-sessions/:id/finish',
+    handler: finishOAuth2Session,
+    ...masGate('session-finish'),
+    doc: {
+      operationId: 'finishOAuth2Session',
+      tag: TAG,
+      summary: 'Finish an OAuth 2.0 session',
+      security: 'mas-admin',
       description: "Sets finished_at; when the session has a user, schedules a job that syncs that user's devices. No request body.",
       responses: {
-        '200': { description: 'The finished session; links.self is the requested path (ending in /finish).', ref: 'admin/oauth2-session#Single' },
+        '200': {
+          description: 'The finished session; links.self is the requested path (ending in /finish).',
+          ref: 'admin/oauth2-session#Single',
+        },
         '400': adminErr(`The session is already finished: '${alreadyFinishedTitle(FINISHED_SESSION.noun, '<id>')}'.`),
         '404': adminErr(`The session does not exist: '${notFoundTitle(FINISHED_SESSION, '<id>')}'.`),
-      } },
+      },
+    },
   },
 ]

@@ -75,7 +75,13 @@ export function personalResource(ctx: Ctx, s: PersonalSession, accessToken?: str
 }
 
 export function listPersonalSessions(ctx: Ctx): Reply {
-  return list(ctx, { site: `${SITE}::list:163`, path: PATH, filters: FILTERS, collection: ctx.world.mas.personal, toResource: (s) => personalResource(ctx, s) })
+  return list(ctx, {
+    site: `${SITE}::list:163`,
+    path: PATH,
+    filters: FILTERS,
+    collection: ctx.world.mas.personal,
+    toResource: (s) => personalResource(ctx, s),
+  })
 }
 
 const CREATE = {
@@ -171,47 +177,95 @@ const TAG = 'personal-session'
 /** this family's rows of the admin route table */
 export const PERSONAL_SESSION_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/personal-sessions', handler: listPersonalSessions, ...masGate('personal-sessions'),
-    doc: { operationId: 'listPersonalSessions', tag: TAG, summary: 'List personal sessions', security: 'mas-admin',
-      description: listingDescription('sessions', 'revoked'), query: 'admin/personal-session#ListQuery',
+    method: 'GET',
+    pattern: '/personal-sessions',
+    handler: listPersonalSessions,
+    ...masGate('personal-sessions'),
+    doc: {
+      operationId: 'listPersonalSessions',
+      tag: TAG,
+      summary: 'List personal sessions',
+      security: 'mas-admin',
+      description: listingDescription('sessions', 'revoked'),
+      query: 'admin/personal-session#ListQuery',
       responses: {
         '200': { description: 'A page of personal sessions (never with access tokens).', ref: 'admin/personal-session#Page' },
         '400': adminErr(`Invalid pagination or filter parameters (${INVALID_LISTING}), or an invalid scope in filter[scope].`),
-        '404': adminErr(`The user ('${notFoundTitle(USER, '<id>')}') or client ('${notFoundTitle(CLIENT, '<id>')}') named in a filter does not exist.`),
-      } },
+        '404': adminErr(
+          `The user ('${notFoundTitle(USER, '<id>')}') or client ('${notFoundTitle(CLIENT, '<id>')}') named in a filter does not exist.`,
+        ),
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/personal-sessions', handler: createPersonalSession, ...masGate('personal-sessions'),
-    doc: { operationId: 'createPersonalSession', tag: TAG, summary: 'Create a personal session and its personal access token', security: 'mas-admin',
+    method: 'POST',
+    pattern: '/personal-sessions',
+    handler: createPersonalSession,
+    ...masGate('personal-sessions'),
+    doc: {
+      operationId: 'createPersonalSession',
+      tag: TAG,
+      summary: 'Create a personal session and its personal access token',
+      security: 'mas-admin',
       description: 'The owner is the caller: its user, or its client for a client credentials token.',
       body: { ref: 'admin/personal-session#CreateRequest' },
       responses: {
-        '201': { description: 'The new session; data.attributes.access_token holds the token (returned only here and by regenerate).', ref: 'admin/personal-session#Created' },
+        '201': {
+          description: 'The new session; data.attributes.access_token holds the token (returned only here and by regenerate).',
+          ref: 'admin/personal-session#Created',
+        },
         '400': adminErr(`The scope is empty or malformed: '${INVALID_SCOPE}'.`),
         '404': adminErr(`The actor user does not exist: '${ACTOR_NOT_FOUND}'.`),
         '410': adminErr(`The actor user is deactivated: '${ACTOR_INACTIVE}'.`),
         '415': bodyRejection(),
         '422': bodyRejection(),
-      } },
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/personal-sessions/:id', handler: getPersonalSession, ...masGate('personal-sessions'),
-    doc: { operationId: 'getPersonalSession', tag: TAG, summary: 'Get a personal session', security: 'mas-admin',
-      responses: { '200': { description: 'The session (without access token).', ref: 'admin/personal-session#Single' }, '404': adminErr(`The session does not exist: '${notFoundTitle(SESSION, '<id>')}'.`) } },
+    method: 'GET',
+    pattern: '/personal-sessions/:id',
+    handler: getPersonalSession,
+    ...masGate('personal-sessions'),
+    doc: {
+      operationId: 'getPersonalSession',
+      tag: TAG,
+      summary: 'Get a personal session',
+      security: 'mas-admin',
+      responses: {
+        '200': { description: 'The session (without access token).', ref: 'admin/personal-session#Single' },
+        '404': adminErr(`The session does not exist: '${notFoundTitle(SESSION, '<id>')}'.`),
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/personal-sessions/:id/revoke', handler: revokePersonalSession, ...masGate('personal-sessions'),
-    doc: { operationId: 'revokePersonalSession', tag: TAG, summary: 'Revoke a personal session', security: 'mas-admin',
+    method: 'POST',
+    pattern: '/personal-sessions/:id/revoke',
+    handler: revokePersonalSession,
+    ...masGate('personal-sessions'),
+    doc: {
+      operationId: 'revokePersonalSession',
+      tag: TAG,
+      summary: 'Revoke a personal session',
+      security: 'mas-admin',
       description: 'Sets revoked_at on the session and its tokens; expires_at becomes null. No request body.',
       responses: {
         '200': { description: 'The revoked session.', ref: 'admin/personal-session#Single' },
         '404': adminErr(`The session does not exist: '${notFoundTitle(REVOKED_SESSION, '<id>')}'.`),
         '409': adminErr(`The session is already revoked: '${ALREADY_REVOKED('<id>')}'.`),
-      } },
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/personal-sessions/:id/regenerate', handler: regeneratePersonalSession, ...masGate('personal-sessions'),
-    doc: { operationId: 'regeneratePersonalSession', tag: TAG, summary: 'Replace the access token of a personal session', security: 'mas-admin',
+    method: 'POST',
+    pattern: '/personal-sessions/:id/regenerate',
+    handler: regeneratePersonalSession,
+    ...masGate('personal-sessions'),
+    doc: {
+      operationId: 'regeneratePersonalSession',
+      tag: TAG,
+      summary: 'Replace the access token of a personal session',
+      security: 'mas-admin',
       description: 'Revokes the current token and issues a new one; the session id stays. A JSON body is required, {} at least.',
       body: { ref: 'admin/personal-session#RegenerateRequest' },
       responses: {
@@ -220,6 +274,7 @@ export const PERSONAL_SESSION_ENTRIES: RouteEntry[] = [
         '404': adminErr(`The session does not exist: '${notFoundTitle(OWN_SESSION, '<id>')}'.`),
         '415': bodyRejection(),
         '422': { ...bodyRejection(` As JSON: the session is revoked or has no active token, '${NOT_VALID}'.`), ref: ADMIN_ERROR },
-      } },
+      },
+    },
   },
 ]

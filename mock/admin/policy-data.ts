@@ -62,7 +62,9 @@ export function getLatestPolicyData(ctx: Ctx): Reply {
 export function getPolicyData(ctx: Ctx): Reply {
   const records = ctx.world.mas.policyData
   // The real handler of the versions with this deviation fetches the latest record whatever the id.
-  const latest = ctx.faults.has('policy-get-by-id-returns-latest') || (ctx.options.deviations !== false && masDeviates(ctx.options.masVersion, 'policy-data-get-returns-latest'))
+  const latest =
+    ctx.faults.has('policy-get-by-id-returns-latest') ||
+    (ctx.options.deviations !== false && masDeviates(ctx.options.masVersion, 'policy-data-get-returns-latest'))
   const record = byId(ctx, `${SITE}::get:37`, { ...RECORD, get: (_ctx, id) => (latest ? records.last() : records.get(id)) })
   if (!record.ok) return record.reply
   ctx.log.fetched += 1
@@ -74,25 +76,58 @@ const TAG = 'policy-data'
 /** this family's rows of the admin route table */
 export const POLICY_DATA_ENTRIES: RouteEntry[] = [
   {
-    method: 'POST', pattern: '/policy-data', handler: setPolicyData, ...masGate('policy-data'),
-    doc: { operationId: 'setPolicyData', tag: TAG, summary: 'Set the policy data', security: 'mas-admin',
-      description: 'The new record becomes the latest. The data is merged into the static policy data and the policy is test-instantiated first; nothing is stored on failure.',
+    method: 'POST',
+    pattern: '/policy-data',
+    handler: setPolicyData,
+    ...masGate('policy-data'),
+    doc: {
+      operationId: 'setPolicyData',
+      tag: TAG,
+      summary: 'Set the policy data',
+      security: 'mas-admin',
+      description:
+        'The new record becomes the latest. The data is merged into the static policy data and the policy is test-instantiated first; nothing is stored on failure.',
       body: { ref: 'admin/policy-data#SetRequest' },
       responses: {
         '201': { description: 'The stored record.', ref: 'admin/policy-data#Single' },
         '400': adminErr(`The policy data is invalid: ${INVALID.map((x) => `'${x}'`).join(', ')}, then the cause.`),
         '415': bodyRejection(),
         '422': bodyRejection(),
-      } },
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/policy-data/latest', handler: getLatestPolicyData, ...masGate('policy-data'),
-    doc: { operationId: 'getLatestPolicyData', tag: TAG, summary: 'Get the latest policy data', security: 'mas-admin',
-      responses: { '200': { description: 'The latest record; links.self is its canonical path.', ref: 'admin/policy-data#Single' }, '404': adminErr(`No policy data exists: '${NONE}'.`) } },
+    method: 'GET',
+    pattern: '/policy-data/latest',
+    handler: getLatestPolicyData,
+    ...masGate('policy-data'),
+    doc: {
+      operationId: 'getLatestPolicyData',
+      tag: TAG,
+      summary: 'Get the latest policy data',
+      security: 'mas-admin',
+      responses: {
+        '200': { description: 'The latest record; links.self is its canonical path.', ref: 'admin/policy-data#Single' },
+        '404': adminErr(`No policy data exists: '${NONE}'.`),
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/policy-data/:id', handler: getPolicyData, ...masGate('policy-data'),
-    doc: { operationId: 'getPolicyData', tag: TAG, summary: 'Get policy data by id', security: 'mas-admin',
-      responses: { '200': { description: 'The record.', ref: 'admin/policy-data#Single' }, '404': adminErr(`The record does not exist: '${notFoundTitle(RECORD, '<id>')}'. A release with the known deviation policy-data-get-returns-latest (the default claimed one, unless --no-deviations) answers the latest record whatever the id, and 404 only when there is no policy data.`) } },
+    method: 'GET',
+    pattern: '/policy-data/:id',
+    handler: getPolicyData,
+    ...masGate('policy-data'),
+    doc: {
+      operationId: 'getPolicyData',
+      tag: TAG,
+      summary: 'Get policy data by id',
+      security: 'mas-admin',
+      responses: {
+        '200': { description: 'The record.', ref: 'admin/policy-data#Single' },
+        '404': adminErr(
+          `The record does not exist: '${notFoundTitle(RECORD, '<id>')}'. A release with the known deviation policy-data-get-returns-latest (the default claimed one, unless --no-deviations) answers the latest record whatever the id, and 404 only when there is no policy data.`,
+        ),
+      },
+    },
   },
 ]

@@ -16,7 +16,9 @@ export function getSiteConfig(ctx: Ctx): Reply {
       password_registration_enabled: true,
       password_registration_email_required: true,
       // since v1.19.0 (lib/data/mas-features.json); an unparsable claimed version counts as the newest
-      ...(masHas(ctx.options.masVersion, 'site-config-registration-token-required') !== false ? { password_registration_token_required: registrationToken } : {}),
+      ...(masHas(ctx.options.masVersion, 'site-config-registration-token-required') !== false
+        ? { password_registration_token_required: registrationToken }
+        : {}),
       // deprecated mirror of password_registration_token_required
       registration_token_required: registrationToken,
       email_change_allowed: true,
@@ -33,8 +35,16 @@ export function getSiteConfig(ctx: Ctx): Reply {
 /** this family's row of the admin route table */
 export const SITE_CONFIG_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/site-config', handler: getSiteConfig, ...masGate('site-config'),
-    doc: { operationId: 'siteConfig', tag: 'server', summary: 'Get the site configuration', security: 'mas-admin',
-      responses: { '200': { description: 'The site configuration (a plain object).', ref: 'admin/site-config#SiteConfig' } } },
+    method: 'GET',
+    pattern: '/site-config',
+    handler: getSiteConfig,
+    ...masGate('site-config'),
+    doc: {
+      operationId: 'siteConfig',
+      tag: 'server',
+      summary: 'Get the site configuration',
+      security: 'mas-admin',
+      responses: { '200': { description: 'The site configuration (a plain object).', ref: 'admin/site-config#SiteConfig' } },
+    },
   },
 ]

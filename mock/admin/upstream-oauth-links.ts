@@ -36,7 +36,9 @@ const PROVIDER: Kind<UpstreamProvider> = { noun: 'Provider', get: (ctx, id) => c
 const FILTERS = listFilters<'live' | 'user' | 'provider'>([
   { key: 'filter[user]', kind: 'ulid', index: 'user', exists: checkUser },
   {
-    key: 'filter[provider]', kind: 'ulid', index: 'provider',
+    key: 'filter[provider]',
+    kind: 'ulid',
+    index: 'provider',
     exists: (ctx, site, id) => {
       const known = found(ctx, site, PROVIDER, id)
       return known.ok ? undefined : known.reply
@@ -46,14 +48,34 @@ const FILTERS = listFilters<'live' | 'user' | 'provider'>([
   },
   { key: 'filter[subject]', kind: 'text', test: (_ctx, subject) => (l: UpstreamLink) => l.subject === subject },
   // since v1.22.0: an older release ignores the key as unknown
-  { key: 'filter[human-account-name]', kind: 'text', test: (_ctx, han) => (l: UpstreamLink) => l.humanAccountName === han, since: 'upstream-oauth-links-filter-human-account-name' },
+  {
+    key: 'filter[human-account-name]',
+    kind: 'text',
+    test: (_ctx, han) => (l: UpstreamLink) => l.humanAccountName === han,
+    since: 'upstream-oauth-links-filter-human-account-name',
+  },
 ])
 
 export function listLinks(ctx: Ctx): Reply {
-  return list(ctx, { site: `${SITE}::list:130`, path: PATH, filters: FILTERS, base: [LIVE], collection: ctx.world.mas.extra.links, toResource: linkResource })
+  return list(ctx, {
+    site: `${SITE}::list:130`,
+    path: PATH,
+    filters: FILTERS,
+    base: [LIVE],
+    collection: ctx.world.mas.extra.links,
+    toResource: linkResource,
+  })
 }
 
-const ADD = { name: 'AddUpstreamOauthLinkRequest', fields: [['user_id', 'ulid'], ['provider_id', 'ulid'], ['subject', 'string'], ['human_account_name', 'string?']] } as const
+const ADD = {
+  name: 'AddUpstreamOauthLinkRequest',
+  fields: [
+    ['user_id', 'ulid'],
+    ['provider_id', 'ulid'],
+    ['subject', 'string'],
+    ['human_account_name', 'string?'],
+  ],
+} as const
 
 export function addLink(ctx: Ctx): Reply {
   const auth = authenticate(ctx)
@@ -65,11 +87,22 @@ export function addLink(ctx: Ctx): Reply {
   const x = ctx.world.mas.extra
   const user = found(ctx, site, USER, b.user_id, 2)
   if (!user.ok) return user.reply
-  const provider = found(ctx, site, { noun: 'Upstream OAuth 2.0 Provider', get: (c, id) => c.world.mas.extra.providers.get(id) }, b.provider_id, 0)
+  const provider = found(
+    ctx,
+    site,
+    { noun: 'Upstream OAuth 2.0 Provider', get: (c, id) => c.world.mas.extra.providers.get(id) },
+    b.provider_id,
+    0,
+  )
   if (!provider.ok) return provider.reply
   const existing = x.linkBySubject(b.provider_id, b.subject)
   if (existing && existing.userId !== null && !ctx.faults.has('upstream-links-relink-accepted')) {
-    return routeError(ctx, site, 409, `Upstream Oauth 2.0 Provider ID ${b.provider_id} with subject ${b.subject} is already linked to a user`)
+    return routeError(
+      ctx,
+      site,
+      409,
+      `Upstream Oauth 2.0 Provider ID ${b.provider_id} with subject ${b.subject} is already linked to a user`,
+    )
   }
   if (existing) {
     // an existing link without a user is attached to this one: 200, not 201
@@ -98,19 +131,35 @@ const NOT_FOUND = adminErr('The link does not exist.')
 
 export const LINK_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/upstream-oauth-links', handler: listLinks,
-    doc: { operationId: 'listUpstreamOAuthLinks', tag: TAG, summary: 'List upstream OAuth 2.0 links', security: 'mas-admin',
-      description: 'All links, with or without a user, oldest first. filter[subject] and filter[human-account-name] are exact matches.', query: 'admin/upstream-oauth-link#ListQuery',
+    method: 'GET',
+    pattern: '/upstream-oauth-links',
+    handler: listLinks,
+    doc: {
+      operationId: 'listUpstreamOAuthLinks',
+      tag: TAG,
+      summary: 'List upstream OAuth 2.0 links',
+      security: 'mas-admin',
+      description: 'All links, with or without a user, oldest first. filter[subject] and filter[human-account-name] are exact matches.',
+      query: 'admin/upstream-oauth-link#ListQuery',
       responses: {
         '200': { description: 'A page of links.', ref: 'admin/upstream-oauth-link#Page' },
         '400': adminErr('Invalid pagination or filter parameters.'),
         '404': adminErr('The user or provider named in a filter does not exist.'),
-      } },
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/upstream-oauth-links', handler: addLink, ...masGate('upstream-oauth-links-add'),
-    doc: { operationId: 'addUpstreamOAuthLink', tag: TAG, summary: 'Link a user to an upstream account', security: 'mas-admin',
-      description: 'Checked in this order: the user (404), the provider (404), the subject (409 when already linked to a user). A link of the subject without a user is attached to this user (200).',
+    method: 'POST',
+    pattern: '/upstream-oauth-links',
+    handler: addLink,
+    ...masGate('upstream-oauth-links-add'),
+    doc: {
+      operationId: 'addUpstreamOAuthLink',
+      tag: TAG,
+      summary: 'Link a user to an upstream account',
+      security: 'mas-admin',
+      description:
+        'Checked in this order: the user (404), the provider (404), the subject (409 when already linked to a user). A link of the subject without a user is attached to this user (200).',
       body: { ref: 'admin/upstream-oauth-link#AddRequest' },
       responses: {
         '200': { description: 'A link of the subject without a user, now attached to this user.', ref: 'admin/upstream-oauth-link#Single' },
@@ -119,16 +168,32 @@ export const LINK_ENTRIES: RouteEntry[] = [
         '409': adminErr('The subject is already linked to a user.'),
         '415': bodyRejection(),
         '422': bodyRejection(),
-      } },
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/upstream-oauth-links/:id', handler: getLink,
-    doc: { operationId: 'getUpstreamOAuthLink', tag: TAG, summary: 'Get an upstream OAuth 2.0 link', security: 'mas-admin',
-      responses: { '200': { description: 'The link.', ref: 'admin/upstream-oauth-link#Single' }, '404': NOT_FOUND } },
+    method: 'GET',
+    pattern: '/upstream-oauth-links/:id',
+    handler: getLink,
+    doc: {
+      operationId: 'getUpstreamOAuthLink',
+      tag: TAG,
+      summary: 'Get an upstream OAuth 2.0 link',
+      security: 'mas-admin',
+      responses: { '200': { description: 'The link.', ref: 'admin/upstream-oauth-link#Single' }, '404': NOT_FOUND },
+    },
   },
   {
-    method: 'DELETE', pattern: '/upstream-oauth-links/:id', handler: deleteLink, ...masGate('upstream-oauth-links-add'),
-    doc: { operationId: 'deleteUpstreamOAuthLink', tag: TAG, summary: 'Delete an upstream OAuth 2.0 link', security: 'mas-admin',
-      responses: { '204': { description: 'Deleted (no body).' }, '404': NOT_FOUND } },
+    method: 'DELETE',
+    pattern: '/upstream-oauth-links/:id',
+    handler: deleteLink,
+    ...masGate('upstream-oauth-links-add'),
+    doc: {
+      operationId: 'deleteUpstreamOAuthLink',
+      tag: TAG,
+      summary: 'Delete an upstream OAuth 2.0 link',
+      security: 'mas-admin',
+      responses: { '204': { description: 'Deleted (no body).' }, '404': NOT_FOUND },
+    },
   },
 ]

@@ -27,12 +27,24 @@ const FILTERS = listFilters<'enabled'>([
 ])
 
 export function listProviders(ctx: Ctx): Reply {
-  return list(ctx, { site: `${SITE}::list:110`, path: PATH, filters: FILTERS, collection: ctx.world.mas.extra.providers, toResource: providerResource })
+  return list(ctx, {
+    site: `${SITE}::list:110`,
+    path: PATH,
+    filters: FILTERS,
+    collection: ctx.world.mas.extra.providers,
+    toResource: providerResource,
+  })
 }
 
 export function getProvider(ctx: Ctx): Reply {
   // the service's title names no id
-  return getById(ctx, { site: `${SITE}::get:37`, queries: 1, kind: PROVIDER, collection: ctx.world.mas.extra.providers, toResource: providerResource })
+  return getById(ctx, {
+    site: `${SITE}::get:37`,
+    queries: 1,
+    kind: PROVIDER,
+    collection: ctx.world.mas.extra.providers,
+    toResource: providerResource,
+  })
 }
 
 /** the get handler's 404: `Provider not found`, without the id */
@@ -42,14 +54,37 @@ const TAG = 'upstream-oauth-provider'
 
 export const PROVIDER_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/upstream-oauth-providers', handler: listProviders, ...masGate('upstream-oauth-providers'),
-    doc: { operationId: 'listUpstreamOAuthProviders', tag: TAG, summary: 'List upstream OAuth 2.0 providers', security: 'mas-admin',
-      description: 'All providers of the configuration, enabled and disabled, oldest first.', query: 'admin/upstream-oauth-provider#ListQuery',
-      responses: { '200': { description: 'A page of providers.', ref: 'admin/upstream-oauth-provider#Page' }, '400': adminErr('Invalid pagination or filter parameters.') } },
+    method: 'GET',
+    pattern: '/upstream-oauth-providers',
+    handler: listProviders,
+    ...masGate('upstream-oauth-providers'),
+    doc: {
+      operationId: 'listUpstreamOAuthProviders',
+      tag: TAG,
+      summary: 'List upstream OAuth 2.0 providers',
+      security: 'mas-admin',
+      description: 'All providers of the configuration, enabled and disabled, oldest first.',
+      query: 'admin/upstream-oauth-provider#ListQuery',
+      responses: {
+        '200': { description: 'A page of providers.', ref: 'admin/upstream-oauth-provider#Page' },
+        '400': adminErr('Invalid pagination or filter parameters.'),
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/upstream-oauth-providers/:id', handler: getProvider, ...masGate('upstream-oauth-provider-get'),
-    doc: { operationId: 'getUpstreamOAuthProvider', tag: TAG, summary: 'Get an upstream OAuth 2.0 provider', security: 'mas-admin',
-      responses: { '200': { description: 'The provider.', ref: 'admin/upstream-oauth-provider#Single' }, '404': adminErr(`${notFoundTitle(PROVIDER, '')} (the title names no id).`) } },
+    method: 'GET',
+    pattern: '/upstream-oauth-providers/:id',
+    handler: getProvider,
+    ...masGate('upstream-oauth-provider-get'),
+    doc: {
+      operationId: 'getUpstreamOAuthProvider',
+      tag: TAG,
+      summary: 'Get an upstream OAuth 2.0 provider',
+      security: 'mas-admin',
+      responses: {
+        '200': { description: 'The provider.', ref: 'admin/upstream-oauth-provider#Single' },
+        '404': adminErr(`${notFoundTitle(PROVIDER, '')} (the title names no id).`),
+      },
+    },
   },
 ]

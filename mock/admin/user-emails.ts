@@ -43,17 +43,33 @@ export function emailProblem(email: string): string | null {
 const FILTERS = listFilters<'user' | 'email'>([
   { key: 'filter[user]', kind: 'ulid', index: 'user', exists: checkUser },
   {
-    key: 'filter[email]', kind: 'text', index: 'email', keyOf: (email) => email.toLowerCase(),
+    key: 'filter[email]',
+    kind: 'text',
+    index: 'email',
+    keyOf: (email) => email.toLowerCase(),
     // the bug: the address compared as written
     test: (ctx, email) => (ctx.faults.has('user-emails-filter-email-case-sensitive') ? (e: UserEmail) => e.email === email : undefined),
   },
 ])
 
 export function listUserEmails(ctx: Ctx): Reply {
-  return list(ctx, { site: `${SITE}::list:120`, path: PATH, filters: FILTERS, base: [LIVE], collection: ctx.world.mas.extra.emails, toResource: userEmailResource })
+  return list(ctx, {
+    site: `${SITE}::list:120`,
+    path: PATH,
+    filters: FILTERS,
+    base: [LIVE],
+    collection: ctx.world.mas.extra.emails,
+    toResource: userEmailResource,
+  })
 }
 
-const ADD = { name: 'AddUserEmailRequest', fields: [['user_id', 'ulid'], ['email', 'string']] } as const
+const ADD = {
+  name: 'AddUserEmailRequest',
+  fields: [
+    ['user_id', 'ulid'],
+    ['email', 'string'],
+  ],
+} as const
 
 export function addUserEmail(ctx: Ctx): Reply {
   const auth = authenticate(ctx)
@@ -68,7 +84,8 @@ export function addUserEmail(ctx: Ctx): Reply {
   if (problem) return routeError(ctx, site, 400, `Email ${rustDebug(email)} is not valid`, problem)
   const extra = ctx.world.mas.extra
   ctx.log.queries += 1
-  if (extra.emailInUse(email) && !ctx.faults.has('user-emails-duplicate-accepted')) return routeError(ctx, site, 409, `User email ${rustDebug(email)} already in use`)
+  if (extra.emailInUse(email) && !ctx.faults.has('user-emails-duplicate-accepted'))
+    return routeError(ctx, site, 409, `User email ${rustDebug(email)} already in use`)
   const e = extra.addEmail(userId, email, nowMicros(ctx.now()))
   ctx.log.queries += 2
   return single(201, userEmailResource(e))
@@ -93,18 +110,32 @@ const NOT_FOUND = adminErr(`The address does not exist (${notFoundTitle(EMAIL, '
 /** this family's rows of the admin route table */
 export const USER_EMAIL_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/user-emails', handler: listUserEmails,
-    doc: { operationId: 'listUserEmails', tag: TAG, summary: 'List user email addresses', security: 'mas-admin',
-      description: 'All addresses, oldest first. filter[email] matches the whole address case-insensitively.', query: 'admin/user-email#ListQuery',
+    method: 'GET',
+    pattern: '/user-emails',
+    handler: listUserEmails,
+    doc: {
+      operationId: 'listUserEmails',
+      tag: TAG,
+      summary: 'List user email addresses',
+      security: 'mas-admin',
+      description: 'All addresses, oldest first. filter[email] matches the whole address case-insensitively.',
+      query: 'admin/user-email#ListQuery',
       responses: {
         '200': { description: 'A page of addresses.', ref: 'admin/user-email#Page' },
         '400': adminErr('Invalid pagination or filter parameters.'),
         '404': adminErr('The user of filter[user] does not exist.'),
-      } },
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/user-emails', handler: addUserEmail,
-    doc: { operationId: 'addUserEmail', tag: TAG, summary: 'Add an email address to a user', security: 'mas-admin',
+    method: 'POST',
+    pattern: '/user-emails',
+    handler: addUserEmail,
+    doc: {
+      operationId: 'addUserEmail',
+      tag: TAG,
+      summary: 'Add an email address to a user',
+      security: 'mas-admin',
       description: 'Checked in this order: the user (404), the address (400), its uniqueness across all users, case-insensitively (409).',
       body: { ref: 'admin/user-email#AddRequest' },
       responses: {
@@ -114,16 +145,31 @@ export const USER_EMAIL_ENTRIES: RouteEntry[] = [
         '409': adminErr('The address is already in use.'),
         '415': bodyRejection(),
         '422': bodyRejection(),
-      } },
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/user-emails/:id', handler: getUserEmail,
-    doc: { operationId: 'getUserEmail', tag: TAG, summary: 'Get a user email address', security: 'mas-admin',
-      responses: { '200': { description: 'The address.', ref: 'admin/user-email#Single' }, '404': NOT_FOUND } },
+    method: 'GET',
+    pattern: '/user-emails/:id',
+    handler: getUserEmail,
+    doc: {
+      operationId: 'getUserEmail',
+      tag: TAG,
+      summary: 'Get a user email address',
+      security: 'mas-admin',
+      responses: { '200': { description: 'The address.', ref: 'admin/user-email#Single' }, '404': NOT_FOUND },
+    },
   },
   {
-    method: 'DELETE', pattern: '/user-emails/:id', handler: deleteUserEmail,
-    doc: { operationId: 'deleteUserEmail', tag: TAG, summary: 'Delete a user email address', security: 'mas-admin',
-      responses: { '204': { description: 'Deleted (no body).' }, '404': NOT_FOUND } },
+    method: 'DELETE',
+    pattern: '/user-emails/:id',
+    handler: deleteUserEmail,
+    doc: {
+      operationId: 'deleteUserEmail',
+      tag: TAG,
+      summary: 'Delete a user email address',
+      security: 'mas-admin',
+      responses: { '204': { description: 'Deleted (no body).' }, '404': NOT_FOUND },
+    },
   },
 ]

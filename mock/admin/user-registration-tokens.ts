@@ -61,7 +61,13 @@ const FILTERS = listFilters([
 
 export function listTokens(ctx: Ctx): Reply {
   const now = nowMicros(ctx.now())
-  return list(ctx, { site: `${SITE}::list:160`, path: PATH, filters: FILTERS, collection: ctx.world.mas.extra.tokens, toResource: (x) => tokenResource(x, now) })
+  return list(ctx, {
+    site: `${SITE}::list:160`,
+    path: PATH,
+    filters: FILTERS,
+    collection: ctx.world.mas.extra.tokens,
+    toResource: (x) => tokenResource(x, now),
+  })
 }
 
 /** a date of a JSON body, or the body parser's 422 */
@@ -69,10 +75,24 @@ function bodyDate(field: string, value: unknown): { ok: true; micros: Micros | n
   if (value === null || value === undefined) return { ok: true, micros: null }
   const d = parseDateTime(String(value))
   if (d.ok) return { ok: true, micros: d.value.micros }
-  return { ok: false, reply: { status: 422, body: `Failed to deserialize the JSON body into the target type: ${field}: ${d.error}`, contentType: 'text/plain; charset=utf-8' } }
+  return {
+    ok: false,
+    reply: {
+      status: 422,
+      body: `Failed to deserialize the JSON body into the target type: ${field}: ${d.error}`,
+      contentType: 'text/plain; charset=utf-8',
+    },
+  }
 }
 
-const ADD = { name: 'AddUserRegistrationTokenRequest', fields: [['token', 'string?'], ['usage_limit', 'u32?'], ['expires_at', 'string?']] } as const
+const ADD = {
+  name: 'AddUserRegistrationTokenRequest',
+  fields: [
+    ['token', 'string?'],
+    ['usage_limit', 'u32?'],
+    ['expires_at', 'string?'],
+  ],
+} as const
 
 export function addToken(ctx: Ctx): Reply {
   const auth = authenticate(ctx)
@@ -82,24 +102,36 @@ export function addToken(ctx: Ctx): Reply {
   const b = body.value as { token: string | null; usage_limit: number | null; expires_at: string | null }
   const expires = bodyDate('expires_at', b.expires_at)
   if (!expires.ok) return expires.reply
-  const text = b.token ?? Array.from({ length: 12 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[randomInt(62)]).join('')
+  const text =
+    b.token ?? Array.from({ length: 12 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[randomInt(62)]).join('')
   const x = ctx.world.mas.extra
   ctx.log.queries += 1
-  if (x.tokens.bucketSize('token', text) > 0) return routeError(ctx, `${SITE}::add:70`, 409, 'A registration token with the same token already exists')
+  if (x.tokens.bucketSize('token', text) > 0)
+    return routeError(ctx, `${SITE}::add:70`, 409, 'A registration token with the same token already exists')
   const now = nowMicros(ctx.now())
   const created = x.addToken(text, b.usage_limit, expires.micros, now)
   ctx.log.queries += 1
   return single(201, tokenResource(created, now))
 }
 
-const TOKEN: Kind<RegistrationToken> = { noun: 'Registration token', idWord: 'with ID', get: (ctx, id) => ctx.world.mas.extra.tokens.get(id) }
+const TOKEN: Kind<RegistrationToken> = {
+  noun: 'Registration token',
+  idWord: 'with ID',
+  get: (ctx, id) => ctx.world.mas.extra.tokens.get(id),
+}
 
 export function getToken(ctx: Ctx): Reply {
   const x = byId(ctx, `${SITE}::get:40`, TOKEN)
   return x.ok ? single(200, tokenResource(x.item, nowMicros(ctx.now()))) : x.reply
 }
 
-const UPDATE = { name: 'EditUserRegistrationTokenRequest', fields: [['expires_at', 'string?'], ['usage_limit', 'u32?']] } as const
+const UPDATE = {
+  name: 'EditUserRegistrationTokenRequest',
+  fields: [
+    ['expires_at', 'string?'],
+    ['usage_limit', 'u32?'],
+  ],
+} as const
 
 export function updateToken(ctx: Ctx): Reply {
   const id = pathTarget(ctx)
@@ -114,7 +146,8 @@ export function updateToken(ctx: Ctx): Reply {
   if (!x.ok) return x.reply
   const changes: TokenChanges = {}
   if (Object.hasOwn(raw, 'expires_at')) changes.expiresAt = expires.micros
-  if (Object.hasOwn(raw, 'usage_limit') && !ctx.faults.has('registration-tokens-update-ignores-limit')) changes.usageLimit = body.value.usage_limit as number | null
+  if (Object.hasOwn(raw, 'usage_limit') && !ctx.faults.has('registration-tokens-update-ignores-limit'))
+    changes.usageLimit = body.value.usage_limit as number | null
   ctx.world.mas.extra.changeToken(x.item, changes)
   ctx.log.queries += 2
   return single(200, tokenResource(x.item, nowMicros(ctx.now())))
@@ -127,7 +160,8 @@ function revokeAction(ctx: Ctx, revoke: boolean): Reply {
   if (!x.ok) return x.reply
   const tok = x.item
   if (revoke && tok.revokedAt !== null) return routeError(ctx, site, 400, `Registration token with ID ${tok.id} is already revoked`)
-  if (!revoke && tok.revokedAt === null && !ctx.faults.has('registration-tokens-unrevoke-unrevoked-200')) return routeError(ctx, site, 400, `Registration token with ID ${tok.id} is not revoked`)
+  if (!revoke && tok.revokedAt === null && !ctx.faults.has('registration-tokens-unrevoke-unrevoked-200'))
+    return routeError(ctx, site, 400, `Registration token with ID ${tok.id} is not revoked`)
   const now = nowMicros(ctx.now())
   ctx.world.mas.extra.changeToken(tok, { revokedAt: revoke ? now : null })
   ctx.log.queries += 2
@@ -144,36 +178,103 @@ const single200 = (description: string) => ({ description, ref: 'admin/user-regi
 
 export const REGISTRATION_TOKEN_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/user-registration-tokens', handler: listTokens, ...gate,
-    doc: { operationId: 'listUserRegistrationTokens', tag: TAG, summary: 'List user registration tokens', security: 'mas-admin',
-      description: 'All tokens, oldest first. valid: under the usage limit, not revoked, not expired; expired: expires_at before now.', query: 'admin/user-registration-token#ListQuery',
-      responses: { '200': { description: 'A page of tokens.', ref: 'admin/user-registration-token#Page' }, '400': adminErr('Invalid pagination or filter parameters.') } },
+    method: 'GET',
+    pattern: '/user-registration-tokens',
+    handler: listTokens,
+    ...gate,
+    doc: {
+      operationId: 'listUserRegistrationTokens',
+      tag: TAG,
+      summary: 'List user registration tokens',
+      security: 'mas-admin',
+      description: 'All tokens, oldest first. valid: under the usage limit, not revoked, not expired; expired: expires_at before now.',
+      query: 'admin/user-registration-token#ListQuery',
+      responses: {
+        '200': { description: 'A page of tokens.', ref: 'admin/user-registration-token#Page' },
+        '400': adminErr('Invalid pagination or filter parameters.'),
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/user-registration-tokens', handler: addToken, ...gate,
-    doc: { operationId: 'addUserRegistrationToken', tag: TAG, summary: 'Create a user registration token', security: 'mas-admin',
-      description: 'Without token, 12 random alphanumerics are used.', body: { ref: 'admin/user-registration-token#AddRequest' },
-      responses: { '201': single200('The new token.'), '409': adminErr('A token with the same text exists.'), '415': bodyRejection(), '422': bodyRejection() } },
+    method: 'POST',
+    pattern: '/user-registration-tokens',
+    handler: addToken,
+    ...gate,
+    doc: {
+      operationId: 'addUserRegistrationToken',
+      tag: TAG,
+      summary: 'Create a user registration token',
+      security: 'mas-admin',
+      description: 'Without token, 12 random alphanumerics are used.',
+      body: { ref: 'admin/user-registration-token#AddRequest' },
+      responses: {
+        '201': single200('The new token.'),
+        '409': adminErr('A token with the same text exists.'),
+        '415': bodyRejection(),
+        '422': bodyRejection(),
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/user-registration-tokens/:id', handler: getToken, ...gate,
-    doc: { operationId: 'getUserRegistrationToken', tag: TAG, summary: 'Get a user registration token', security: 'mas-admin',
-      responses: { '200': single200('The token.'), '404': NOT_FOUND } },
+    method: 'GET',
+    pattern: '/user-registration-tokens/:id',
+    handler: getToken,
+    ...gate,
+    doc: {
+      operationId: 'getUserRegistrationToken',
+      tag: TAG,
+      summary: 'Get a user registration token',
+      security: 'mas-admin',
+      responses: { '200': single200('The token.'), '404': NOT_FOUND },
+    },
   },
   {
-    method: 'PUT', pattern: '/user-registration-tokens/:id', handler: updateToken, ...gate,
-    doc: { operationId: 'updateUserRegistrationToken', tag: TAG, summary: 'Update the expiry or usage limit of a token', security: 'mas-admin',
-      description: 'Each field: absent keeps it, null clears it, a value sets it.', body: { ref: 'admin/user-registration-token#UpdateRequest' },
-      responses: { '200': single200('The token after the update.'), '404': NOT_FOUND, '415': bodyRejection(), '422': bodyRejection() } },
+    method: 'PUT',
+    pattern: '/user-registration-tokens/:id',
+    handler: updateToken,
+    ...gate,
+    doc: {
+      operationId: 'updateUserRegistrationToken',
+      tag: TAG,
+      summary: 'Update the expiry or usage limit of a token',
+      security: 'mas-admin',
+      description: 'Each field: absent keeps it, null clears it, a value sets it.',
+      body: { ref: 'admin/user-registration-token#UpdateRequest' },
+      responses: { '200': single200('The token after the update.'), '404': NOT_FOUND, '415': bodyRejection(), '422': bodyRejection() },
+    },
   },
   {
-    method: 'POST', pattern: '/user-registration-tokens/:id/revoke', handler: revokeToken, ...gate,
-    doc: { operationId: 'revokeUserRegistrationToken', tag: TAG, summary: 'Revoke a token', security: 'mas-admin',
-      responses: { '200': single200('The revoked token; links.self ends in /revoke.'), '400': adminErr('The token is already revoked.'), '404': NOT_FOUND } },
+    method: 'POST',
+    pattern: '/user-registration-tokens/:id/revoke',
+    handler: revokeToken,
+    ...gate,
+    doc: {
+      operationId: 'revokeUserRegistrationToken',
+      tag: TAG,
+      summary: 'Revoke a token',
+      security: 'mas-admin',
+      responses: {
+        '200': single200('The revoked token; links.self ends in /revoke.'),
+        '400': adminErr('The token is already revoked.'),
+        '404': NOT_FOUND,
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/user-registration-tokens/:id/unrevoke', handler: unrevokeToken, ...gate,
-    doc: { operationId: 'unrevokeUserRegistrationToken', tag: TAG, summary: 'Unrevoke a token', security: 'mas-admin',
-      responses: { '200': single200('The token, no longer revoked; links.self ends in /unrevoke.'), '400': adminErr('The token is not revoked.'), '404': NOT_FOUND } },
+    method: 'POST',
+    pattern: '/user-registration-tokens/:id/unrevoke',
+    handler: unrevokeToken,
+    ...gate,
+    doc: {
+      operationId: 'unrevokeUserRegistrationToken',
+      tag: TAG,
+      summary: 'Unrevoke a token',
+      security: 'mas-admin',
+      responses: {
+        '200': single200('The token, no longer revoked; links.self ends in /unrevoke.'),
+        '400': adminErr('The token is not revoked.'),
+        '404': NOT_FOUND,
+      },
+    },
   },
 ]

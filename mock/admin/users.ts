@@ -79,7 +79,9 @@ function statusTest(ctx: Ctx, status: (typeof USER_STATUSES)[number]): (u: User)
 /** a user with an active OAuth 2.0 session (of `client`, when given) */
 function activeOAuth2(ctx: Ctx, client?: string): (u: User) => boolean {
   const oauth2 = ctx.world.mas.oauth2
-  return client === undefined ? (u) => oauth2.bucketSize('userStatus', `${u.id}|active`) > 0 : (u) => oauth2.bucketSize('userClientStatus', `${u.id}|${client}|active`) > 0
+  return client === undefined
+    ? (u) => oauth2.bucketSize('userStatus', `${u.id}|active`) > 0
+    : (u) => oauth2.bucketSize('userClientStatus', `${u.id}|${client}|active`) > 0
 }
 
 // The filters in the service's order; one a release does not have yet is an unknown key to it, which
@@ -89,23 +91,38 @@ const FILTERS = listFilters([
   { key: 'filter[admin]', kind: 'holds', holds: () => (u: User) => u.admin },
   { key: 'filter[legacy-guest]', kind: 'holds', holds: () => (u: User) => u.legacyGuest, since: 'users-filter-search' },
   {
-    key: 'filter[search]', kind: 'text', since: 'users-filter-search',
+    key: 'filter[search]',
+    kind: 'text',
+    since: 'users-filter-search',
     test: (ctx, search) => {
       // the bug: the search compared as written
       const m = ctx.faults.has('users-search-case-sensitive') ? (name: string) => name.includes(search) : ilikeContains(search)
       return (u: User) => m(u.username)
     },
   },
-  { key: 'filter[status]', kind: 'enum', values: USER_STATUSES, test: (ctx, status) => statusTest(ctx, status as (typeof USER_STATUSES)[number]) },
   {
-    key: 'filter[active-oauth2-client]', kind: 'ulid[]', exists: checkClient, since: 'users-filter-sessions',
+    key: 'filter[status]',
+    kind: 'enum',
+    values: USER_STATUSES,
+    test: (ctx, status) => statusTest(ctx, status as (typeof USER_STATUSES)[number]),
+  },
+  {
+    key: 'filter[active-oauth2-client]',
+    kind: 'ulid[]',
+    exists: checkClient,
+    since: 'users-filter-sessions',
     test: (ctx, clients) => {
       const of = clients.map((c) => activeOAuth2(ctx, c))
       return (u: User) => of.some((active) => active(u))
     },
   },
   { key: 'filter[has-active-oauth2-session]', kind: 'holds', holds: (ctx) => activeOAuth2(ctx), since: 'users-filter-sessions' },
-  { key: 'filter[has-active-compat-session]', kind: 'holds', holds: (ctx) => (u: User) => ctx.world.mas.compat.bucketSize('userStatus', `${u.id}|active`) > 0, since: 'users-filter-sessions' },
+  {
+    key: 'filter[has-active-compat-session]',
+    kind: 'holds',
+    holds: (ctx) => (u: User) => ctx.world.mas.compat.bucketSize('userStatus', `${u.id}|active`) > 0,
+    since: 'users-filter-sessions',
+  },
 ])
 
 export function listUsers(ctx: Ctx): Reply {
@@ -183,7 +200,14 @@ export function setUserPassword(ctx: Ctx): Reply {
  * One of the five actions: the user (or its 404), then its new state as one recorded write
  * (`change` returns it from the current one), then what follows (`after`, the deactivation job).
  */
-function action(ctx: Ctx, name: string, line: number, change: (u: UserState, now: number) => UserState, readBody?: (ctx: Ctx) => Reply | undefined, after?: (u: User, now: number) => void): Reply {
+function action(
+  ctx: Ctx,
+  name: string,
+  line: number,
+  change: (u: UserState, now: number) => UserState,
+  readBody?: (ctx: Ctx) => Reply | undefined,
+  after?: (u: User, now: number) => void,
+): Reply {
   const id = pathTarget(ctx)
   if (!id.ok) return id.reply
   if (readBody) {
@@ -204,13 +228,19 @@ const SET_ADMIN = { name: 'UserSetAdminRequest', fields: [['admin', 'bool']] } a
 
 export function setUserAdmin(ctx: Ctx): Reply {
   let admin = false
-  return action(ctx, 'set-admin', 60, (u) => ({ ...u, admin: ctx.faults.has('users-set-admin-ignored') ? u.admin : admin }), (c) => {
-    // `admin` is a required bool: missing, null and wrong types are the body parser's 422s
-    const typed = readJsonBody(c, SET_ADMIN)
-    if (!typed.ok) return typed.reply
-    admin = typed.value.admin as boolean
-    return undefined
-  })
+  return action(
+    ctx,
+    'set-admin',
+    60,
+    (u) => ({ ...u, admin: ctx.faults.has('users-set-admin-ignored') ? u.admin : admin }),
+    (c) => {
+      // `admin` is a required bool: missing, null and wrong types are the body parser's 422s
+      const typed = readJsonBody(c, SET_ADMIN)
+      if (!typed.ok) return typed.reply
+      admin = typed.value.admin as boolean
+      return undefined
+    },
+  )
 }
 
 const DEACTIVATE = { name: 'DeactivateUserRequest', fields: [['skip_erase', 'bool=']] } as const
@@ -226,10 +256,13 @@ export function deactivateUser(ctx: Ctx): Reply {
       lockedAt: ctx.faults.has('users-deactivate-locks') ? (u.lockedAt ?? now) : u.lockedAt,
     }),
     // the body is optional: without a Content-Type header none is read
-    (c) => (c.headers['content-type'] === undefined ? undefined : (() => {
-      const b = readJsonBody(c, DEACTIVATE)
-      return b.ok ? undefined : b.reply
-    })()),
+    (c) =>
+      c.headers['content-type'] === undefined
+        ? undefined
+        : (() => {
+            const b = readJsonBody(c, DEACTIVATE)
+            return b.ok ? undefined : b.reply
+          })(),
     (u, now) => {
       if (!ctx.faults.has('users-deactivate-keeps-sessions')) endUserSessions(ctx.world.mas, u.id, now)
     },
@@ -237,11 +270,18 @@ export function deactivateUser(ctx: Ctx): Reply {
 }
 
 export function reactivateUser(ctx: Ctx): Reply {
-  return action(ctx, 'reactivate', 74, (u) => ({ ...u, deactivatedAt: null, lockedAt: ctx.faults.has('users-reactivate-unlocks') ? null : u.lockedAt }))
+  return action(ctx, 'reactivate', 74, (u) => ({
+    ...u,
+    deactivatedAt: null,
+    lockedAt: ctx.faults.has('users-reactivate-unlocks') ? null : u.lockedAt,
+  }))
 }
 
 export function lockUser(ctx: Ctx): Reply {
-  return action(ctx, 'lock', 63, (u, now) => ({ ...u, lockedAt: u.lockedAt === null || ctx.faults.has('users-lock-resets-time') ? now : u.lockedAt }))
+  return action(ctx, 'lock', 63, (u, now) => ({
+    ...u,
+    lockedAt: u.lockedAt === null || ctx.faults.has('users-lock-resets-time') ? now : u.lockedAt,
+  }))
 }
 
 export function unlockUser(ctx: Ctx): Reply {
@@ -251,7 +291,12 @@ export function unlockUser(ctx: Ctx): Reply {
 const TAG = 'user'
 const NOT_FOUND = adminErr(`The user does not exist (${notFoundTitle(USER, '…')}).`)
 /** One of the five actions: 200 with the user, 404; plus the body statuses when it reads one. */
-function actionDoc(operationId: string, summary: string, what: string, body?: { ref: string; statuses: Record<string, ResponseDoc> }): OperationDoc {
+function actionDoc(
+  operationId: string,
+  summary: string,
+  what: string,
+  body?: { ref: string; statuses: Record<string, ResponseDoc> },
+): OperationDoc {
   return {
     operationId,
     tag: TAG,
@@ -266,19 +311,33 @@ function actionDoc(operationId: string, summary: string, what: string, body?: { 
 /** this family's rows of the admin route table */
 export const USER_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/users', handler: listUsers,
-    doc: { operationId: 'listUsers', tag: TAG, summary: 'List users', security: 'mas-admin',
-      description: 'All users, including locked and deactivated ones, oldest first. filter[search] matches the username like SQL ILIKE \'%text%\' (case-insensitive; % and _ are wildcards).',
+    method: 'GET',
+    pattern: '/users',
+    handler: listUsers,
+    doc: {
+      operationId: 'listUsers',
+      tag: TAG,
+      summary: 'List users',
+      security: 'mas-admin',
+      description:
+        "All users, including locked and deactivated ones, oldest first. filter[search] matches the username like SQL ILIKE '%text%' (case-insensitive; % and _ are wildcards).",
       query: 'admin/user#ListQuery',
       responses: {
         '200': { description: 'A page of users.', ref: 'admin/user#Page' },
         '400': adminErr('Invalid pagination or filter parameters.'),
         '404': adminErr('A client of filter[active-oauth2-client] does not exist.'),
-      } },
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/users', handler: addUser,
-    doc: { operationId: 'createUser', tag: TAG, summary: 'Create a user', security: 'mas-admin',
+    method: 'POST',
+    pattern: '/users',
+    handler: addUser,
+    doc: {
+      operationId: 'createUser',
+      tag: TAG,
+      summary: 'Create a user',
+      security: 'mas-admin',
       body: { ref: 'admin/user#AddRequest' },
       responses: {
         '201': { description: 'The new user.', ref: 'admin/user#Single' },
@@ -286,21 +345,45 @@ export const USER_ENTRIES: RouteEntry[] = [
         '409': adminErr('User already exists.'),
         '415': bodyRejection(),
         '422': bodyRejection(),
-      } },
+      },
+    },
   },
   {
-    method: 'GET', pattern: '/users/:id', handler: getUser,
-    doc: { operationId: 'getUser', tag: TAG, summary: 'Get a user', security: 'mas-admin',
-      responses: { '200': { description: 'The user.', ref: 'admin/user#Single' }, '404': NOT_FOUND } },
+    method: 'GET',
+    pattern: '/users/:id',
+    handler: getUser,
+    doc: {
+      operationId: 'getUser',
+      tag: TAG,
+      summary: 'Get a user',
+      security: 'mas-admin',
+      responses: { '200': { description: 'The user.', ref: 'admin/user#Single' }, '404': NOT_FOUND },
+    },
   },
   {
-    method: 'GET', pattern: '/users/by-username/:username', handler: getUserByUsername,
-    doc: { operationId: 'getUserByUsername', tag: TAG, summary: 'Get a user by its username', security: 'mas-admin',
-      responses: { '200': { description: 'The user; links.self is the by-username path.', ref: 'admin/user#Single' }, '404': adminErr('No user has this username.') } },
+    method: 'GET',
+    pattern: '/users/by-username/:username',
+    handler: getUserByUsername,
+    doc: {
+      operationId: 'getUserByUsername',
+      tag: TAG,
+      summary: 'Get a user by its username',
+      security: 'mas-admin',
+      responses: {
+        '200': { description: 'The user; links.self is the by-username path.', ref: 'admin/user#Single' },
+        '404': adminErr('No user has this username.'),
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/users/:id/set-password', handler: setUserPassword,
-    doc: { operationId: 'setUserPassword', tag: TAG, summary: "Set a user's password", security: 'mas-admin',
+    method: 'POST',
+    pattern: '/users/:id/set-password',
+    handler: setUserPassword,
+    doc: {
+      operationId: 'setUserPassword',
+      tag: TAG,
+      summary: "Set a user's password",
+      security: 'mas-admin',
       body: { ref: 'admin/user#SetPasswordRequest' },
       responses: {
         '204': { description: 'The password was set (no body).' },
@@ -309,19 +392,41 @@ export const USER_ENTRIES: RouteEntry[] = [
         '404': NOT_FOUND,
         '415': bodyRejection(),
         '422': bodyRejection(),
-      } },
+      },
+    },
   },
   {
-    method: 'POST', pattern: '/users/:id/set-admin', handler: setUserAdmin,
-    doc: actionDoc('userSetAdmin', 'Set or clear the admin flag of a user', 'Sets can_request_admin.', { ref: 'admin/user#SetAdminRequest', statuses: { '415': bodyRejection(), '422': bodyRejection() } }),
+    method: 'POST',
+    pattern: '/users/:id/set-admin',
+    handler: setUserAdmin,
+    doc: actionDoc('userSetAdmin', 'Set or clear the admin flag of a user', 'Sets can_request_admin.', {
+      ref: 'admin/user#SetAdminRequest',
+      statuses: { '415': bodyRejection(), '422': bodyRejection() },
+    }),
   },
   {
-    method: 'POST', pattern: '/users/:id/deactivate', handler: deactivateUser,
-    doc: actionDoc('deactivateUser', 'Deactivate a user',
+    method: 'POST',
+    pattern: '/users/:id/deactivate',
+    handler: deactivateUser,
+    doc: actionDoc(
+      'deactivateUser',
+      'Deactivate a user',
       "Sets deactivated_at (the first time only; locked_at is untouched) and ends the user's browser, OAuth 2.0, compatibility and personal sessions. The body is optional: without a Content-Type header none is read.",
-      { ref: 'admin/user#DeactivateRequest', statuses: { '400': bodyRejection(), '415': bodyRejection(), '422': bodyRejection() } }),
+      { ref: 'admin/user#DeactivateRequest', statuses: { '400': bodyRejection(), '415': bodyRejection(), '422': bodyRejection() } },
+    ),
   },
-  { method: 'POST', pattern: '/users/:id/reactivate', handler: reactivateUser, ...masGate('users-reactivate'), doc: actionDoc('reactivateUser', 'Reactivate a user', 'Clears deactivated_at; a lock stays.') },
-  { method: 'POST', pattern: '/users/:id/lock', handler: lockUser, doc: actionDoc('lockUser', 'Lock a user', 'Sets locked_at (the first time only).') },
+  {
+    method: 'POST',
+    pattern: '/users/:id/reactivate',
+    handler: reactivateUser,
+    ...masGate('users-reactivate'),
+    doc: actionDoc('reactivateUser', 'Reactivate a user', 'Clears deactivated_at; a lock stays.'),
+  },
+  {
+    method: 'POST',
+    pattern: '/users/:id/lock',
+    handler: lockUser,
+    doc: actionDoc('lockUser', 'Lock a user', 'Sets locked_at (the first time only).'),
+  },
   { method: 'POST', pattern: '/users/:id/unlock', handler: unlockUser, doc: actionDoc('unlockUser', 'Unlock a user', 'Clears locked_at.') },
 ]

@@ -12,8 +12,16 @@ export function getVersion(ctx: Ctx): Reply {
 /** this family's row of the admin route table */
 export const VERSION_ENTRIES: RouteEntry[] = [
   {
-    method: 'GET', pattern: '/version', handler: getVersion, ...masGate('version-endpoint'),
-    doc: { operationId: 'version', tag: 'server', summary: 'Get the running version', security: 'mas-admin',
-      responses: { '200': { description: 'The version (a plain object).', ref: 'admin/version#Version' } } },
+    method: 'GET',
+    pattern: '/version',
+    handler: getVersion,
+    ...masGate('version-endpoint'),
+    doc: {
+      operationId: 'version',
+      tag: 'server',
+      summary: 'Get the running version',
+      security: 'mas-admin',
+      responses: { '200': { description: 'The version (a plain object).', ref: 'admin/version#Version' } },
+    },
   },
 ]

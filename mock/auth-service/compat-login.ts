@@ -60,14 +60,24 @@ export function login(ctx: Ctx): Reply {
   const b = parsed.value
   if (!isRecord(b) || typeof b.type !== 'string') return BAD_JSON()
   const optString = (v: unknown) => v === undefined || v === null || typeof v === 'string'
-  if (!optString(b.device_id) || !optString(b.initial_device_display_name) || (b.refresh_token !== undefined && typeof b.refresh_token !== 'boolean')) return BAD_JSON()
+  if (
+    !optString(b.device_id) ||
+    !optString(b.initial_device_display_name) ||
+    (b.refresh_token !== undefined && typeof b.refresh_token !== 'boolean')
+  )
+    return BAD_JSON()
   if (b.type === 'm.login.token') {
     if (typeof b.token !== 'string') return BAD_JSON()
     // the mock issues no login tokens
     return hsError(403, 'M_FORBIDDEN', 'Invalid login token')
   }
   if (b.type !== 'm.login.password') return hsError(400, 'M_UNKNOWN', 'Invalid login type')
-  if (typeof b.password !== 'string' || !optString(b.user) || (b.identifier !== undefined && b.identifier !== null && !isRecord(b.identifier))) return BAD_JSON()
+  if (
+    typeof b.password !== 'string' ||
+    !optString(b.user) ||
+    (b.identifier !== undefined && b.identifier !== null && !isRecord(b.identifier))
+  )
+    return BAD_JSON()
   let name: string
   if (typeof b.user === 'string') name = b.user
   else if (isRecord(b.identifier)) {
@@ -106,7 +116,13 @@ export function login(ctx: Ctx): Reply {
 function compatCaller(ctx: Ctx): { ok: true; session: CompatSession; user: User } | { ok: false; reply: Reply } {
   const got = bearerToken(ctx.headers.authorization)
   if ('error' in got) {
-    return { ok: false, reply: got.error === 'missing' ? hsError(401, 'M_MISSING_TOKEN', 'Missing access token') : hsError(401, 'M_UNKNOWN_TOKEN', 'Invalid access token') }
+    return {
+      ok: false,
+      reply:
+        got.error === 'missing'
+          ? hsError(401, 'M_MISSING_TOKEN', 'Missing access token')
+          : hsError(401, 'M_UNKNOWN_TOKEN', 'Invalid access token'),
+    }
   }
   const invalid = { ok: false as const, reply: hsError(401, 'M_UNKNOWN_TOKEN', 'Invalid access token') }
   const store = ctx.world.mas
@@ -148,7 +164,16 @@ export function logoutAll(ctx: Ctx): Reply {
   if (!onlyCompat) return hsError(404, 'M_UNRECOGNIZED', 'The /logout/all endpoint is not supported by this deployment')
   const store = ctx.world.mas
   const now = nowMicros(ctx.now())
-  const active = store.compat.page({ in: [{ index: 'user', keys: [caller.user.id] }, { index: 'status', keys: [COMPAT_STATUS.active] }] }, 'forward', Number.MAX_SAFE_INTEGER)
+  const active = store.compat.page(
+    {
+      in: [
+        { index: 'user', keys: [caller.user.id] },
+        { index: 'status', keys: [COMPAT_STATUS.active] },
+      ],
+    },
+    'forward',
+    Number.MAX_SAFE_INTEGER,
+  )
   for (const s of active.items) store.finishCompatSession(s, now)
   scheduleDeviceSync(ctx, caller.user.id, `user ${caller.user.id}/logout-all`)
   return { status: 200, body: {} }

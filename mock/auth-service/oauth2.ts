@@ -79,7 +79,8 @@ export function authenticateClient(ctx: Ctx, form: URLSearchParams, allowHomeser
   ctx.log.queries += 1
   const client = ctx.world.mas.getClient(id)
   if (!client) return { ok: false, reply: oauthError(401, 'invalid_client') }
-  if (client.secret === null ? secret !== undefined : secret !== client.secret) return { ok: false, reply: oauthError(401, 'invalid_client') }
+  if (client.secret === null ? secret !== undefined : secret !== client.secret)
+    return { ok: false, reply: oauthError(401, 'invalid_client') }
   ctx.log.requester = { kind: 'oauth2-client', id: client.id }
   return { ok: true, client }
 }

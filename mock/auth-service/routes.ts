@@ -16,7 +16,13 @@ const COMPAT = { undocumented: 'compatibility login of the chat protocol, descri
 
 export function publicTable(options: MockOptions): RouteTable {
   const client = (method: string, pattern: string, handler: RouteEntry['handler']): RouteEntry[] =>
-    ['v3', 'r0'].map((v) => ({ method, pattern: `${options.clientPrefix}/client/${v}${pattern}`, handler, area: 'hs' as const, doc: COMPAT }))
+    ['v3', 'r0'].map((v) => ({
+      method,
+      pattern: `${options.clientPrefix}/client/${v}${pattern}`,
+      handler,
+      area: 'hs' as const,
+      doc: COMPAT,
+    }))
   return {
     api: 'mas-public',
     area: 'other',

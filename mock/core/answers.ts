@@ -19,7 +19,11 @@ export function notFound(area: Area): Reply {
       return { status: 404, body: { error: 'unknown control endpoint' } }
     default:
       // The auth service answers unknown paths with its HTML error page.
-      return { status: 404, body: '<!DOCTYPE html><html><head><title>Page not found</title></head><body><h1>Page not found</h1></body></html>', contentType: 'text/html; charset=utf-8' }
+      return {
+        status: 404,
+        body: '<!DOCTYPE html><html><head><title>Page not found</title></head><body><h1>Page not found</h1></body></html>',
+        contentType: 'text/html; charset=utf-8',
+      }
   }
 }
 
@@ -57,7 +61,6 @@ export function misdirected(area: Area): Reply {
   if (area === 'mas') return { status: 421, body: { errors: [{ title: error }] }, headers }
   return { status: 421, body: error, contentType: TEXT, headers }
 }
-
 
 /** 403: a control request a web page could send without a preflight. */
 export function notPreflighted(): Reply {

@@ -36,7 +36,8 @@ export function controlCors(method: string, headers: IncomingHttpHeaders, option
 /** The CORS headers of an auth-service answer, as a flat [name, value, ...] list. */
 export function serviceCors(method: string, headers: IncomingHttpHeaders, options: MockOptions): string[] {
   const out: string[] = []
-  if (options.corsOrigin) out.push('access-control-allow-origin', options.corsOrigin, 'access-control-allow-credentials', 'true', 'vary', 'Origin')
+  if (options.corsOrigin)
+    out.push('access-control-allow-origin', options.corsOrigin, 'access-control-allow-credentials', 'true', 'vary', 'Origin')
   else out.push('access-control-allow-origin', '*')
   out.push('access-control-allow-methods', METHODS)
   const requested = headers['access-control-request-headers']

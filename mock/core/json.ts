@@ -19,7 +19,11 @@ export function nestsDeeperThan(body: Buffer, limit: number): boolean {
   return false
 }
 
-type Frame = ({ kind: 'array'; items: unknown[] } | { kind: 'object'; entries: [string, unknown][] }) & { ref: object; at: number; written: number }
+type Frame = ({ kind: 'array'; items: unknown[] } | { kind: 'object'; entries: [string, unknown][] }) & {
+  ref: object
+  at: number
+  written: number
+}
 
 /** What JSON.stringify would write for a leaf (undefined: nothing), after toJSON. */
 function leaf(value: unknown): string | undefined | null {

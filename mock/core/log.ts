@@ -1,7 +1,14 @@
 // Writes one `http.server.response` line per request (and the event lines before it), formatted by the
 // same module that parses them (lib/requestlog.ts), so the mock's format cannot drift from the grammar.
 import { closeSync, openSync, writeSync } from 'node:fs'
-import { formatEventLine, formatResponseLine, formatTimestamp, levelForStatus, type LogFormat, type ResponseLine } from '../../lib/requestlog.ts'
+import {
+  formatEventLine,
+  formatResponseLine,
+  formatTimestamp,
+  levelForStatus,
+  type LogFormat,
+  type ResponseLine,
+} from '../../lib/requestlog.ts'
 
 const METHOD_TAGS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'CONNECT', 'TRACE'])
 /** flush at once past this many pending characters, whatever the turn */
@@ -44,7 +51,8 @@ class LineSink {
       return
     }
     if (this.fd === null || (text === '' && this.rest === null)) return
-    const bytes = text === '' ? this.rest! : this.rest === null ? Buffer.from(text, 'utf8') : Buffer.concat([this.rest, Buffer.from(text, 'utf8')])
+    const bytes =
+      text === '' ? this.rest! : this.rest === null ? Buffer.from(text, 'utf8') : Buffer.concat([this.rest, Buffer.from(text, 'utf8')])
     try {
       this.rest = writeAll(this.fd, bytes)
     } catch (err) {
@@ -107,7 +115,10 @@ export class RequestLog {
   event(level: 'INFO' | 'WARN' | 'ERROR', target: string, requestId: string, message: string, at = new Date()): void {
     if (!this.sink) return
     // One line per event: a multi-line message (a stack) is folded, never refused.
-    this.sink.write(formatEventLine({ timestamp: formatTimestamp(at), level, target, requestId, message: message.replace(/\s*[\r\n]+\s*/g, ' | ') }) + '\n')
+    this.sink.write(
+      formatEventLine({ timestamp: formatTimestamp(at), level, target, requestId, message: message.replace(/\s*[\r\n]+\s*/g, ' | ') }) +
+        '\n',
+    )
   }
 
   response(rec: Omit<ResponseLine, 'format'>): void {

@@ -18,7 +18,8 @@ export function publicUrlOption(value: string): string {
     throw new Error(`--public-url: '${value}' is not an absolute URL`)
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--public-url: '${value}' is not an http or https URL`)
-  if (u.search || u.hash || u.username || u.password) throw new Error(`--public-url: '${value}' must have no query, fragment or credentials`)
+  if (u.search || u.hash || u.username || u.password)
+    throw new Error(`--public-url: '${value}' must have no query, fragment or credentials`)
   return u.href.endsWith('/') ? u.href : `${u.href}/`
 }
 
@@ -34,7 +35,9 @@ function firstValue(v: string | string[] | undefined): string | undefined {
 }
 
 /** The base URL clients reached the mock at, ending in `/`. */
-export function publicBase(ctx: Pick<Ctx, 'headers'> & { options: Pick<MockOptions, 'publicUrl' | 'trustForwarded' | 'host' | 'port'> }): string {
+export function publicBase(
+  ctx: Pick<Ctx, 'headers'> & { options: Pick<MockOptions, 'publicUrl' | 'trustForwarded' | 'host' | 'port'> },
+): string {
   const o = ctx.options
   if (o.publicUrl) return o.publicUrl
   const header = typeof ctx.headers.host === 'string' && HOST.test(ctx.headers.host) ? ctx.headers.host : `${o.host}:${o.port}`

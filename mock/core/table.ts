@@ -2,7 +2,15 @@
 // description (or the reason it has none) and the versions of its API that have it, so the router and
 // the served document (mock/site/openapi/) are built from the same rows and cannot drift (the real auth
 // service registers each admin route with its documentation the same way).
-import { compareVersions, parseServerVersionString, MAS_FEATURES, SYNAPSE_FEATURES, type MasFeature, type SynapseFeature, type Version } from '../../lib/versions.ts'
+import {
+  compareVersions,
+  parseServerVersionString,
+  MAS_FEATURES,
+  SYNAPSE_FEATURES,
+  type MasFeature,
+  type SynapseFeature,
+  type Version,
+} from '../../lib/versions.ts'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Area, Handler, Reply, Route } from './context.ts'
 import type { MockOptions } from './options.ts'

@@ -30,6 +30,11 @@ export interface FaultDef<N extends string = string> {
 }
 
 /** One fault of a catalog, its name kept literal. */
-export function fault<N extends string>(name: N, area: FaultArea, description: string, more: Pick<FaultDef, 'versions' | 'differsBy'> = {}): FaultDef<N> {
+export function fault<N extends string>(
+  name: N,
+  area: FaultArea,
+  description: string,
+  more: Pick<FaultDef, 'versions' | 'differsBy'> = {},
+): FaultDef<N> {
   return { name, area, description, ...more }
 }

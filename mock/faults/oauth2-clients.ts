@@ -5,6 +5,12 @@ import { fault } from './def.ts'
 const a = <N extends string>(name: N, description: string, more?: Parameters<typeof fault>[3]) => fault(name, 'admin', description, more)
 
 export const oauth2ClientFaults = [
-  a('oauth2-clients-unknown-grant-matches-all', 'filter[grant-type] with a grant type no client can declare lists every client instead of none', { versions: { mas: 'oauth2-clients' } }),
-  a('oauth2-clients-active-counts-finished', 'filter[has-active-sessions] also counts finished sessions', { versions: { mas: 'oauth2-clients' } }),
+  a(
+    'oauth2-clients-unknown-grant-matches-all',
+    'filter[grant-type] with a grant type no client can declare lists every client instead of none',
+    { versions: { mas: 'oauth2-clients' } },
+  ),
+  a('oauth2-clients-active-counts-finished', 'filter[has-active-sessions] also counts finished sessions', {
+    versions: { mas: 'oauth2-clients' },
+  }),
 ]

@@ -6,5 +6,9 @@ const a = <N extends string>(name: N, description: string, more?: Parameters<typ
 
 export const userSessionFaults = [
   a('user-sessions-status-ignored', 'filter[status] on user-sessions is accepted and printed in links but not applied'),
-  a('user-sessions-last-active-after-inclusive', 'filter[last-active-after] on user-sessions also matches sessions last active at exactly the given time', { versions: { mas: 'filter-last-active-after' } }),
+  a(
+    'user-sessions-last-active-after-inclusive',
+    'filter[last-active-after] on user-sessions also matches sessions last active at exactly the given time',
+    { versions: { mas: 'filter-last-active-after' } },
+  ),
 ]

@@ -42,7 +42,8 @@ async function list(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   const dir = parseString(q, 'dir', enumDir ? DIRECTIONS : undefined)
   if (!dir.ok) {
     const body = dir.reply.body as { errcode: string }
-    if (body.errcode === 'M_INVALID_PARAM' && ctx.faults.has('reports-dir-message')) return hsError(400, 'M_INVALID_PARAM', badDirLegacy(q.get('dir') ?? ''))
+    if (body.errcode === 'M_INVALID_PARAM' && ctx.faults.has('reports-dir-message'))
+      return hsError(400, 'M_INVALID_PARAM', badDirLegacy(q.get('dir') ?? ''))
     return dir.reply
   }
   const userId = parseString(q, 'user_id')
@@ -72,7 +73,7 @@ async function list(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   const page = store.listReports({
     from: from.value,
     limit,
-    dir: ctx.faults.has('reports-dir-ignored') ? 'b' : (dir.value as 'b' | 'f' | undefined) ?? 'b',
+    dir: ctx.faults.has('reports-dir-ignored') ? 'b' : ((dir.value as 'b' | 'f' | undefined) ?? 'b'),
     userId: userId.value || undefined,
     userMode: ctx.faults.has('reports-user-filter-exact') ? 'exact' : 'substring',
     roomId: roomId.value || undefined,

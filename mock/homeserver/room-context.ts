@@ -19,7 +19,14 @@ export const CONTEXT_ERRORS = {
 /** An event as the client API serialises it (and the admin context API, with the legacy `user_id`). */
 export function clientEvent(ev: HsEvent, now: number, content: Record<string, unknown> = ev.content): Record<string, unknown> {
   const age = Math.max(0, now - ev.originServerTs)
-  const out: Record<string, unknown> = { age, content, event_id: ev.eventId, origin_server_ts: ev.originServerTs, room_id: ev.roomId, sender: ev.sender }
+  const out: Record<string, unknown> = {
+    age,
+    content,
+    event_id: ev.eventId,
+    origin_server_ts: ev.originServerTs,
+    room_id: ev.roomId,
+    sender: ev.sender,
+  }
   if (ev.stateKey !== undefined) out.state_key = ev.stateKey
   out.type = ev.type
   out.unsigned = { age }
@@ -37,7 +44,12 @@ interface EventFilter {
 /** A type pattern of the filter API: `*` matches any run of characters. */
 function typeMatches(pattern: string, type: string): boolean {
   if (!pattern.includes('*')) return pattern === type
-  return new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(type)
+  return new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  ).test(type)
 }
 
 /** The room-event fields of a filter that decide which events are listed; the others do not narrow here. */
@@ -61,7 +73,10 @@ async function context(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   const who = await auth.requireAdmin(ctx)
   if (!who.ok) return who.reply
   const o = ctx.options
-  const limit = parseInteger(ctx.query, 'limit', 10, { negative: !hsHas(o, 'negative-integer-generic-message'), quoted: !hsHas(o, 'integer-message-unquoted-name') })
+  const limit = parseInteger(ctx.query, 'limit', 10, {
+    negative: !hsHas(o, 'negative-integer-generic-message'),
+    quoted: !hsHas(o, 'integer-message-unquoted-name'),
+  })
   if (!limit.ok) return limit.reply
   let filter: EventFilter = {}
   const rawFilter = ctx.query.get('filter')

@@ -71,7 +71,10 @@ export function roomStats(store: HomeserverStore, room: HsRoom, version: string)
 
 /** SQL LIKE, case-insensitive for ASCII as SQLite's: `%` any run, `_` any one character. */
 function like(pattern: string, text: string): boolean {
-  const re = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.')
+  const re = pattern
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/%/g, '.*')
+    .replace(/_/g, '.')
   return new RegExp(`^${re}$`, 'is').test(text)
 }
 
@@ -101,14 +104,20 @@ async function list(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   if (search === '') return hsError(400, 'M_INVALID_PARAM', ROOM_ERRORS.searchEmpty)
   const dir = parseString(q, 'dir', hsHas(o, 'dir-error-enum-message') ? DIRECTIONS : undefined)
   if (!dir.ok) return dir.reply
-  if (dir.value !== undefined && !(DIRECTIONS as readonly string[]).includes(dir.value)) return hsError(400, 'M_INVALID_PARAM', `Unknown direction: ${dir.value}`)
+  if (dir.value !== undefined && !(DIRECTIONS as readonly string[]).includes(dir.value))
+    return hsError(400, 'M_INVALID_PARAM', `Unknown direction: ${dir.value}`)
   const store = ctx.world.hs
   const version = eventJsonShape(o).roomVersion
   // Rooms without a room_stats_state row are not listed (the query joins it).
   let rows = [...store.rooms.values()].filter((r) => r.stats).map((r) => roomStats(store, r, version))
   if (search !== null) {
     const term = search.toLowerCase()
-    rows = rows.filter((r) => (r.name !== null && like(`%${term}%`, String(r.name))) || (r.canonical_alias !== null && like(`#%${term}%:%`, String(r.canonical_alias))) || r.room_id === search)
+    rows = rows.filter(
+      (r) =>
+        (r.name !== null && like(`%${term}%`, String(r.name))) ||
+        (r.canonical_alias !== null && like(`#%${term}%:%`, String(r.canonical_alias))) ||
+        r.room_id === search,
+    )
   }
   const [column, forwardAsc] = ORDER_BY[(orderBy.value ?? 'name') as keyof typeof ORDER_BY]
   const asc = dir.value === 'b' && !ctx.faults.has('rooms-dir-ignored') ? !forwardAsc : forwardAsc
@@ -126,7 +135,11 @@ async function list(ctx: Ctx, auth: Authenticator): Promise<Reply> {
     return r
   })
   ctx.log.fetched += page.length
-  const body: Record<string, unknown> = { offset: from.value, rooms: page, total_rooms: ctx.faults.has('rooms-total-is-page') ? page.length : total }
+  const body: Record<string, unknown> = {
+    offset: from.value,
+    rooms: page,
+    total_rooms: ctx.faults.has('rooms-total-is-page') ? page.length : total,
+  }
   if (from.value + limit.value < total) body.next_batch = from.value + limit.value
   if (from.value > 0) body.prev_batch = from.value > limit.value ? from.value - limit.value : 0
   return { status: 200, body }
@@ -153,15 +166,45 @@ async function details(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   const s = roomStats(store, room, eventJsonShape(o).roomVersion)
   // attr.asdict of RoomStats: the fields of LargestRoomStats, then its own, then what the servlet adds.
   const body: Record<string, unknown> = {
-    room_id: s.room_id, name: s.name, canonical_alias: s.canonical_alias, joined_members: s.joined_members,
-    join_rules: s.join_rules, guest_access: s.guest_access, history_visibility: s.history_visibility, state_events: s.state_events,
-    avatar: s.avatar, topic: s.topic, room_type: s.room_type,
-    joined_local_members: s.joined_local_members, version: s.version, creator: s.creator, encryption: s.encryption, federatable: s.federatable, public: s.public,
+    room_id: s.room_id,
+    name: s.name,
+    canonical_alias: s.canonical_alias,
+    joined_members: s.joined_members,
+    join_rules: s.join_rules,
+    guest_access: s.guest_access,
+    history_visibility: s.history_visibility,
+    state_events: s.state_events,
+    avatar: s.avatar,
+    topic: s.topic,
+    room_type: s.room_type,
+    joined_local_members: s.joined_local_members,
+    version: s.version,
+    creator: s.creator,
+    encryption: s.encryption,
+    federatable: s.federatable,
+    public: s.public,
   }
-  if (!room.stats) for (const k of ['name', 'canonical_alias', 'join_rules', 'guest_access', 'history_visibility', 'avatar', 'topic', 'room_type', 'encryption']) body[k] = null
+  if (!room.stats)
+    for (const k of [
+      'name',
+      'canonical_alias',
+      'join_rules',
+      'guest_access',
+      'history_visibility',
+      'avatar',
+      'topic',
+      'room_type',
+      'encryption',
+    ])
+      body[k] = null
   if (!hsHas(o, 'admin-room-type')) delete body.room_type
   const members = new Set(room.members.keys())
-  const devices = new Set(store.allTokens().filter(([, t]) => members.has(t.userId)).map(([, t]) => `${t.userId}\u0000${t.deviceId}`))
+  const devices = new Set(
+    store
+      .allTokens()
+      .filter(([, t]) => members.has(t.userId))
+      .map(([, t]) => `${t.userId}\u0000${t.deviceId}`),
+  )
   body.joined_local_devices = devices.size
   if (hsHas(o, 'admin-room-forgotten')) body.forgotten = false
   if (hsHas(o, 'admin-room-tombstone')) {

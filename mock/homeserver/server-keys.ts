@@ -16,7 +16,10 @@ export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v)
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
   const o = v as Record<string, unknown>
-  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+    .join(',')}}`
 }
 
 const unpadded = (b: Buffer) => b.toString('base64').replace(/=+$/, '')
@@ -34,7 +37,9 @@ function keysOf(ctx: Ctx): Keys {
   let k = cache.get(store)
   const now = Date.now()
   if (!k) {
-    const seed = createHash('sha256').update(`admin-conformance signing key\u0000${store.serverName}\u0000${ctx.options.seed}\u0000${ctx.options.tokenSecret ?? ''}`).digest()
+    const seed = createHash('sha256')
+      .update(`admin-conformance signing key\u0000${store.serverName}\u0000${ctx.options.seed}\u0000${ctx.options.tokenSecret ?? ''}`)
+      .digest()
     const key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8, seed]), format: 'der', type: 'pkcs8' })
     const publicKey = unpadded(Buffer.from((key.export({ format: 'jwk' }) as { x: string }).x, 'base64url'))
     k = { key, publicKey, body: {}, validUntil: 0 }
@@ -42,7 +47,12 @@ function keysOf(ctx: Ctx): Keys {
   }
   if (now + REFRESH_MS / 2 > k.validUntil) {
     k.validUntil = now + REFRESH_MS
-    const unsigned = { valid_until_ts: k.validUntil, server_name: store.serverName, verify_keys: { [store.signingKeyId]: { key: k.publicKey } }, old_verify_keys: {} }
+    const unsigned = {
+      valid_until_ts: k.validUntil,
+      server_name: store.serverName,
+      verify_keys: { [store.signingKeyId]: { key: k.publicKey } },
+      old_verify_keys: {},
+    }
     const sig = sign(null, Buffer.from(canonicalJson(unsigned)), k.key)
     k.body = { ...unsigned, signatures: { [store.serverName]: { [store.signingKeyId]: unpadded(sig) } } }
   }

@@ -65,7 +65,7 @@ async function list(ctx: Ctx, auth: Authenticator): Promise<Reply> {
     limit,
     dir: ctx.faults.has('user-reports-dir-ignored') ? 'b' : ((dir.value as 'b' | 'f' | undefined) ?? 'b'),
     userId: ctx.faults.has('user-reports-user-filter-on-target') ? undefined : userId.value || undefined,
-    targetUserId: ctx.faults.has('user-reports-user-filter-on-target') ? (userId.value || target) : target,
+    targetUserId: ctx.faults.has('user-reports-user-filter-on-target') ? userId.value || target : target,
   })
   let reports = page.reports
   if (ctx.faults.has('user-reports-target-filter-exact') && target) reports = reports.filter((r) => r.targetUserId === target)
@@ -121,7 +121,9 @@ async function remove(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   // Any request body is ignored.
   const store = ctx.world.hs
   ctx.log.queries += 1
-  const deleted = ctx.faults.has('user-reports-delete-keeps-report') ? store.getUserReport(parsed.id) !== undefined : store.deleteUserReport(parsed.id)
+  const deleted = ctx.faults.has('user-reports-delete-keeps-report')
+    ? store.getUserReport(parsed.id) !== undefined
+    : store.deleteUserReport(parsed.id)
   if (!deleted) return notFound(ctx)
   return { status: 200, body: {} }
 }

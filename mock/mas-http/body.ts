@@ -269,7 +269,8 @@ export function toValue(n: JsonNode): unknown {
     case 'object': {
       // the last duplicate wins, as with serde_json::Value
       const o: Record<string, unknown> = {}
-      for (const e of n.entries) Object.defineProperty(o, e.key, { value: toValue(e.value), enumerable: true, writable: true, configurable: true })
+      for (const e of n.entries)
+        Object.defineProperty(o, e.key, { value: toValue(e.value), enumerable: true, writable: true, configurable: true })
       return o
     }
   }

@@ -16,7 +16,10 @@ import { seededRandom } from './random.ts'
 
 export function joinIdentities(mas: MasStore, hs: HomeserverStore, options: SeedSettings): void {
   const missing = [...hs.users.values()].filter((u) => !mas.findUserByUsername(u.localpart))
-  const ids = idsFor(missing.map((u) => u.createdTs * 1000), seededRandom(options.seed, 0x1de47))
+  const ids = idsFor(
+    missing.map((u) => u.createdTs * 1000),
+    seededRandom(options.seed, 0x1de47),
+  )
   const masUsers = [...mas.users.all()]
   missing.forEach((u, i) => {
     const user: User = {

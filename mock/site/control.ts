@@ -116,10 +116,19 @@ function startBackgroundUpdate(state: MockState): Handler {
     if (!parsed.ok) return parsed.reply
     const v = isRecord(parsed.value) ? parsed.value : {}
     const name = typeof v.name === 'string' && v.name ? v.name : 'populate_stats_process_rooms'
-    const total = typeof v.total_item_count === 'number' && Number.isInteger(v.total_item_count) && v.total_item_count >= 0 ? v.total_item_count : 1000
+    const total =
+      typeof v.total_item_count === 'number' && Number.isInteger(v.total_item_count) && v.total_item_count >= 0 ? v.total_item_count : 1000
     // total_item_count 0 is an update that has just started: no time spent and no average yet (null).
     const started = total === 0
-    state.world.backgroundUpdates.current = [{ database: 'master', name, total_item_count: total, total_duration_ms: started ? 0 : 1234.5, average_items_per_ms: started ? null : 0.81 }]
+    state.world.backgroundUpdates.current = [
+      {
+        database: 'master',
+        name,
+        total_item_count: total,
+        total_duration_ms: started ? 0 : 1234.5,
+        average_items_per_ms: started ? null : 0.81,
+      },
+    ]
     return { status: 200, body: { current_updates: state.world.backgroundUpdates.current } }
   }
 }
@@ -127,7 +136,12 @@ function startBackgroundUpdate(state: MockState): Handler {
 const CONTROL = { undocumented: "the mock's own control API; no real server has it" }
 
 export function controlTable(state: MockState): RouteTable {
-  const entry = (method: string, pattern: string, handler: Handler): RouteEntry => ({ method, pattern: `/_mock/${pattern}`, handler, doc: CONTROL })
+  const entry = (method: string, pattern: string, handler: Handler): RouteEntry => ({
+    method,
+    pattern: `/_mock/${pattern}`,
+    handler,
+    doc: CONTROL,
+  })
   return {
     api: 'control',
     area: 'control',

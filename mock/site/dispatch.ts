@@ -131,7 +131,8 @@ export function handle(site: Site, req: IncomingMessage, res: ServerResponse): v
   const area = areaOf(path, site)
   // Refused before the body is read: node drops what follows of it.
   if (site.hosts && !hostAllowed(site.hosts, req.headers.host)) return finish(site, req, res, ctx, area, misdirected(area), started, 0n)
-  if (area === 'control' && method !== 'OPTIONS' && !preflighted(req.headers)) return finish(site, req, res, ctx, area, notPreflighted(), started, 0n)
+  if (area === 'control' && method !== 'OPTIONS' && !preflighted(req.headers))
+    return finish(site, req, res, ctx, area, notPreflighted(), started, 0n)
   if (!hasBody(req)) return dispatch(site, req, res, ctx, area, started, EMPTY)
   const body = readBody(req, bodyLimit(area, state.options.maxBody))
   if (!(body instanceof Promise)) return dispatch(site, req, res, ctx, area, started, body)
@@ -171,7 +172,15 @@ function tooDeep(ctx: Ctx, area: Area): Reply | undefined {
   return { status: 400, body: { error: `request body nests deeper than ${depth} levels` } }
 }
 
-function dispatch(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ctx, area: Area, started: bigint, body: Body): void | Promise<void> {
+function dispatch(
+  site: Site,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Ctx,
+  area: Area,
+  started: bigint,
+  body: Body,
+): void | Promise<void> {
   const { method, path, rawQuery } = ctx
   const early = (reply: Reply) => finish(site, req, res, ctx, area, reply, started, 0n)
   if (body === 'broken') return brokenRequest(site, req, ctx, started)
@@ -190,7 +199,16 @@ function dispatch(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ct
   if (m.kind !== 'found') {
     const at = m.kind === 'method' ? m.area : area
     const unrouted = site.hooks[at]?.unrouted ?? unroutedDefault
-    return finish(site, req, res, ctx, at, unrouted({ method, path, allowed: m.kind === 'method' ? m.allowed : [], area: at, options: site.state.options }), started, 0n)
+    return finish(
+      site,
+      req,
+      res,
+      ctx,
+      at,
+      unrouted({ method, path, allowed: m.kind === 'method' ? m.allowed : [], area: at, options: site.state.options }),
+      started,
+      0n,
+    )
   }
   const deep = tooDeep(ctx, m.area)
   if (deep) return finish(site, req, res, ctx, m.area, deep, started, 0n)
@@ -226,21 +244,38 @@ function brokenRequest(site: Site, req: IncomingMessage, ctx: Ctx, started: bigi
 export const answeredByParser = new WeakMap<object, number>()
 
 function handlerFailed(ctx: Ctx, area: Area, err: unknown): Reply {
-  ctx.events.push({ level: 'ERROR', target: 'mock::server', message: `handler failed: ${err instanceof Error ? err.message : String(err)}` })
+  ctx.events.push({
+    level: 'ERROR',
+    target: 'mock::server',
+    message: `handler failed: ${err instanceof Error ? err.message : String(err)}`,
+  })
   return internalError(area)
 }
 
-function finish(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ctx, area: Area, reply: Reply, started: bigint, cpuNs: bigint): void | Promise<void> {
+function finish(
+  site: Site,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Ctx,
+  area: Area,
+  reply: Reply,
+  started: bigint,
+  cpuNs: bigint,
+): void | Promise<void> {
   // --state: no answer leaves before the writes made so far are on disk (its own, and any it may show)
   const journal = site.state.journal?.barrier()
   // the homeserver link: a token works at the homeserver once the answer that issued it is out
   const linked = site.state.link?.barrier()
-  const durable = journal && linked ? Promise.all([journal, linked]) : journal ?? linked
+  const durable = journal && linked ? Promise.all([journal, linked]) : (journal ?? linked)
   if (durable) {
     return durable.then(
       () => answer(site, req, res, ctx, area, reply, started, cpuNs),
       (err: unknown) => {
-        ctx.events.push({ level: 'ERROR', target: 'mock::state', message: `state journal write failed: ${err instanceof Error ? err.message : String(err)}` })
+        ctx.events.push({
+          level: 'ERROR',
+          target: 'mock::state',
+          message: `state journal write failed: ${err instanceof Error ? err.message : String(err)}`,
+        })
         answer(site, req, res, ctx, area, internalError(area), started, cpuNs)
       },
     )
@@ -248,7 +283,16 @@ function finish(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ctx,
   answer(site, req, res, ctx, area, reply, started, cpuNs)
 }
 
-function answer(site: Site, req: IncomingMessage, res: ServerResponse, ctx: Ctx, area: Area, reply: Reply, started: bigint, cpuNs: bigint): void {
+function answer(
+  site: Site,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Ctx,
+  area: Area,
+  reply: Reply,
+  started: bigint,
+  cpuNs: bigint,
+): void {
   const sent = send(site, req, res, area, reply)
   writeLog(site.state, ctx, sent, started, cpuNs, req)
 }

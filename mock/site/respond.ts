@@ -10,7 +10,6 @@ import { controlCors, serviceCors } from '../core/cors.ts'
 
 const HTTP_VERSIONS = new Set(['0.9', '1.0', '1.1', '2.0', '3.0'])
 
-
 /** The body as text and its content type; null when it cannot be serialised (a cycle, a BigInt, a stack overflow). */
 function serialise(reply: Reply): { payload: string | undefined; contentType?: string } | null {
   if (reply.body === undefined) return { payload: undefined }
@@ -77,7 +76,14 @@ export function writeLog(state: MockState, ctx: Ctx, reply: Reply, started: bigi
     status: reply.status,
     reason: reasonPhrase(reply.status),
     userAgent: typeof ua === 'string' ? ua : null,
-    stats: { polls: 1 + ctx.log.queries, cpuMs, dbMs: ctx.log.queries * 0.1, elapsedMs, queries: ctx.log.queries, fetched: ctx.log.fetched },
+    stats: {
+      polls: 1 + ctx.log.queries,
+      cpuMs,
+      dbMs: ctx.log.queries * 0.1,
+      elapsedMs,
+      queries: ctx.log.queries,
+      fetched: ctx.log.fetched,
+    },
     requester: faults.has('log-drops-requester') ? undefined : ctx.log.requester,
     clientAddress: ctx.clientAddress,
     graphqlOperationType: ctx.log.graphqlOperationType,

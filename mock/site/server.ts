@@ -49,7 +49,12 @@ function coreTable(state: MockState, tables: () => RouteTable[], baseUrl: () => 
     api: 'core',
     area: 'other',
     routes: [
-      { method: 'GET', pattern: '/health', doc: { undocumented: "the mock's health probe" }, handler: () => ({ status: 200, body: 'ok', contentType: 'text/plain; charset=utf-8' }) },
+      {
+        method: 'GET',
+        pattern: '/health',
+        doc: { undocumented: "the mock's health probe" },
+        handler: () => ({ status: 200, body: 'ok', contentType: 'text/plain; charset=utf-8' }),
+      },
       {
         method: 'GET',
         pattern: '/api/spec.json',
@@ -61,7 +66,14 @@ function coreTable(state: MockState, tables: () => RouteTable[], baseUrl: () => 
           const base = o.publicUrl || o.trustForwarded ? publicBase(ctx).replace(/\/$/, '') : baseUrl()
           let spec = specs.get(base)
           if (!spec) {
-            spec = buildOpenApi({ serverUrl: base, hsPrefix: o.hsPrefix, clientPrefix: o.clientPrefix, masVersion: o.masVersion, hsVersion: o.hsVersion, tables: tables() })
+            spec = buildOpenApi({
+              serverUrl: base,
+              hsPrefix: o.hsPrefix,
+              clientPrefix: o.clientPrefix,
+              masVersion: o.masVersion,
+              hsVersion: o.hsVersion,
+              tables: tables(),
+            })
             if (specs.size < 16) specs.set(base, spec)
           }
           return { status: 200, body: spec }
@@ -109,7 +121,8 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
   const log = new RequestLog(options.logFile, options.logFormat)
   const world = buildWorld(options)
   // --state: replay the journal over the seeded world, then record every write (mock/store/journal/)
-  const journal = options.stateDir === undefined ? undefined : StateJournal.open(options, world, (m) => log.event('WARN', 'mock::state', 'STATE-0', m))
+  const journal =
+    options.stateDir === undefined ? undefined : StateJournal.open(options, world, (m) => log.event('WARN', 'mock::state', 'STATE-0', m))
   const state: MockState = {
     options,
     world,
@@ -124,13 +137,14 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
     },
   }
   // --homeserver-secret: provision the homeserver as the real service does (the URL may come later)
-  const link = options.homeserverSecret === undefined
-    ? undefined
-    : new HomeserverLink({
-        endpoint: () => state.options.homeserverUrl,
-        secret: () => state.options.homeserverSecret,
-        log: (level, message) => log.event(level, 'mas_matrix_synapse', 'LINK-0', message),
-      })
+  const link =
+    options.homeserverSecret === undefined
+      ? undefined
+      : new HomeserverLink({
+          endpoint: () => state.options.homeserverUrl,
+          secret: () => state.options.homeserverSecret,
+          log: (level, message) => log.event(level, 'mas_matrix_synapse', 'LINK-0', message),
+        })
   if (link) {
     link.attach(world)
     state.link = link

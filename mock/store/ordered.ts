@@ -39,7 +39,8 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
   private readonly ranges = new Map<R, RangeIndex<T>>()
 
   constructor(specs: { indexes?: Record<I, BucketIndexSpec<T>>; ranges?: Record<R, RangeIndexSpec<T>> } = {}) {
-    for (const [name, spec] of Object.entries(specs.indexes ?? {}) as [I, BucketIndexSpec<T>][]) this.indexes.set(name, new BucketIndex(spec))
+    for (const [name, spec] of Object.entries(specs.indexes ?? {}) as [I, BucketIndexSpec<T>][])
+      this.indexes.set(name, new BucketIndex(spec))
     for (const [name, spec] of Object.entries(specs.ranges ?? {}) as [R, RangeIndexSpec<T>][]) this.ranges.set(name, new RangeIndex(spec))
   }
 
@@ -239,7 +240,7 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
       if (direction === 'forward') {
         for (let i = lo; i < hi; i++) {
           const item = arr[i]!
-scanned++
+          scanned++
           if (nChecks !== 0 && !passes(checks, item)) continue
           if (out.length === limit) {
             more = true
@@ -250,7 +251,7 @@ scanned++
       } else {
         for (let i = hi - 1; i >= lo; i--) {
           const item = arr[i]!
-scanned++
+          scanned++
           if (nChecks !== 0 && !passes(checks, item)) continue
           if (out.length === limit) {
             more = true

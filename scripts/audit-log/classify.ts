@@ -87,7 +87,12 @@ export function classifyCode(method: string, path: string, status: number, hasRe
     if (path.length > 15 && path.charCodeAt(1) === 117 /* u */ && path.startsWith(PATHS.upstreamLink)) {
       return code(A_UPSTREAM, status === 303 && hasRequester)
     }
-    if (path.length > prefix.length + 8 && path.charCodeAt(prefix.length + 1) === 99 /* c */ && path.startsWith(prefix) && path.startsWith(PATHS.client, prefix.length)) {
+    if (
+      path.length > prefix.length + 8 &&
+      path.charCodeAt(prefix.length + 1) === 99 /* c */ &&
+      path.startsWith(prefix) &&
+      path.startsWith(PATHS.client, prefix.length)
+    ) {
       if (isClientPath(path, prefix, PATHS.clientLogin)) return code(A_CLIENT_LOGIN, status === 200 && hasRequester)
       if (isClientPath(path, prefix, PATHS.clientLogout) || isClientPath(path, prefix, PATHS.clientLogoutAll)) {
         return code(A_CLIENT_LOGOUT, status === 200)
@@ -95,7 +100,12 @@ export function classifyCode(method: string, path: string, status: number, hasRe
     }
   } else if (method === 'GET') {
     if (path === PATHS.authorize) return code(A_AUTHORIZE, status === 303)
-    if (path.length > 23 && path.charCodeAt(1) === 114 /* r */ && path.startsWith(PATHS.registerSteps) && path.endsWith(PATHS.registerFinish)) {
+    if (
+      path.length > 23 &&
+      path.charCodeAt(1) === 114 /* r */ &&
+      path.startsWith(PATHS.registerSteps) &&
+      path.endsWith(PATHS.registerFinish)
+    ) {
       return code(A_REGISTRATION, status === 303)
     }
     return code(A_OTHER, status < 400)

@@ -55,7 +55,11 @@ export interface StateTime {
 }
 
 /** Merges the states of one input (one per thread; chunks in any split) and builds the result. */
-export function finishAudit(states: AuditState[], maxMalformed = DEFAULT_MAX_MALFORMED, maxAdminActions = DEFAULT_MAX_ADMIN_ACTIONS): AuditResult {
+export function finishAudit(
+  states: AuditState[],
+  maxMalformed = DEFAULT_MAX_MALFORMED,
+  maxAdminActions = DEFAULT_MAX_ADMIN_ACTIONS,
+): AuditResult {
   // Line numbers: each chunk starts after the lines of the chunks before it.
   const chunkLines = states.flatMap((st) => st.chunkLines).sort((a, b) => a[0] - b[0])
   const offset = new Map<number, number>()
@@ -68,7 +72,12 @@ export function finishAudit(states: AuditState[], maxMalformed = DEFAULT_MAX_MAL
     .flatMap((st) => st.malformed)
     .sort((a, b) => a.chunk - b.chunk || a.line - b.line)
     .slice(0, maxMalformed)
-    .map((m): MalformedEntry => ({ line: offset.get(m.chunk)! + m.line, error: `${m.part} at column ${m.column}: ${m.message}`, part: m.part, column: m.column }))
+    .map((m): MalformedEntry => ({
+      line: offset.get(m.chunk)! + m.line,
+      error: `${m.part} at column ${m.column}: ${m.message}`,
+      part: m.part,
+      column: m.column,
+    }))
   const adminActions = states
     .flatMap((st) => st.adminActions)
     .sort((a, b) => a.chunk - b.chunk || a.line - b.line)

@@ -16,4 +16,12 @@ export { finishAudit, type AuditState } from './finish.ts'
 export { auditFile, defaultJobs, PARALLEL_MIN_BYTES } from './files.ts'
 export { serveAuditChunks, workerMode } from './workers.ts'
 export { defaultEngine, type AuditEngine } from './scanners/index.ts'
-export type { AdminActionEntry, AuditFileOptions, AuditOptions, AuditResult, MalformedEntry, RequesterSummary, TimelineEntry } from './types.ts'
+export type {
+  AdminActionEntry,
+  AuditFileOptions,
+  AuditOptions,
+  AuditResult,
+  MalformedEntry,
+  RequesterSummary,
+  TimelineEntry,
+} from './types.ts'

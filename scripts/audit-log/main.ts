@@ -7,7 +7,18 @@
 
 import { stat } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
-import { closest, CommandError, EXIT, failWith, parseCommandLine, positiveNumber, prefixed, UsageError, type Io, type OptionSpecs } from '../common/index.ts'
+import {
+  closest,
+  CommandError,
+  EXIT,
+  failWith,
+  parseCommandLine,
+  positiveNumber,
+  prefixed,
+  UsageError,
+  type Io,
+  type OptionSpecs,
+} from '../common/index.ts'
 import { Auditor, auditFile, DEFAULT_CLIENT_PREFIX, type AuditEngine, type AuditFileOptions, type AuditResult } from './index.ts'
 import { quietOnClosedPipe, type Writable } from './closed-pipe.ts'
 import { HELP } from './help.ts'
@@ -15,7 +26,6 @@ import { fmtInt, humanReport, timelineLine } from './report.ts'
 import { requesterSelector } from './requesters.ts'
 import { scanModule } from './wasm/module.ts'
 import { streamSafe, visible } from '../../lib/escape.ts'
-
 
 export interface AuditIo {
   stdin: Readable
@@ -47,23 +57,28 @@ interface Settings {
   opts: AuditFileOptions
 }
 
-const count = (option: string, value: string | undefined, dflt: number) => positiveNumber(option, value, { integer: true, allowZero: true }) ?? dflt
+const count = (option: string, value: string | undefined, dflt: number) =>
+  positiveNumber(option, value, { integer: true, allowZero: true }) ?? dflt
 
 /** The settings of a run, or `help` when --help was asked for; a UsageError for anything wrong. */
 function settings(argv: string[]): Settings | 'help' {
   const { values, positionals } = parseCommandLine(argv, OPTIONS, { positionals: true })
   if (values.help === true) return 'help'
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing FILE (use - for stdin)' : `expected one FILE, got ${positionals.length}`)
+  if (positionals.length !== 1)
+    throw new UsageError(positionals.length === 0 ? 'missing FILE (use - for stdin)' : `expected one FILE, got ${positionals.length}`)
   const maxMalformed = count('--max-malformed', values['max-malformed'], 100)
   const maxAdminActions = count('--max-admin-actions', values['max-admin-actions'], 100)
   const top = count('--top', values.top, 20)
   const jobs = positiveNumber('--jobs', values.jobs, { integer: true, min: 1 })
   const engine = values.engine as AuditEngine | undefined
   if (engine === 'wasm' && scanModule() === null) {
-    throw new UsageError('--engine wasm: the WebAssembly scanner does not load here (scripts/audit-log/wasm/audit-scan.wasm missing, or no WebAssembly SIMD); use --engine js')
+    throw new UsageError(
+      '--engine wasm: the WebAssembly scanner does not load here (scripts/audit-log/wasm/audit-scan.wasm missing, or no WebAssembly SIMD); use --engine js',
+    )
   }
   const clientPrefix = values['client-prefix'] ?? DEFAULT_CLIENT_PREFIX
-  if (clientPrefix !== '' && !clientPrefix.startsWith('/')) throw new UsageError(`--client-prefix must start with '/', got '${clientPrefix}'`)
+  if (clientPrefix !== '' && !clientPrefix.startsWith('/'))
+    throw new UsageError(`--client-prefix must start with '/', got '${clientPrefix}'`)
   const requester = values.requester
   if (requester !== undefined && requester.trim() === '') throw new UsageError('--requester needs a value')
   const opts: AuditFileOptions = { clientPrefix, maxMalformed, maxAdminActions }
@@ -73,7 +88,10 @@ function settings(argv: string[]): Settings | 'help' {
   return { file: positionals[0]!, json: values.json === true, top, requester, progress: values['no-progress'] !== true, opts }
 }
 
-export async function main(argv: string[], io: AuditIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function main(
+  argv: string[],
+  io: AuditIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   const out = quietOnClosedPipe(io.stdout)
   const cio: Io = { out: (t) => out.write(t), err: (t) => void io.stderr.write(t) }
   try {
@@ -109,11 +127,14 @@ async function run(s: Settings, io: AuditIo, out: { write(s: string): void }): P
     }
   }
   if (showProgress) s.opts.onProgress = progressReporter(io)
-  const result = await audit(s, io).catch((err: unknown) => {
-    // Only a failing read is the input's fault; anything else is audit-log's, and says so.
-    if (/^E[A-Z]+$/.test(String((err as NodeJS.ErrnoException | undefined)?.code))) throw new UsageError(`cannot read ${input}: ${describeError(err)}`)
-    throw new CommandError(`auditing ${input} failed inside audit-log (a bug, not the input's fault): ${describeError(err)}`, EXIT.failed)
-  }).finally(clearProgress)
+  const result = await audit(s, io)
+    .catch((err: unknown) => {
+      // Only a failing read is the input's fault; anything else is audit-log's, and says so.
+      if (/^E[A-Z]+$/.test(String((err as NodeJS.ErrnoException | undefined)?.code)))
+        throw new UsageError(`cannot read ${input}: ${describeError(err)}`)
+      throw new CommandError(`auditing ${input} failed inside audit-log (a bug, not the input's fault): ${describeError(err)}`, EXIT.failed)
+    })
+    .finally(clearProgress)
   const empty = result.requests === 0
   // JSON escapes the C0 controls; streamSafe the rest (C1, bidi, U+2028...) as \uXXXX, the same values
   if (s.json) out.write(streamSafe(JSON.stringify(result, null, 2)) + '\n')
@@ -123,7 +144,10 @@ async function run(s: Settings, io: AuditIo, out: { write(s: string): void }): P
     throw new CommandError(`${input} holds no http.server.response line (${what}): nothing was audited`, EXIT.failed)
   }
   if (s.requester !== undefined && !requesterSeen(result, s.requester)) {
-    throw new CommandError(visible(`--requester ${s.requester}: no request of ${input} was made by it${requesterHint(result, s.requester)}`), EXIT.usage)
+    throw new CommandError(
+      visible(`--requester ${s.requester}: no request of ${input} was made by it${requesterHint(result, s.requester)}`),
+      EXIT.usage,
+    )
   }
   return result.malformedCount > 0 ? EXIT.failed : EXIT.pass
 }

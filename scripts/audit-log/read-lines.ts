@@ -56,7 +56,7 @@ export function auditChunk(fd: number, buf: Buffer, auditor: Auditor, job: Chunk
 
 /** The offset of the first newline in the bytes [start, end) of a file, or -1. */
 function newlineIn(fd: number, buf: Buffer, start: number, end: number): number {
-  for (let pos = start; pos < end; ) {
+  for (let pos = start; pos < end;) {
     const n = readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos)
     if (n === 0) return -1
     const nl = buf.subarray(0, n).indexOf(10)

@@ -38,7 +38,9 @@ export function humanReport(r: AuditResult, opts: { top: number; requester?: str
     `${fmtInt(r.lines)} lines: ${fmtInt(r.requests)} requests (v1.20 ${fmtInt(r.formats['v1.20'])}, pre-v1.20 ${fmtInt(r.formats['pre-v1.20'])}), ` +
       `${fmtInt(r.events)} other events, ${fmtInt(r.blank)} blank, ${fmtInt(r.malformedCount)} malformed`,
   )
-  out.push(r.timeRange === null ? 'time range: none (no line with a timestamp)' : `time range: ${v(r.timeRange.first)} to ${v(r.timeRange.last)}`)
+  out.push(
+    r.timeRange === null ? 'time range: none (no line with a timestamp)' : `time range: ${v(r.timeRange.first)} to ${v(r.timeRange.last)}`,
+  )
   out.push('')
   const rows = [['activity', 'requests', 'ok', 'failed']]
   // The admin actions only when there are some: they are many, and most logs have none.
@@ -54,13 +56,21 @@ export function humanReport(r: AuditResult, opts: { top: number; requester?: str
   const ops = Object.entries(r.operations)
   if (ops.length > 0) {
     out.push('', 'GraphQL operations (account self-service):')
-    out.push(...table(ops.map(([name, n]) => ['  ' + v(name), fmtInt(n)]), new Set([1])))
+    out.push(
+      ...table(
+        ops.map(([name, n]) => ['  ' + v(name), fmtInt(n)]),
+        new Set([1]),
+      ),
+    )
   }
 
   const reqs = Object.values(r.requesters)
   if (reqs.length > 0) {
     const shown = reqs.slice(0, opts.top)
-    out.push('', `requesters (${shown.length < reqs.length ? `top ${shown.length} of ${fmtInt(reqs.length)}` : fmtInt(reqs.length)}, by requests):`)
+    out.push(
+      '',
+      `requesters (${shown.length < reqs.length ? `top ${shown.length} of ${fmtInt(reqs.length)}` : fmtInt(reqs.length)}, by requests):`,
+    )
     const rrows = shown.map((s) => [
       '  ' + v(s.username !== undefined ? `${s.requester}(${s.username})` : s.requester),
       fmtInt(s.requests),

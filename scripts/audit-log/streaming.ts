@@ -154,7 +154,12 @@ export class Auditor {
   private reportLong(): void {
     const { lineNo, bytes } = this.long
     this.skipping = KEEP
-    this.tally.addMalformed(lineNo, 'line', 1, `line of ${bytes} bytes, over the limit of ${MAX_LINE_BYTES} bytes per line; skipped, the audit goes on after it`)
+    this.tally.addMalformed(
+      lineNo,
+      'line',
+      1,
+      `line of ${bytes} bytes, over the limit of ${MAX_LINE_BYTES} bytes per line; skipped, the audit goes on after it`,
+    )
   }
 
   /** Flushes a last line without newline and returns the totals. */

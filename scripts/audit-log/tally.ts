@@ -2,7 +2,15 @@
 // the timeline of a selected requester, the admin actions with their details, and the time range.
 
 import { parseLine, type ResponseLine } from '../../lib/requestlog.ts'
-import { A_ADMIN_FIRST, A_SELF_SERVICE, ACTIVITIES, isAdminActivity, NO_REQUESTER, UNKNOWN_REQUESTER, UNNAMED_OPERATION } from './activities.ts'
+import {
+  A_ADMIN_FIRST,
+  A_SELF_SERVICE,
+  ACTIVITIES,
+  isAdminActivity,
+  NO_REQUESTER,
+  UNKNOWN_REQUESTER,
+  UNNAMED_OPERATION,
+} from './activities.ts'
 import { adminTarget } from './admin-actions.ts'
 import { classifyCode, DEFAULT_CLIENT_PREFIX, normalizePrefix } from './classify.ts'
 import { DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState, type StateMalformed, type StateTime } from './finish.ts'
@@ -93,7 +101,8 @@ export class Tally {
     t.counts[r * ACTIVITIES.length + idx]!++
     t.last[r] = this.chunkBase + lineNo
     if (isAdminActivity(idx)) this.adminAction(idx, c, t.keys[r]!, lineNo, text.slice(start, end))
-    if (this.match !== undefined && this.match.has(requesterKey(t.keys[r]!))) this.timelineEntry(idx, c, operation, lineNo, text.slice(start, end))
+    if (this.match !== undefined && this.match.has(requesterKey(t.keys[r]!)))
+      this.timelineEntry(idx, c, operation, lineNo, text.slice(start, end))
   }
 
   private adminAction(idx: number, c: number, requester: string, lineNo: number, text: string): void {
@@ -179,7 +188,6 @@ export class Tally {
     }
   }
 }
-
 
 /** A flat copy: the string may be a slice of a whole block of text, which it would keep alive. */
 function flat(s: string): string {

@@ -72,7 +72,8 @@ function bundledWorker(): string | null {
 export function workerBuildOptions(dir: string) {
   return {
     stdin: {
-      contents: "import { workerData, parentPort } from 'node:worker_threads'\nimport { serveAuditChunks } from './workers.ts'\nserveAuditChunks(workerData, parentPort)\n",
+      contents:
+        "import { workerData, parentPort } from 'node:worker_threads'\nimport { serveAuditChunks } from './workers.ts'\nserveAuditChunks(workerData, parentPort)\n",
       resolveDir: dir,
       sourcefile: 'audit-worker.ts',
       loader: 'ts' as const,
@@ -93,7 +94,6 @@ interface WorkerSetup {
   /** The compiled WebAssembly module (the bundled worker cannot find its file); null: JavaScript only. */
   wasm: WasmModule | null
 }
-
 
 type Progress = { lines: number; bytes: number }
 type WorkerMessage =
@@ -166,7 +166,12 @@ export async function auditInWorkers(file: string, size: number, jobs: number, o
 }
 
 /** Audits chunks on this thread until `stop` says so (every worker is up) or no chunk is left; its state then. */
-async function auditWhileWorkersStart(file: string, take: () => ChunkJob | undefined, stop: () => boolean, opts: AuditOptions): Promise<AuditState> {
+async function auditWhileWorkersStart(
+  file: string,
+  take: () => ChunkJob | undefined,
+  stop: () => boolean,
+  opts: AuditOptions,
+): Promise<AuditState> {
   const auditor = new Auditor(opts)
   const fd = openSync(file, 'r')
   try {

@@ -22,8 +22,12 @@ export interface OptionSpec {
 export type OptionSpecs = Record<string, OptionSpec>
 
 type ValueOf<S extends OptionSpec> = S['type'] extends 'boolean'
-  ? S['multiple'] extends true ? boolean[] : boolean
-  : S['multiple'] extends true ? string[] : string
+  ? S['multiple'] extends true
+    ? boolean[]
+    : boolean
+  : S['multiple'] extends true
+    ? string[]
+    : string
 
 export type ParsedValues<T extends OptionSpecs> = { [K in keyof T]?: ValueOf<T[K]> }
 
@@ -35,10 +39,21 @@ export interface ParseSettings {
 const NUMBER_LIKE = /^-(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i
 
 /** Parse `argv` against `options`; throws UsageError with a clear message for anything wrong. */
-export function parseCommandLine<T extends OptionSpecs>(argv: readonly string[], options: T, settings: ParseSettings = {}): { values: ParsedValues<T>; positionals: string[] } {
+export function parseCommandLine<T extends OptionSpecs>(
+  argv: readonly string[],
+  options: T,
+  settings: ParseSettings = {},
+): { values: ParsedValues<T>; positionals: string[] } {
   const config: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {}
-  for (const [name, s] of Object.entries(options)) config[name] = { type: s.type, ...(s.short ? { short: s.short } : {}), ...(s.multiple ? { multiple: true } : {}) }
-  const { values, positionals, tokens } = parseArgs({ args: [...argv], options: config, strict: false, allowPositionals: true, tokens: true })
+  for (const [name, s] of Object.entries(options))
+    config[name] = { type: s.type, ...(s.short ? { short: s.short } : {}), ...(s.multiple ? { multiple: true } : {}) }
+  const { values, positionals, tokens } = parseArgs({
+    args: [...argv],
+    options: config,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  })
   const longNames = Object.keys(options).map((n) => `--${n}`)
   for (const t of tokens) {
     if (t.kind === 'positional') {
@@ -58,10 +73,17 @@ export function parseCommandLine<T extends OptionSpecs>(argv: readonly string[],
     }
     if (t.value === undefined) throw new UsageError(`${shown} needs a value`)
     if (!t.inlineValue && t.value.startsWith('-') && !NUMBER_LIKE.test(t.value) && t.value !== '-') {
-      throw new UsageError(`${shown} needs a value, got the option '${shortText(t.value)}' (write ${shown}=<value> for a value that starts with '-')`)
+      throw new UsageError(
+        `${shown} needs a value, got the option '${shortText(t.value)}' (write ${shown}=<value> for a value that starts with '-')`,
+      )
     }
     if (spec.choices) {
-      const items = spec.list ? t.value.split(',').map((v) => v.trim()).filter(Boolean) : [t.value]
+      const items = spec.list
+        ? t.value
+            .split(',')
+            .map((v) => v.trim())
+            .filter(Boolean)
+        : [t.value]
       if (items.length === 0) throw new UsageError(`${shown} needs at least one of: ${spec.choices.join(', ')}`)
       for (const v of items) checkChoice(`--${t.name}`, v, spec.choices)
     }
@@ -105,7 +127,14 @@ export function positiveNumber(option: string, value: string | undefined, rule: 
   if (value === undefined) return undefined
   const kind = `a positive ${rule.integer ? 'whole number' : 'number'}${rule.unit ? ` of ${rule.unit}` : ''}`
   const low = rule.min ?? (rule.allowZero ? 0 : undefined)
-  const range = low !== undefined && rule.max !== undefined ? ` (${low} to ${rule.max})` : low !== undefined ? ` (${low} or more)` : rule.max !== undefined ? ` (up to ${rule.max})` : ''
+  const range =
+    low !== undefined && rule.max !== undefined
+      ? ` (${low} to ${rule.max})`
+      : low !== undefined
+        ? ` (${low} or more)`
+        : rule.max !== undefined
+          ? ` (up to ${rule.max})`
+          : ''
   const pattern = rule.integer ? /^\d+$/ : /^(?:\d+\.?\d*|\.\d+)$/
   const n = Number(value)
   const bad = (): never => {

@@ -4,5 +4,15 @@
 // client, target-options.ts, release-rows.ts, escape.ts) are imported by path by the commands that use them.
 export { EXIT, EXIT_CODES_HELP, type ExitCode } from './exit.ts'
 export { CommandError, UsageError, UnreachableError, failWith, prefixed, processIo, PROGRAM, type Io } from './messages.ts'
-export { checkChoice, durationSeconds, listLines, parseCommandLine, positiveNumber, type NumberRule, type OptionSpec, type OptionSpecs, type ParsedValues } from './args.ts'
+export {
+  checkChoice,
+  durationSeconds,
+  listLines,
+  parseCommandLine,
+  positiveNumber,
+  type NumberRule,
+  type OptionSpec,
+  type OptionSpecs,
+  type ParsedValues,
+} from './args.ts'
 export { closest, didYouMean, editDistance } from './suggest.ts'

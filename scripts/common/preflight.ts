@@ -43,14 +43,18 @@ async function masCheck(client: HttpClient, target: Target, out: Preflight, fail
     const res = await client.request(m.url, '/api/admin/v1/version', { token: m.adminToken })
     const v = (res.json as { version?: unknown } | undefined)?.version
     if (!m.adminToken) {
-      if (res.status !== 400 && res.status !== 401 && res.status !== 200) fail(who, m.url, `GET /api/admin/v1/version answered ${res.status}; is the admin API (adminapi resource) served here?`)
+      if (res.status !== 400 && res.status !== 401 && res.status !== 200)
+        fail(who, m.url, `GET /api/admin/v1/version answered ${res.status}; is the admin API (adminapi resource) served here?`)
       return
     }
     if (res.status === 200 && typeof v === 'string') out.masVersion = v
-    else if (res.status === 200 && res.json === undefined) fail(who, m.url, notJson('GET /api/admin/v1/version', res, 'base URL (--mas-url)'))
+    else if (res.status === 200 && res.json === undefined)
+      fail(who, m.url, notJson('GET /api/admin/v1/version', res, 'base URL (--mas-url)'))
     else if (res.status === 200) fail(who, m.url, 'GET /api/admin/v1/version answered 200 without a version string')
-    else if (res.status === 401) fail(who, m.url, `the admin token was rejected (401${firstTitle(res.json) ? ': ' + firstTitle(res.json) : ''})`)
-    else if (res.status === 400) fail(who, m.url, `the admin token was not accepted (400${firstTitle(res.json) ? ': ' + firstTitle(res.json) : ''})`)
+    else if (res.status === 401)
+      fail(who, m.url, `the admin token was rejected (401${firstTitle(res.json) ? ': ' + firstTitle(res.json) : ''})`)
+    else if (res.status === 400)
+      fail(who, m.url, `the admin token was not accepted (400${firstTitle(res.json) ? ': ' + firstTitle(res.json) : ''})`)
     else if (res.status === 404) fail(who, m.url, 'no admin API at /api/admin/v1 (404); is the adminapi resource enabled on this listener?')
     else fail(who, m.url, `GET /api/admin/v1/version answered ${res.status}`)
     if (m.userToken && out.ok) {
@@ -70,12 +74,20 @@ async function hsCheck(client: HttpClient, target: Target, out: Preflight, fail:
     const sv = await client.request(h.url, `${h.prefix}/admin/v1/server_version`)
     const v = (sv.json as { server_version?: unknown } | undefined)?.server_version
     if (sv.status === 200 && typeof v === 'string') out.hsVersion = v
-    else if (sv.status === 200 && sv.json === undefined) return fail(who, h.url, notJson(`GET ${h.prefix}/admin/v1/server_version`, sv, 'prefix (--hs-url, --hs-prefix)'))
-    else if (sv.status === 404) return fail(who, h.url, `no admin API under ${h.prefix}/admin/v1 (server_version answered 404); check --hs-prefix`)
-    else return fail(who, h.url, `GET ${h.prefix}/admin/v1/server_version answered ${sv.status}${hsErr(sv.json) ? ' (' + hsErr(sv.json) + ')' : ''}`)
+    else if (sv.status === 200 && sv.json === undefined)
+      return fail(who, h.url, notJson(`GET ${h.prefix}/admin/v1/server_version`, sv, 'prefix (--hs-url, --hs-prefix)'))
+    else if (sv.status === 404)
+      return fail(who, h.url, `no admin API under ${h.prefix}/admin/v1 (server_version answered 404); check --hs-prefix`)
+    else
+      return fail(
+        who,
+        h.url,
+        `GET ${h.prefix}/admin/v1/server_version answered ${sv.status}${hsErr(sv.json) ? ' (' + hsErr(sv.json) + ')' : ''}`,
+      )
     if (!h.adminToken) return
     const r = await client.request(h.url, `${h.prefix}/admin/v1/event_reports`, { token: h.adminToken, query: { limit: 1 } })
-    if (r.status === 200 && r.json === undefined) return fail(who, h.url, notJson(`GET ${h.prefix}/admin/v1/event_reports`, r, 'prefix (--hs-url, --hs-prefix)'))
+    if (r.status === 200 && r.json === undefined)
+      return fail(who, h.url, notJson(`GET ${h.prefix}/admin/v1/event_reports`, r, 'prefix (--hs-url, --hs-prefix)'))
     if (r.status === 200) return
     if (r.status === 401) fail(who, h.url, `the admin token was rejected (401${hsErr(r.json) ? ' ' + hsErr(r.json) : ''})`)
     else if (r.status === 403) fail(who, h.url, `the token is not a server admin's (403${hsErr(r.json) ? ' ' + hsErr(r.json) : ''})`)
@@ -105,11 +117,16 @@ export async function preflight(target: Target): Promise<Preflight> {
     timer = setTimeout(() => resolve('late'), 30_000)
     timer.unref()
   })
-  const done = await Promise.race([Promise.all([masCheck(client, target, out, fail), hsCheck(client, target, out, fail)]).then(() => 'done' as const), deadline])
+  const done = await Promise.race([
+    Promise.all([masCheck(client, target, out, fail), hsCheck(client, target, out, fail)]).then(() => 'done' as const),
+    deadline,
+  ])
   clearTimeout(timer)
   if (done === 'late') {
     out.ok = false
-    const who = [target.mas && `auth service at ${target.mas.url}`, target.hs && `homeserver at ${target.hs.url}`].filter(Boolean).join(' and ')
+    const who = [target.mas && `auth service at ${target.mas.url}`, target.hs && `homeserver at ${target.hs.url}`]
+      .filter(Boolean)
+      .join(' and ')
     out.problems.push(`${who}: no complete answer within 30 s`)
     await client.destroy()
   } else await client.close()

@@ -3,7 +3,17 @@
 // change, a known deviation. Read generically: a new row or a new table entry needs no change here.
 // `diff` labels a change expected when a row explains it; `plan-upgrade --snapshot` says which rows a
 // deployment will meet.
-import { allChanges, compareVersions, formatVersion, MAS_FEATURES, parseServerVersionString, parseVersion, SYNAPSE_FEATURES, type FeatureInfo, type Version } from '../../lib/versions.ts'
+import {
+  allChanges,
+  compareVersions,
+  formatVersion,
+  MAS_FEATURES,
+  parseServerVersionString,
+  parseVersion,
+  SYNAPSE_FEATURES,
+  type FeatureInfo,
+  type Version,
+} from '../../lib/versions.ts'
 import { DEVIATIONS } from '../../lib/deviations.ts'
 
 export type Product = 'mas' | 'hs'
@@ -48,8 +58,20 @@ function featureRows(product: Product, file: string, table: Readonly<Record<stri
   for (const [name, f] of Object.entries(table)) {
     const text = `${name} ${f.description}`
     const base = { product, families: [...f.appliesTo], paths: pathsIn(f.description), text, file, source: `${f.source}: ${f.section}` }
-    if (f.since) out.push({ ...base, id: `${file}: ${name} (since ${formatVersion(f.since)})`, version: f.since, event: `added in ${formatVersion(f.since)}` })
-    if (f.until) out.push({ ...base, id: `${file}: ${name} (until ${formatVersion(f.until)})`, version: f.until, event: `removed in ${formatVersion(f.until)}` })
+    if (f.since)
+      out.push({
+        ...base,
+        id: `${file}: ${name} (since ${formatVersion(f.since)})`,
+        version: f.since,
+        event: `added in ${formatVersion(f.since)}`,
+      })
+    if (f.until)
+      out.push({
+        ...base,
+        id: `${file}: ${name} (until ${formatVersion(f.until)})`,
+        version: f.until,
+        event: `removed in ${formatVersion(f.until)}`,
+      })
   }
   return out
 }
@@ -64,7 +86,13 @@ export function releaseRows(): ReleaseRow[] {
     ...featureRows('mas', 'mas-features.json', MAS_FEATURES),
   ]
   allChanges().forEach((r, i) => {
-    const actionText = r.actions.map((a) => Object.values(a).filter((v) => typeof v === 'string' || typeof v === 'number').join(' ')).join(' ')
+    const actionText = r.actions
+      .map((a) =>
+        Object.values(a)
+          .filter((v) => typeof v === 'string' || typeof v === 'number')
+          .join(' '),
+      )
+      .join(' ')
     const text = `${r.change} ${actionText}`
     const paths = pathsIn(text)
     rows.push({
@@ -82,9 +110,34 @@ export function releaseRows(): ReleaseRow[] {
   for (const d of Object.values(DEVIATIONS)) {
     const product: Product = d.product === 'mas' ? 'mas' : 'hs'
     const text = `${d.id} ${d.fact}`
-    const base = { product, families: [...new Set(pathsIn(d.fact).map(familyOfPath).filter((f): f is string => f !== undefined))], paths: pathsIn(d.fact), text, file: 'deviations.json', source: `${d.source}: ${d.section}` }
-    if (d.since) rows.push({ ...base, id: `deviations.json: ${d.id} (since ${formatVersion(d.since)})`, version: d.since, event: `deviation from ${formatVersion(d.since)}` })
-    if (d.until) rows.push({ ...base, id: `deviations.json: ${d.id} (until ${formatVersion(d.until)})`, version: d.until, event: `deviation ends at ${formatVersion(d.until)}` })
+    const base = {
+      product,
+      families: [
+        ...new Set(
+          pathsIn(d.fact)
+            .map(familyOfPath)
+            .filter((f): f is string => f !== undefined),
+        ),
+      ],
+      paths: pathsIn(d.fact),
+      text,
+      file: 'deviations.json',
+      source: `${d.source}: ${d.section}`,
+    }
+    if (d.since)
+      rows.push({
+        ...base,
+        id: `deviations.json: ${d.id} (since ${formatVersion(d.since)})`,
+        version: d.since,
+        event: `deviation from ${formatVersion(d.since)}`,
+      })
+    if (d.until)
+      rows.push({
+        ...base,
+        id: `deviations.json: ${d.id} (until ${formatVersion(d.until)})`,
+        version: d.until,
+        event: `deviation ends at ${formatVersion(d.until)}`,
+      })
   }
   cache = rows
   return cache

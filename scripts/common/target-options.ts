@@ -1,7 +1,14 @@
 // The target options every command that talks to a deployment shares (run, snapshot, diff): base URLs,
 // tokens (flags or the environment), prefixes, and the production manners (rate, request budget, response
 // size cap, request timeout). Parsed once here so that the commands cannot drift apart.
-import { DEFAULT_CLIENT_PREFIX, DEFAULT_HS_PREFIX, DEFAULT_TIMEOUTS, TargetError, normaliseBaseUrl, normalisePrefix } from '../../lib/target.ts'
+import {
+  DEFAULT_CLIENT_PREFIX,
+  DEFAULT_HS_PREFIX,
+  DEFAULT_TIMEOUTS,
+  TargetError,
+  normaliseBaseUrl,
+  normalisePrefix,
+} from '../../lib/target.ts'
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../lib/http.ts'
 import { UsageError } from './messages.ts'
 import { durationSeconds, positiveNumber, type OptionSpecs } from './args.ts'
@@ -46,7 +53,8 @@ type TargetValues = { [K in keyof typeof TARGET_FLAGS]?: string }
 
 /** The target options from parsed flags and the environment (tokens preferably from the environment). */
 export function targetOptions(values: TargetValues, env: NodeJS.ProcessEnv): TargetOptions {
-  const pick = (flag: string | undefined, name: string) => (flag !== undefined ? flag : env[name] !== undefined && env[name] !== '' ? env[name] : undefined)
+  const pick = (flag: string | undefined, name: string) =>
+    flag !== undefined ? flag : env[name] !== undefined && env[name] !== '' ? env[name] : undefined
   const o: TargetOptions = {
     masUrl: pick(values['mas-url'], 'MAS_URL'),
     masToken: pick(values['mas-token'], 'MAS_ADMIN_TOKEN'),
@@ -56,7 +64,8 @@ export function targetOptions(values: TargetValues, env: NodeJS.ProcessEnv): Tar
     hsUserToken: pick(values['hs-user-token'], 'HS_USER_TOKEN'),
     hsPrefix: DEFAULT_HS_PREFIX,
     clientPrefix: DEFAULT_CLIENT_PREFIX,
-    requestTimeoutMs: (durationSeconds('--request-timeout', values['request-timeout'], { min: 0.1, max: 600 }) ?? DEFAULT_TIMEOUTS.requestMs / 1000) * 1000,
+    requestTimeoutMs:
+      (durationSeconds('--request-timeout', values['request-timeout'], { min: 0.1, max: 600 }) ?? DEFAULT_TIMEOUTS.requestMs / 1000) * 1000,
     maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   }
   const rate = positiveNumber('--rate', values.rate, { min: 0.01, max: 100_000, unit: 'requests per second' })
@@ -89,7 +98,19 @@ export function hasTarget(o: TargetOptions): boolean {
   return o.masUrl !== undefined || o.hsUrl !== undefined
 }
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 }
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+}
 
 /** `4MiB`, `512k`, `1048576` (bytes); units are binary (k = 1024). At least 1 KiB, at most 1 GiB. */
 export function byteSize(option: string, raw: string): number {

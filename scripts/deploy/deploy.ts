@@ -19,12 +19,38 @@ function newRun(opts: DeployOptions, signal: AbortSignal): DeployRun {
   const progress = new Progress(write, redactor)
   const runId = `${Date.now().toString(36)}${randomAlnum(4).toLowerCase()}`
   const outDir = opts.outDir ?? join(tmpdir(), `admin-conformance-deploy-${runId}`)
-  const result: DeployResult = { exitCode: EXIT.pass, ok: false, runId, outDir, phases: progress.phases, urls: { mas: '', homeserver: '' }, suites: [], logFiles: {}, kept: false, leftovers: [], teardown: async () => {} }
+  const result: DeployResult = {
+    exitCode: EXIT.pass,
+    ok: false,
+    runId,
+    outDir,
+    phases: progress.phases,
+    urls: { mas: '', homeserver: '' },
+    suites: [],
+    logFiles: {},
+    kept: false,
+    leftovers: [],
+    teardown: async () => {},
+  }
   return {
-    opts, write, redactor, progress, runId, outDir, signal, result,
-    timeouts: { ...DEFAULT_TIMEOUTS, ...Object.fromEntries(Object.entries(opts.timeouts ?? {}).filter(([, v]) => v !== undefined)) } as Timeouts,
+    opts,
+    write,
+    redactor,
+    progress,
+    runId,
+    outDir,
+    signal,
+    result,
+    timeouts: {
+      ...DEFAULT_TIMEOUTS,
+      ...Object.fromEntries(Object.entries(opts.timeouts ?? {}).filter(([, v]) => v !== undefined)),
+    } as Timeouts,
     areas: opts.areas ?? [...AREAS],
-    images: { mas: opts.masImage ?? DEFAULT_IMAGES.mas, homeserver: opts.hsImage ?? DEFAULT_IMAGES.homeserver, postgres: opts.pgImage ?? DEFAULT_IMAGES.postgres },
+    images: {
+      mas: opts.masImage ?? DEFAULT_IMAGES.mas,
+      homeserver: opts.hsImage ?? DEFAULT_IMAGES.homeserver,
+      postgres: opts.pgImage ?? DEFAULT_IMAGES.postgres,
+    },
     services: [],
     pendingStarts: new Set(),
   }
@@ -57,7 +83,10 @@ function wireAbort(opts: DeployOptions, ac: AbortController, say: (l: string) =>
 /** Record a failure on the result: its kind decides the exit code; an abort always counts as interrupted. */
 function fail(run: DeployRun, e: unknown): void {
   const { signal, redactor, result } = run
-  const err = e instanceof DeployError ? e : new DeployError(signal.aborted ? 'interrupted' : 'start', `unexpected failure: ${(e as Error)?.message ?? String(e)}`)
+  const err =
+    e instanceof DeployError
+      ? e
+      : new DeployError(signal.aborted ? 'interrupted' : 'start', `unexpected failure: ${(e as Error)?.message ?? String(e)}`)
   const kind = signal.aborted && err.kind !== 'interrupted' ? 'interrupted' : err.kind
   result.error = { kind, message: redactor.apply(err.message), details: err.details.map((d) => redactor.apply(d)) }
   result.exitCode = exitCodeFor(kind)

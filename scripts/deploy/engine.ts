@@ -12,7 +12,8 @@ export const testcontainers: typeof Testcontainers | undefined = await import('t
 
 /** What deploy says when testcontainers is missing. */
 export const TESTCONTAINERS_MISSING = 'deploy needs the package testcontainers, which is not installed'
-export const TESTCONTAINERS_HINT = 'install it beside admin-conformance: `npm install -g testcontainers@^11` for a global install, `npm install testcontainers@^11` in a project'
+export const TESTCONTAINERS_HINT =
+  'install it beside admin-conformance: `npm install -g testcontainers@^11` for a global install, `npm install testcontainers@^11` in a project'
 
 export const NAME_PREFIX = 'admin-conformance'
 export const LABEL_PROJECT = 'dev.admin-conformance.project'
@@ -35,7 +36,11 @@ export async function engineStatus(timeoutMs = 20_000): Promise<EngineStatus> {
   configureTestcontainers()
   if (!testcontainers) return { ok: false, reason: TESTCONTAINERS_MISSING }
   try {
-    const client = await bounded(testcontainers.getContainerRuntimeClient(), timeoutMs, () => new Error(`no answer within ${timeoutMs / 1000} s`))
+    const client = await bounded(
+      testcontainers.getContainerRuntimeClient(),
+      timeoutMs,
+      () => new Error(`no answer within ${timeoutMs / 1000} s`),
+    )
     await bounded(client.container.dockerode.ping(), timeoutMs, () => new Error(`ping not answered within ${timeoutMs / 1000} s`))
     return { ok: true, client }
   } catch (e) {
@@ -94,7 +99,12 @@ export async function ensureImage(
 }
 
 function firstLine(s: string): string {
-  return s.split('\n').find((l) => l.trim() !== '')?.trim() ?? s
+  return (
+    s
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? s
+  )
 }
 
 export interface LabelledContainer {

@@ -17,19 +17,28 @@ async function register(f: FixtureMaker, username: string, password: string, adm
   const n = await f.must('GET', url, {}, [200], 'get a registration nonce')
   const nonce = get(n.json, 'nonce')
   if (typeof nonce !== 'string') throw new DeployError('bootstrap', `get a registration nonce: no nonce in the answer of GET /${REGISTER}`)
-  const mac = createHmac('sha1', plan.homeserver.registrationSecret).update([nonce, username, password, admin ? 'admin' : 'notadmin'].join('\0')).digest('hex')
+  const mac = createHmac('sha1', plan.homeserver.registrationSecret)
+    .update([nonce, username, password, admin ? 'admin' : 'notadmin'].join('\0'))
+    .digest('hex')
   const res = await http('POST', url, { json: { nonce, username, password, admin, mac }, signal })
   const token = get(res.json, 'access_token')
   if (typeof token === 'string') redactor.add(token)
   const userId = get(res.json, 'user_id')
-  if (res.status !== 200 || typeof userId !== 'string') throw new DeployError('bootstrap', redactor.apply(describe(`register ${username} with the shared secret`, 'POST', url, res)))
+  if (res.status !== 200 || typeof userId !== 'string')
+    throw new DeployError('bootstrap', redactor.apply(describe(`register ${username} with the shared secret`, 'POST', url, res)))
   return userId
 }
 
 /** Password login at the homeserver's client API. */
 async function login(f: FixtureMaker, username: string, password: string): Promise<string> {
   const body = { type: 'm.login.password', identifier: { type: 'm.id.user', user: username }, password }
-  const res = await f.must('POST', f.hs('_matrix/client/v3/login'), { json: body }, [200], `log ${username} in with a password at the homeserver`)
+  const res = await f.must(
+    'POST',
+    f.hs('_matrix/client/v3/login'),
+    { json: body },
+    [200],
+    `log ${username} in with a password at the homeserver`,
+  )
   const token = get(res.json, 'access_token')
   if (typeof token !== 'string') throw new DeployError('bootstrap', `log ${username} in: no access_token in the answer`)
   f.ctx.redactor.add(token)

@@ -107,12 +107,23 @@ export class FixtureMaker {
     const password = randomAlnum(24)
     this.ctx.redactor.add(password)
     const path = `${API}/users/${u.id}/set-password`
-    this.check(await this.admin('POST', path, { password, skip_password_check: true }), [200, 204], `set the password of ${u.username}`, 'POST', this.mas(path))
+    this.check(
+      await this.admin('POST', path, { password, skip_password_check: true }),
+      [200, 204],
+      `set the password of ${u.username}`,
+      'POST',
+      this.mas(path),
+    )
     return { ...u, password }
   }
   async personal(actorId: string, scope: string, humanName: string, expiresIn?: number): Promise<string | undefined> {
     const path = `${API}/personal-sessions`
-    const res = await this.admin('POST', path, { actor_user_id: actorId, human_name: humanName, scope, ...(expiresIn ? { expires_in: expiresIn } : {}) })
+    const res = await this.admin('POST', path, {
+      actor_user_id: actorId,
+      human_name: humanName,
+      scope,
+      ...(expiresIn ? { expires_in: expiresIn } : {}),
+    })
     const token = get(res.json, 'data', 'attributes', 'access_token')
     if ((res.status !== 201 && res.status !== 200) || typeof token !== 'string') {
       this.notes.push(this.ctx.redactor.apply(describe(`personal session "${humanName}"`, 'POST', this.mas(path), res)))
@@ -123,7 +134,13 @@ export class FixtureMaker {
   }
   async login(username: string, password: string): Promise<string> {
     const body = { type: 'm.login.password', identifier: { type: 'm.id.user', user: username }, password }
-    const res = await this.must('POST', this.mas('_matrix/client/v3/login'), { json: body }, [200], `log ${username} in by the client login API`)
+    const res = await this.must(
+      'POST',
+      this.mas('_matrix/client/v3/login'),
+      { json: body },
+      [200],
+      `log ${username} in by the client login API`,
+    )
     const token = get(res.json, 'access_token')
     if (typeof token !== 'string') throw new DeployError('bootstrap', `log ${username} in: no access_token in the answer`)
     this.ctx.redactor.add(token)
@@ -134,7 +151,8 @@ export class FixtureMaker {
   async users(): Promise<{ adminUser: { id: string; username: string }; users: FixtureUser[] }> {
     const { password: _p, ...adminUser } = await this.userWithPassword(`ac-admin-${this.suffix}`)
     const setAdmin = await this.admin('POST', `${API}/users/${adminUser.id}/set-admin`, { admin: true })
-    if (setAdmin.status !== 200) this.notes.push(describe('make the admin user an admin', 'POST', this.mas(`${API}/users/${adminUser.id}/set-admin`), setAdmin))
+    if (setAdmin.status !== 200)
+      this.notes.push(describe('make the admin user an admin', 'POST', this.mas(`${API}/users/${adminUser.id}/set-admin`), setAdmin))
     const users: FixtureUser[] = []
     for (let i = 1; i <= Math.max(1, this.o.users); i++) {
       const { password, ...u } = await this.userWithPassword(`ac-user-${i}-${this.suffix}`)
@@ -151,7 +169,13 @@ export class FixtureMaker {
     let n = this.source.grants
     try {
       const t = await clientCredentialsGrant(
-        { tokenUrl: this.mas('oauth2/token'), clientId: plan.fixtureClient.id, clientSecret: plan.fixtureClient.secret, scope: 'openid', auth: 'client_secret_post' },
+        {
+          tokenUrl: this.mas('oauth2/token'),
+          clientId: plan.fixtureClient.id,
+          clientSecret: plan.fixtureClient.secret,
+          scope: 'openid',
+          auth: 'client_secret_post',
+        },
         signal,
       )
       this.ctx.redactor.add(t.accessToken)
@@ -167,13 +191,25 @@ export class FixtureMaker {
     const byRoom = new Map<string, { user: FixtureUser; events: string[] }>()
     for (const [i, u] of users.slice(0, Math.min(users.length, 2)).entries()) {
       const json = { preset: 'public_chat', name: `admin-conformance room ${i + 1}` }
-      const res = await this.must('POST', this.hs('_matrix/client/v3/createRoom'), { bearer: u.compatToken, json }, [200], `create a room as ${u.username}`)
+      const res = await this.must(
+        'POST',
+        this.hs('_matrix/client/v3/createRoom'),
+        { bearer: u.compatToken, json },
+        [200],
+        `create a room as ${u.username}`,
+      )
       const roomId = get(res.json, 'room_id')
       if (typeof roomId !== 'string') throw new DeployError('bootstrap', 'createRoom: no room_id in the answer')
       const mine: string[] = []
       for (let m = 0; m < this.o.messages; m++) {
         const sendUrl = this.hs(`_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/ac-${this.suffix}-${i}-${m}`)
-        const sent = await this.must('PUT', sendUrl, { bearer: u.compatToken, json: { msgtype: 'm.text', body: `admin-conformance message ${m + 1}` } }, [200], `send a message as ${u.username}`)
+        const sent = await this.must(
+          'PUT',
+          sendUrl,
+          { bearer: u.compatToken, json: { msgtype: 'm.text', body: `admin-conformance message ${m + 1}` } },
+          [200],
+          `send a message as ${u.username}`,
+        )
         const eventId = get(sent.json, 'event_id')
         if (typeof eventId !== 'string') throw new DeployError('bootstrap', 'send: no event_id in the answer')
         mine.push(eventId)
@@ -212,7 +248,8 @@ export class FixtureMaker {
   async reports(byRoom: Map<string, { user: FixtureUser; events: string[] }>, members: Map<string, FixtureUser[]>): Promise<number> {
     let reports = 0
     const roomList = [...byRoom.entries()]
-    const reportUrl = (roomId: string, eventId: string) => this.hs(`_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`)
+    const reportUrl = (roomId: string, eventId: string) =>
+      this.hs(`_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`)
     for (let k = 0; k < this.o.reports && roomList.length && this.o.messages > 0; k++) {
       const [roomId, { user: owner, events: evs }] = roomList[k % roomList.length]!
       const eventId = evs[Math.floor(k / roomList.length) % evs.length]!
@@ -227,9 +264,16 @@ export class FixtureMaker {
     if (first && this.o.reports > 0) {
       const [roomId, { user }] = first
       const url = reportUrl(roomId, `$ac-no-such-event-${this.suffix}:${this.ctx.plan.serverName}`)
-      const res = await http('POST', url, { bearer: user.compatToken, json: { reason: 'admin-conformance: an event that does not exist' }, signal: this.ctx.signal })
+      const res = await http('POST', url, {
+        bearer: user.compatToken,
+        json: { reason: 'admin-conformance: an event that does not exist' },
+        signal: this.ctx.signal,
+      })
       if (res.status === 200) reports++
-      else this.notes.push(this.ctx.redactor.apply(describe('report on an event that does not exist (refused, as newer releases do)', 'POST', url, res)))
+      else
+        this.notes.push(
+          this.ctx.redactor.apply(describe('report on an event that does not exist (refused, as newer releases do)', 'POST', url, res)),
+        )
     }
     return reports
   }
@@ -283,7 +327,9 @@ export async function createFixtures(ctx: FixtureContext, o: FixtureOptions = DE
   const reports = await f.reports(byRoom, members)
   const rooms = [...byRoom.keys()]
   const events = [...byRoom.values()].flatMap((r) => r.events)
-  ctx.say(`${rooms.length} rooms, ${events.length} events, ${reports} reports, ${personalSessions} personal and ${oauthSessions} OAuth 2.0 sessions`)
+  ctx.say(
+    `${rooms.length} rooms, ${events.length} events, ${reports} reports, ${personalSessions} personal and ${oauthSessions} OAuth 2.0 sessions`,
+  )
   const hsAdmin = await f.homeserverAdmin(adminPat)
   return {
     admin: adminUser,

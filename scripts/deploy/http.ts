@@ -27,7 +27,12 @@ const DEFAULT_TIMEOUT_MS = 30_000
 // process alive (undici unrefs them).
 let shared: HttpClient | undefined
 function client(): HttpClient {
-  shared ??= new HttpClient({ allowWrites: true, connectTimeoutMs: 10_000, requestTimeoutMs: DEFAULT_TIMEOUT_MS, userAgent: 'admin-conformance-deploy' })
+  shared ??= new HttpClient({
+    allowWrites: true,
+    connectTimeoutMs: 10_000,
+    requestTimeoutMs: DEFAULT_TIMEOUT_MS,
+    userAgent: 'admin-conformance-deploy',
+  })
   return shared
 }
 

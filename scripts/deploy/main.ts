@@ -122,13 +122,20 @@ export function parseDeployArgs(argv: string[]): DeployOptions | 'help' {
   if (values['mas-tag'] !== undefined) masImage = withTag(masImage ?? DEFAULT_IMAGES.mas, values['mas-tag'])
   if (values['hs-tag'] !== undefined) hsImage = withTag(hsImage ?? DEFAULT_IMAGES.homeserver, values['hs-tag'])
   if (values['pg-tag'] !== undefined) pgImage = withTag(pgImage ?? DEFAULT_IMAGES.postgres, values['pg-tag'])
-  for (const [flag, t] of [['mas-tag', values['mas-tag']], ['hs-tag', values['hs-tag']], ['pg-tag', values['pg-tag']]] as const) {
+  for (const [flag, t] of [
+    ['mas-tag', values['mas-tag']],
+    ['hs-tag', values['hs-tag']],
+    ['pg-tag', values['pg-tag']],
+  ] as const) {
     if (t !== undefined && !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(t)) throw new UsageError(`--${flag}: not a valid image tag: '${t}'`)
   }
   const areaList = values.area ?? values.suites
   let areas: Area[] | undefined
   if (areaList !== undefined) {
-    const parts = areaList.split(',').map((a) => a.trim()).filter(Boolean)
+    const parts = areaList
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean)
     if (parts.length === 1 && parts[0] === 'none') areas = []
     else {
       if (parts.includes('none')) throw new UsageError("--area: 'none' runs no area and goes alone")
@@ -176,7 +183,9 @@ export function parseDeployArgs(argv: string[]): DeployOptions | 'help' {
     timeouts,
   }
   if (opts.skipDb && !standIn && !ownLogin(opts)) {
-    throw new UsageError('--skip-db only works with --stand-in or --mock-image, or a homeserver with its own login (SQLite, delegation none): the auth service needs PostgreSQL')
+    throw new UsageError(
+      '--skip-db only works with --stand-in or --mock-image, or a homeserver with its own login (SQLite, delegation none): the auth service needs PostgreSQL',
+    )
   }
   return opts
 }
@@ -211,7 +220,9 @@ export async function main(argv: string[]): Promise<number> {
       out(`  HS_USER_TOKEN=${a.hsUserToken}`)
       if (a.adminClient) {
         out(`admin client: id ${a.adminClient.id} secret ${a.adminClient.secret}`)
-        out(`  a new admin token: curl -u '${a.adminClient.id}:${a.adminClient.secret}' -d grant_type=client_credentials -d scope=urn:mas:admin ${result.urls.mas}oauth2/token`)
+        out(
+          `  a new admin token: curl -u '${a.adminClient.id}:${a.adminClient.secret}' -d grant_type=client_credentials -d scope=urn:mas:admin ${result.urls.mas}oauth2/token`,
+        )
       }
     }
     out(`remove it with: docker rm -f $(docker ps -aq --filter label=${LABEL_RUN}=${result.runId})`)

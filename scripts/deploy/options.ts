@@ -33,7 +33,14 @@ export interface Timeouts {
   runMs: number
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { engineMs: 20_000, pullMs: 600_000, startMs: 120_000, healthMs: 180_000, stopMs: 10_000, runMs: 1_800_000 }
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  engineMs: 20_000,
+  pullMs: 600_000,
+  startMs: 120_000,
+  healthMs: 180_000,
+  stopMs: 10_000,
+  runMs: 1_800_000,
+}
 
 export interface DeployOptions {
   masImage?: string
@@ -88,7 +95,15 @@ export interface DeployResult {
   urls: { mas: string; homeserver: string; postgres?: string }
   suites: SuiteResult[]
   logFiles: Partial<Record<Role, string>>
-  fixtures?: { users: number; rooms: number; events: number; reports: number; personalSessions: number; oauthSessions: number; notes: string[] }
+  fixtures?: {
+    users: number
+    rooms: number
+    events: number
+    reports: number
+    personalSessions: number
+    oauthSessions: number
+    notes: string[]
+  }
   error?: { kind: FailureKind; message: string; details: string[] }
   kept: boolean
   /** tokens and client credentials: only when kept */
@@ -109,29 +124,46 @@ export function checkOptions(o: DeployOptions): void {
   }
   const ports = Object.entries(o.ports ?? {}).filter(([, p]) => p !== undefined)
   for (const [role, p] of ports) {
-    if (!Number.isInteger(p) || p! < 1 || p! > 65535) throw new DeployError('usage', `port for ${role} must be an integer from 1 to 65535, got ${p}`)
+    if (!Number.isInteger(p) || p! < 1 || p! > 65535)
+      throw new DeployError('usage', `port for ${role} must be an integer from 1 to 65535, got ${p}`)
   }
   const values = ports.map(([, p]) => p)
   if (new Set(values).size !== values.length) throw new DeployError('usage', `ports must be distinct, got ${values.join(', ')}`)
-  for (const a of o.areas ?? []) if (!(AREAS as readonly string[]).includes(a)) throw new DeployError('usage', `unknown area '${a}' (known: ${AREAS.join(', ')})`)
+  for (const a of o.areas ?? [])
+    if (!(AREAS as readonly string[]).includes(a)) throw new DeployError('usage', `unknown area '${a}' (known: ${AREAS.join(', ')})`)
   for (const [k, v] of Object.entries(o.timeouts ?? {})) {
-    if (v !== undefined && (!Number.isFinite(v) || v <= 0)) throw new DeployError('usage', `timeout ${k} must be a positive number of milliseconds, got ${v}`)
+    if (v !== undefined && (!Number.isFinite(v) || v <= 0))
+      throw new DeployError('usage', `timeout ${k} must be a positive number of milliseconds, got ${v}`)
   }
   const f = o.fixtures ?? {}
   for (const [k, v] of Object.entries(f)) {
-    if (v !== undefined && (!Number.isInteger(v) || v < (k === 'users' ? 1 : 0) || v > 1000)) throw new DeployError('usage', `fixture count ${k} must be an integer from ${k === 'users' ? 1 : 0} to 1000, got ${v}`)
+    if (v !== undefined && (!Number.isInteger(v) || v < (k === 'users' ? 1 : 0) || v > 1000))
+      throw new DeployError('usage', `fixture count ${k} must be an integer from ${k === 'users' ? 1 : 0} to 1000, got ${v}`)
   }
-  if (o.delegation !== undefined && !DELEGATION_MODES.includes(o.delegation)) throw new DeployError('usage', `unknown delegation mode '${o.delegation}' (${DELEGATION_MODES.join(', ')})`)
-  if (o.writes !== undefined && !WRITES.includes(o.writes)) throw new DeployError('usage', `unknown writes mode '${o.writes}' (${WRITES.join(', ')})`)
+  if (o.delegation !== undefined && !DELEGATION_MODES.includes(o.delegation))
+    throw new DeployError('usage', `unknown delegation mode '${o.delegation}' (${DELEGATION_MODES.join(', ')})`)
+  if (o.writes !== undefined && !WRITES.includes(o.writes))
+    throw new DeployError('usage', `unknown writes mode '${o.writes}' (${WRITES.join(', ')})`)
   const own = ownLogin(o)
-  if (o.standIn && o.delegation === 'none') throw new DeployError('usage', "the mock standing in for the homeserver delegates to the auth service's role: delegation 'none' needs a real homeserver image")
+  if (o.standIn && o.delegation === 'none')
+    throw new DeployError(
+      'usage',
+      "the mock standing in for the homeserver delegates to the auth service's role: delegation 'none' needs a real homeserver image",
+    )
   if (own && o.masImage !== undefined) {
-    throw new DeployError('usage', `the homeserver image ${o.hsImage ?? ''} predates delegation to the auth service (Synapse before ${DELEGATION_SINCE.msc3861}): no auth service can be wired to it, so none is started and --mas-image has no use`, [
-      'the admin area needs a homeserver that delegates (--delegation msc3861 or stable, or a newer --hs-image), or run it against the auth service with `admin-conformance run`',
-    ])
+    throw new DeployError(
+      'usage',
+      `the homeserver image ${o.hsImage ?? ''} predates delegation to the auth service (Synapse before ${DELEGATION_SINCE.msc3861}): no auth service can be wired to it, so none is started and --mas-image has no use`,
+      [
+        'the admin area needs a homeserver that delegates (--delegation msc3861 or stable, or a newer --hs-image), or run it against the auth service with `admin-conformance run`',
+      ],
+    )
   }
   if (o.skipDb && !o.standIn && !own) {
-    throw new DeployError('usage', 'skipping the database only works with the mock standing in (--stand-in) or a homeserver with its own login (SQLite): the auth service needs PostgreSQL')
+    throw new DeployError(
+      'usage',
+      'skipping the database only works with the mock standing in (--stand-in) or a homeserver with its own login (SQLite): the auth service needs PostgreSQL',
+    )
   }
 }
 
@@ -146,4 +178,3 @@ export function effectiveDelegation(o: DeployOptions, defaultHsImage: string): D
 export function ownLogin(o: DeployOptions): boolean {
   return !o.standIn && effectiveDelegation(o, DEFAULT_IMAGES.homeserver) === 'none'
 }
-

@@ -97,13 +97,18 @@ export class RunningService {
       .withLogConsumer((stream) => this.log.attach(stream))
     if (s.command) gc = gc.withCommand(s.command)
     if (s.entrypoint) gc = gc.withEntrypoint(s.entrypoint)
-    if (s.files?.length) gc = gc.withCopyContentToContainer(s.files.map((f) => ({ content: f.content, target: f.target, mode: f.mode ?? 0o644 })))
+    if (s.files?.length)
+      gc = gc.withCopyContentToContainer(s.files.map((f) => ({ content: f.content, target: f.target, mode: f.mode ?? 0o644 })))
     try {
       this.container = await bounded(gc.start(), timeoutMs, () => new Error(`not started within ${Math.round(timeoutMs / 1000)} s`), signal)
     } catch (e) {
       if (e instanceof DeployError && e.kind === 'interrupted') throw e
       await this.captureLogsById()
-      throw new DeployError('start', `${this.title} container (${s.image}) could not be started: ${(e as Error).message.split('\n')[0]}`, this.tailLines())
+      throw new DeployError(
+        'start',
+        `${this.title} container (${s.image}) could not be started: ${(e as Error).message.split('\n')[0]}`,
+        this.tailLines(),
+      )
     }
   }
 
@@ -130,7 +135,9 @@ export class RunningService {
 
   tailLines(n = 20): string[] {
     const lines = this.log.tail(n)
-    return lines.length ? [`last ${lines.length} log lines of ${this.name}:`, ...lines.map((l) => `  | ${l}`)] : [`${this.name} printed nothing`]
+    return lines.length
+      ? [`last ${lines.length} log lines of ${this.name}:`, ...lines.map((l) => `  | ${l}`)]
+      : [`${this.name} printed nothing`]
   }
 
   /** Fail with the container's exit code and last log lines if it is no longer running. */
@@ -150,10 +157,18 @@ export class RunningService {
   }
 
   /** Run a command in the container; undefined when the command cannot be run there at all. */
-  async exec(command: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<{ exitCode: number; output: string } | undefined> {
+  async exec(
+    command: string[],
+    env: Record<string, string> = {},
+    timeoutMs = 30_000,
+  ): Promise<{ exitCode: number; output: string } | undefined> {
     if (!this.container) return undefined
     try {
-      const r = await bounded(this.container.exec(command, { env }), timeoutMs, () => new Error(`${command[0]} did not finish within ${timeoutMs / 1000} s`))
+      const r = await bounded(
+        this.container.exec(command, { env }),
+        timeoutMs,
+        () => new Error(`${command[0]} did not finish within ${timeoutMs / 1000} s`),
+      )
       return { exitCode: r.exitCode, output: r.output }
     } catch {
       return undefined

@@ -4,7 +4,12 @@ import type { DeployPlan, GeneratedFiles } from './config.ts'
 import type { Role, ServiceSpec } from './service.ts'
 
 /** The container of each role: image, command, environment and the files copied in. */
-export function serviceSpecs(plan: DeployPlan, files: GeneratedFiles, images: { mas: string; homeserver: string; postgres: string }, standIn: boolean): Record<Role, ServiceSpec> {
+export function serviceSpecs(
+  plan: DeployPlan,
+  files: GeneratedFiles,
+  images: { mas: string; homeserver: string; postgres: string },
+  standIn: boolean,
+): Record<Role, ServiceSpec> {
   const postgres: ServiceSpec = {
     role: 'postgres',
     image: images.postgres,
@@ -51,4 +56,3 @@ export function serviceSpecs(plan: DeployPlan, files: GeneratedFiles, images: { 
     homeserver: { role: 'homeserver', image: images.homeserver, env: { SYNAPSE_CONFIG_PATH: '/data/homeserver.yaml' }, files: hsFiles },
   }
 }
-

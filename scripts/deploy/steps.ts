@@ -66,7 +66,11 @@ export async function preflight(run: DeployRun): Promise<{ host: string; ports: 
     chosen.push(p)
     return p
   }
-  const ports = { postgres: await port('postgres', opts.ports?.postgres), mas: await port('mas', opts.ports?.mas), homeserver: await port('homeserver', opts.ports?.homeserver) }
+  const ports = {
+    postgres: await port('postgres', opts.ports?.postgres),
+    mas: await port('mas', opts.ports?.mas),
+    homeserver: await port('homeserver', opts.ports?.homeserver),
+  }
   for (const ref of [...new Set([...(ownLogin(opts) ? [] : [images.mas]), images.homeserver, ...(opts.skipDb ? [] : [images.postgres])])]) {
     const how = await ensureImage(run.client, ref, {
       pullTimeoutMs: timeouts.pullMs,
@@ -103,11 +107,20 @@ export function configure(run: DeployRun, setup: { host: string; ports: Record<R
     chmodSync(join(dir, name), 0o600)
   }
   if (plan.delegation === 'none') {
-    run.progress.detail(`homeserver delegation: none: ${ownLoginWhy(opts, images.homeserver)}; it keeps its own login, no auth service is started; database: ${plan.sqlite ? 'SQLite' : 'PostgreSQL'}`)
-  } else run.progress.detail(`homeserver delegation: ${plan.delegation}; auth service matrix.kind: ${plan.homeserverKind}${opts.standIn ? '; the mock stands in for both services' : ''}`)
+    run.progress.detail(
+      `homeserver delegation: none: ${ownLoginWhy(opts, images.homeserver)}; it keeps its own login, no auth service is started; database: ${plan.sqlite ? 'SQLite' : 'PostgreSQL'}`,
+    )
+  } else
+    run.progress.detail(
+      `homeserver delegation: ${plan.delegation}; auth service matrix.kind: ${plan.homeserverKind}${opts.standIn ? '; the mock stands in for both services' : ''}`,
+    )
   run.plan = plan
   run.specs = serviceSpecs(plan, files, images, opts.standIn ?? false)
-  run.result.urls = { mas: plan.delegation === 'none' ? '' : plan.masUrl, homeserver: plan.homeserverUrl, ...(opts.skipDb ? {} : { postgres: `postgresql://${plan.host}:${plan.ports.postgres}` }) }
+  run.result.urls = {
+    mas: plan.delegation === 'none' ? '' : plan.masUrl,
+    homeserver: plan.homeserverUrl,
+    ...(opts.skipDb ? {} : { postgres: `postgresql://${plan.host}:${plan.ports.postgres}` }),
+  }
 }
 
 /** Start one role's container and wait for its probe, failing early if the container stops. */
@@ -130,12 +143,22 @@ export async function startServices(run: DeployRun): Promise<void> {
   const { progress } = run
   if (!run.opts.skipDb) {
     await progress.phase('start PostgreSQL', async () => {
-      const pg = await start(run, 'postgres', () => postgresReady(plan.host, plan.ports.postgres, plan.db.user, plan.db.masDatabase), `PostgreSQL on ${plan.host}:${plan.ports.postgres}`)
+      const pg = await start(
+        run,
+        'postgres',
+        () => postgresReady(plan.host, plan.ports.postgres, plan.db.user, plan.db.masDatabase),
+        `PostgreSQL on ${plan.host}:${plan.ports.postgres}`,
+      )
       await checkDatabases(pg, plan, (l) => progress.detail(l))
     })
   }
-  if (plan.delegation !== 'none') await progress.phase('start auth service', () => start(run, 'mas', () => httpHealthy(new URL('health', plan.masUrl).toString()), `health at ${plan.masUrl}health`))
-  await progress.phase('start homeserver', () => start(run, 'homeserver', () => httpHealthy(new URL('health', plan.homeserverUrl).toString()), `health at ${plan.homeserverUrl}health`))
+  if (plan.delegation !== 'none')
+    await progress.phase('start auth service', () =>
+      start(run, 'mas', () => httpHealthy(new URL('health', plan.masUrl).toString()), `health at ${plan.masUrl}health`),
+    )
+  await progress.phase('start homeserver', () =>
+    start(run, 'homeserver', () => httpHealthy(new URL('health', plan.homeserverUrl).toString()), `health at ${plan.homeserverUrl}health`),
+  )
 }
 
 /** The admin token (client_credentials, urn:mas:admin) and the fixtures created through public APIs. */
@@ -161,7 +184,11 @@ export async function bootstrap(run: DeployRun): Promise<void> {
     f = await createFixtures({ plan, admin, redactor, say, signal }, options)
   }
   for (const n of f.notes) progress.detail(`note: ${n}`)
-  const how = { personal: 'personal session of the admin user', password: "password login of the admin user registered with the shared secret", client_credentials: 'client_credentials with urn:synapse:admin:*' }
+  const how = {
+    personal: 'personal session of the admin user',
+    password: 'password login of the admin user registered with the shared secret',
+    client_credentials: 'client_credentials with urn:synapse:admin:*',
+  }
   progress.detail(`homeserver admin token: ${how[f.hsAdmin.kind]}`)
   run.fixtures = f
   run.result.fixtures = {
@@ -252,7 +279,8 @@ export async function suitesAndLogs(run: DeployRun): Promise<void> {
 export async function teardown(run: DeployRun): Promise<void> {
   const { progress, timeouts, services, result } = run
   await progress.phase('teardown', async () => {
-    if (run.pendingStarts.size) await bounded(Promise.allSettled([...run.pendingStarts]), timeouts.startMs, () => new Error('start still pending')).catch(() => {})
+    if (run.pendingStarts.size)
+      await bounded(Promise.allSettled([...run.pendingStarts]), timeouts.startMs, () => new Error('start still pending')).catch(() => {})
     await Promise.allSettled(services.map((s) => s.remove(timeouts.stopMs)))
     if (run.client) {
       await removeProjectContainers(run.client, run.runId).catch((e) => progress.detail(`sweep failed: ${(e as Error).message}`))

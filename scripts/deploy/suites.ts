@@ -47,7 +47,9 @@ const PROJECT = fileURLToPath(new URL('../../', import.meta.url))
  * packed package, its build (dist/cli/runner-child.mjs, scripts/dev/build-package.ts).
  */
 export const RUNNER_COMMAND: readonly string[] = ((packed) =>
-  packed ? [process.execPath, path.join(packed, 'cli', 'runner-child.mjs')] : [process.execPath, '--import', 'tsx', fileURLToPath(new URL('./runner-child.ts', import.meta.url))])(prebuiltDir())
+  packed
+    ? [process.execPath, path.join(packed, 'cli', 'runner-child.mjs')]
+    : [process.execPath, '--import', 'tsx', fileURLToPath(new URL('./runner-child.ts', import.meta.url))])(prebuiltDir())
 
 /** Why the suite runner cannot be used, or undefined when it can. */
 export function runnerMissing(): string | undefined {
@@ -86,7 +88,12 @@ export async function runArea(o: RunAreaOptions): Promise<SuiteResult> {
   const [cmd, ...pre] = o.command ?? RUNNER_COMMAND
   const env: NodeJS.ProcessEnv = { ...process.env }
   // Only the tokens this deployment has: an empty variable would read as a token given.
-  for (const [k, v] of [['MAS_ADMIN_TOKEN', o.tokens.masAdmin], ['HS_ADMIN_TOKEN', o.tokens.hsAdmin], ['MAS_USER_TOKEN', o.tokens.masUser], ['HS_USER_TOKEN', o.tokens.hsUser]] as const) {
+  for (const [k, v] of [
+    ['MAS_ADMIN_TOKEN', o.tokens.masAdmin],
+    ['HS_ADMIN_TOKEN', o.tokens.hsAdmin],
+    ['MAS_USER_TOKEN', o.tokens.masUser],
+    ['HS_USER_TOKEN', o.tokens.hsUser],
+  ] as const) {
     if (v) env[k] = v
     else delete env[k]
   }
@@ -115,7 +122,12 @@ export async function runArea(o: RunAreaOptions): Promise<SuiteResult> {
   })
   let code: number
   try {
-    code = await bounded(exited, o.timeoutMs, () => new DeployError('bootstrap', `the ${o.area} suites did not finish within ${Math.round(o.timeoutMs / 1000)} s`), o.signal)
+    code = await bounded(
+      exited,
+      o.timeoutMs,
+      () => new DeployError('bootstrap', `the ${o.area} suites did not finish within ${Math.round(o.timeoutMs / 1000)} s`),
+      o.signal,
+    )
   } catch (e) {
     child.kill('SIGTERM')
     const killer = setTimeout(() => child.kill('SIGKILL'), 5_000)
@@ -124,8 +136,14 @@ export async function runArea(o: RunAreaOptions): Promise<SuiteResult> {
     if (o.signal?.aborted) throw interrupted(o.signal)
     throw e
   }
-  const result: SuiteResult = { area: o.area, ...(o.area === 'log' ? {} : { allowWrites: o.allowWrites }), exitCode: code, ms: performance.now() - t0 }
-  if (code === 2 && nothing !== undefined) return { area: o.area, exitCode: undefined, ms: result.ms, skipped: `the runner has nothing to run: ${nothing}` }
+  const result: SuiteResult = {
+    area: o.area,
+    ...(o.area === 'log' ? {} : { allowWrites: o.allowWrites }),
+    exitCode: code,
+    ms: performance.now() - t0,
+  }
+  if (code === 2 && nothing !== undefined)
+    return { area: o.area, exitCode: undefined, ms: result.ms, skipped: `the runner has nothing to run: ${nothing}` }
   if (existsSync(o.reportFile)) {
     result.reportFile = o.reportFile
     const report = readReport(o.reportFile)
@@ -147,7 +165,13 @@ function readReport(file: string): unknown {
 
 /** Pass/fail counts from a JSON report, looked for under a few common names. */
 export function countsOf(j: unknown): SuiteResult['counts'] {
-  const candidates = [j, (j as Record<string, unknown>)?.counts, (j as Record<string, unknown>)?.summary, (j as Record<string, unknown>)?.totals, (j as Record<string, unknown>)?.stats]
+  const candidates = [
+    j,
+    (j as Record<string, unknown>)?.counts,
+    (j as Record<string, unknown>)?.summary,
+    (j as Record<string, unknown>)?.totals,
+    (j as Record<string, unknown>)?.stats,
+  ]
   for (const c of candidates) {
     if (typeof c !== 'object' || c === null) continue
     const r = c as Record<string, unknown>
@@ -165,5 +189,8 @@ export function countsOf(j: unknown): SuiteResult['counts'] {
 export function leftoversOf(j: unknown): SuiteResult['leftovers'] {
   const list = (j as { leftovers?: unknown })?.leftovers
   if (!Array.isArray(list) || list.length === 0) return undefined
-  return list.map((l) => ({ what: String((l as { what?: unknown })?.what ?? JSON.stringify(l)), ...(typeof (l as { reason?: unknown })?.reason === 'string' ? { reason: (l as { reason: string }).reason } : {}) }))
+  return list.map((l) => ({
+    what: String((l as { what?: unknown })?.what ?? JSON.stringify(l)),
+    ...(typeof (l as { reason?: unknown })?.reason === 'string' ? { reason: (l as { reason: string }).reason } : {}),
+  }))
 }

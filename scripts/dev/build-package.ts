@@ -99,13 +99,20 @@ async function buildCli(): Promise<Metafile> {
 }
 
 async function buildAuditWorker(): Promise<Metafile> {
-  const r = await build({ ...workerBuildOptions(path.join(ROOT, 'scripts', 'audit-log')), outfile: path.join(DIST, PACKED_WORKER), metafile: true, logLevel: 'error' })
+  const r = await build({
+    ...workerBuildOptions(path.join(ROOT, 'scripts', 'audit-log')),
+    outfile: path.join(DIST, PACKED_WORKER),
+    metafile: true,
+    logLevel: 'error',
+  })
   return r.metafile
 }
 
 /** Every file of `dir`, recursively. */
 function filesOf(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesOf(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesOf(path.join(dir, e.name)) : [path.join(dir, e.name)],
+  )
 }
 
 /**
@@ -126,7 +133,8 @@ function checkImports(external: Iterable<string>): void {
     // requires through createRequire, which esbuild neither builds in nor counts as imports
     for (const m of text.matchAll(/\brequire\d*\(\s*"([\w@][\w@\-./]*)"\s*\)/g)) {
       const spec = m[1]!
-      if (!builtin.has(spec) && !builtin.has(spec.split('/')[0]!) && !matches([...EXTERNAL, ...CHECKOUT_ONLY], spec)) bad.add(`${path.relative(ROOT, file)}: require("${spec}")`)
+      if (!builtin.has(spec) && !builtin.has(spec.split('/')[0]!) && !matches([...EXTERNAL, ...CHECKOUT_ONLY], spec))
+        bad.add(`${path.relative(ROOT, file)}: require("${spec}")`)
     }
   }
   if (bad.size) throw new Error(`built files import packages an install does not have: ${[...bad].join(', ')}`)
@@ -150,7 +158,11 @@ function notices(metafiles: Metafile[]): string {
   for (const dir of [...dirs].sort()) {
     const p = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name: string; version: string; license?: string }
     const licence = readdirSync(dir).find((f) => /^(licen[sc]e|copying)/i.test(f))
-    parts.push(`== ${p.name}@${p.version} (${p.license ?? 'see its licence'})`, licence ? readFileSync(path.join(dir, licence), 'utf8').trim() : '(no licence file in the package)', '')
+    parts.push(
+      `== ${p.name}@${p.version} (${p.license ?? 'see its licence'})`,
+      licence ? readFileSync(path.join(dir, licence), 'utf8').trim() : '(no licence file in the package)',
+      '',
+    )
   }
   return parts.join('\n')
 }
@@ -166,7 +178,8 @@ export async function buildPackage(): Promise<void> {
   writeFileSync(path.join(DIST, 'THIRD-PARTY-NOTICES.txt'), notices([cli, worker, inputs]))
   writeFileSync(
     path.join(DIST, BUILD_MANIFEST),
-    JSON.stringify({ version: pkg.version, node: process.version, external: EXTERNAL, validators: path.basename(validators) }, null, 2) + '\n',
+    JSON.stringify({ version: pkg.version, node: process.version, external: EXTERNAL, validators: path.basename(validators) }, null, 2) +
+      '\n',
   )
   if (!existsSync(path.join(DIST, 'cli', 'cli.mjs'))) throw new Error('dist/cli/cli.mjs was not built')
 }

@@ -7,8 +7,18 @@ import { faultProof } from '../explore/fault-proof.ts'
 const seedArg = process.argv.indexOf('--seed')
 const seed = seedArg > 0 ? Number(process.argv[seedArg + 1]) : 1
 const versions = { mas: 'v1.22.0', hs: '1.160.0' }
-const { clean, faults } = await faultProof({ versions, seed, onFault: (f) => process.stderr.write(`${f.found ? 'found ' : 'missed'} ${f.area} ${f.fault} (${f.findings} findings, ${f.requests} requests, ${f.ms} ms)\n`) })
-const rows = faults.map((f) => `| ${f.area} | \`${f.fault}\` | ${f.found ? 'found' : 'missed'} | ${f.findings} | ${f.first ? f.first.replace(/\|/g, '\\|') : f.description.replace(/\|/g, '\\|')} |`)
+const { clean, faults } = await faultProof({
+  versions,
+  seed,
+  onFault: (f) =>
+    process.stderr.write(
+      `${f.found ? 'found ' : 'missed'} ${f.area} ${f.fault} (${f.findings} findings, ${f.requests} requests, ${f.ms} ms)\n`,
+    ),
+})
+const rows = faults.map(
+  (f) =>
+    `| ${f.area} | \`${f.fault}\` | ${f.found ? 'found' : 'missed'} | ${f.findings} | ${f.first ? f.first.replace(/\|/g, '\\|') : f.description.replace(/\|/g, '\\|')} |`,
+)
 const per = (a: 'A' | 'B') => {
   const of = faults.filter((f) => f.area === a)
   return `${of.filter((f) => f.found).length}/${of.length}`

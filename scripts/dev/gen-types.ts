@@ -22,7 +22,19 @@ function isObject(v: unknown): v is JsonSchema {
 
 const ANNOTATIONS = new Set(['description', '$comment', 'title', 'deprecated', 'examples', 'default', 'format'])
 // Keywords that shape a TypeScript type; a combinator branch without any of them only constrains values.
-const TYPE_KEYWORDS = new Set(['type', 'properties', 'items', 'prefixItems', '$ref', 'enum', 'const', 'allOf', 'anyOf', 'oneOf', 'additionalProperties'])
+const TYPE_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'items',
+  'prefixItems',
+  '$ref',
+  'enum',
+  'const',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'additionalProperties',
+])
 const OBJECT_KEYWORDS = ['properties', 'required', 'additionalProperties', 'patternProperties']
 
 /**

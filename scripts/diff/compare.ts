@@ -11,7 +11,8 @@ import { acrossView, typesAgree } from './across.ts'
  */
 export type CompareMode = 'same-deployment' | 'across-deployments'
 
-export type ChangeKind = 'route-gained' | 'route-lost' | 'availability' | 'status' | 'header' | 'field-added' | 'field-removed' | 'field-retyped' | 'value'
+export type ChangeKind =
+  'route-gained' | 'route-lost' | 'availability' | 'status' | 'header' | 'field-added' | 'field-removed' | 'field-retyped' | 'value'
 
 export interface Change {
   kind: ChangeKind
@@ -47,7 +48,12 @@ function types(v: string): string {
   return [...new Set(v.split(' | ').map((x) => x.split(':')[0]))].sort().join('|')
 }
 
-export function compareObservations(a0: Observation, b0: Observation, noise: ReadonlySet<string>, mode: CompareMode = 'same-deployment'): { changes: Change[]; suppressed: number } {
+export function compareObservations(
+  a0: Observation,
+  b0: Observation,
+  noise: ReadonlySet<string>,
+  mode: CompareMode = 'same-deployment',
+): { changes: Change[]; suppressed: number } {
   if (noise.has('*')) return { changes: [], suppressed: 1 }
   const across = mode === 'across-deployments'
   const a = across ? acrossView(a0) : a0
@@ -65,7 +71,10 @@ export function compareObservations(a0: Observation, b0: Observation, noise: Rea
     return [c]
   }
   if (a.status !== undefined && b.status !== undefined && isUnrouted(a) !== isUnrouted(b)) {
-    return { changes: keep({ kind: isUnrouted(a) ? 'route-gained' : 'route-lost', aspect: 'status', before: x.status, after: y.status }), suppressed }
+    return {
+      changes: keep({ kind: isUnrouted(a) ? 'route-gained' : 'route-lost', aspect: 'status', before: x.status, after: y.status }),
+      suppressed,
+    }
   }
   if ((a.status === undefined) !== (b.status === undefined)) {
     return { changes: keep({ kind: 'availability', aspect: 'status', before: x.status, after: y.status }), suppressed }
@@ -100,7 +109,12 @@ export function noiseOf(...parts: (Record<string, string[]> | undefined)[]): Map
   return out
 }
 
-export function compareSnapshots(before: Snapshot, after: Snapshot, noise: Map<string, Set<string>>, mode: CompareMode = 'same-deployment'): Comparison {
+export function compareSnapshots(
+  before: Snapshot,
+  after: Snapshot,
+  noise: Map<string, Set<string>>,
+  mode: CompareMode = 'same-deployment',
+): Comparison {
   const out: Comparison = { probes: [], noiseSuppressed: 0, onlyBefore: [], onlyAfter: [] }
   const none = new Set<string>()
   for (const key of Object.keys(before.probes)) {

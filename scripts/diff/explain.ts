@@ -128,7 +128,13 @@ export function explain(before: Snapshot, after: Snapshot, cmp: Comparison, gaps
     const vb = versionOf(b?.version)
     const va = versionOf(a?.version)
     if (!vb || !va) {
-      products.push({ product, ...(b?.version ? { before: b.version } : {}), ...(a?.version ? { after: a.version } : {}), rows: [], note: 'a release is not known on one side: no table row can explain a change' })
+      products.push({
+        product,
+        ...(b?.version ? { before: b.version } : {}),
+        ...(a?.version ? { after: a.version } : {}),
+        rows: [],
+        note: 'a release is not known on one side: no table row can explain a change',
+      })
       rowsOf.set(product, [])
       continue
     }
@@ -137,8 +143,20 @@ export function explain(before: Snapshot, after: Snapshot, cmp: Comparison, gaps
     const observed = Object.values({ ...before.probes, ...after.probes }).filter((o) => o.api === product)
     const families = new Set(observed.flatMap((o) => o.families))
     const paths = new Set(observed.map((o) => normalisePathText(o.operation.replace(/^\S+ /, ''))))
-    const observable = (r: ReleaseRow) => r.families.includes('headers') || r.families.some((f) => families.has(f)) || r.paths.some((p) => paths.has(p))
-    products.push({ product, before: b!.version!, after: a!.version!, rows: rows.map((r) => ({ id: r.id, event: r.event, source: `lib/data/${r.file} (${r.source})`, seen: false, observable: observable(r) })) })
+    const observable = (r: ReleaseRow) =>
+      r.families.includes('headers') || r.families.some((f) => families.has(f)) || r.paths.some((p) => paths.has(p))
+    products.push({
+      product,
+      before: b!.version!,
+      after: a!.version!,
+      rows: rows.map((r) => ({
+        id: r.id,
+        event: r.event,
+        source: `lib/data/${r.file} (${r.source})`,
+        seen: false,
+        observable: observable(r),
+      })),
+    })
   }
   const seen = new Set<string>()
   const byOp = new Map<string, OperationReport>()
@@ -172,6 +190,13 @@ export function explain(before: Snapshot, after: Snapshot, cmp: Comparison, gaps
     op.probes.push({ key: p.key, request: `${o.method} ${o.request}`, kind: o.kind, auth: o.auth, changes: labelled })
   }
   for (const pr of products) for (const r of pr.rows) r.seen = seen.has(r.id)
-  const gapRows: GapRow[] = applicable.map((g) => ({ id: g.id, product: g.side, operation: g.operation, cause: g.cause, reason: g.reason, seen: gapsSeen.has(g.id) }))
+  const gapRows: GapRow[] = applicable.map((g) => ({
+    id: g.id,
+    product: g.side,
+    operation: g.operation,
+    cause: g.cause,
+    reason: g.reason,
+    seen: gapsSeen.has(g.id),
+  }))
   return { operations: [...byOp.values()], expected, unexpected, knownGaps, gaps: gapRows, products }
 }

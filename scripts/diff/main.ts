@@ -4,7 +4,17 @@
 // explain it, unexpected otherwise. Exit 0 when every change is expected, 1 when one is not.
 import { existsSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { CommandError, EXIT, EXIT_CODES_HELP, UsageError, checkChoice, failWith, parseCommandLine, processIo, type Io } from '../common/index.ts'
+import {
+  CommandError,
+  EXIT,
+  EXIT_CODES_HELP,
+  UsageError,
+  checkChoice,
+  failWith,
+  parseCommandLine,
+  processIo,
+  type Io,
+} from '../common/index.ts'
 import { TARGET_FLAGS, TARGET_HELP, hasTarget, targetOptions } from '../common/target-options.ts'
 import { measureNoise } from '../snapshot/aspects.ts'
 import { readSnapshot, SnapshotFileError, type Snapshot } from '../snapshot/format.ts'
@@ -80,12 +90,22 @@ export function render(r: DiffReport, reporter: DiffReporter): string {
 }
 
 /** The comparison itself, for the command and the tests. */
-export function diffSnapshots(before: Snapshot, after: Snapshot, names: { before: string; after: string }, before2?: { snap: Snapshot; name: string }, mode: CompareMode = 'same-deployment'): DiffReport {
+export function diffSnapshots(
+  before: Snapshot,
+  after: Snapshot,
+  names: { before: string; after: string },
+  before2?: { snap: Snapshot; name: string },
+  mode: CompareMode = 'same-deployment',
+): DiffReport {
   const sources = [before.noise?.from, after.noise?.from, before2?.name].filter((s): s is string => !!s)
   const noise = noiseOf(before.noise?.aspects, after.noise?.aspects, before2 ? measureNoise(before, before2.snap) : undefined)
   const cmp = compareSnapshots(before, after, noise, mode)
   const explained = explain(before, after, cmp, mode === 'across-deployments' ? MODEL_GAPS : undefined)
-  const side = (file: string, s: Snapshot) => ({ file, ...(s.target.mas?.version ? { mas: s.target.mas.version } : {}), ...(s.target.hs?.version ? { hs: s.target.hs.version } : {}) })
+  const side = (file: string, s: Snapshot) => ({
+    file,
+    ...(s.target.mas?.version ? { mas: s.target.mas.version } : {}),
+    ...(s.target.hs?.version ? { hs: s.target.hs.version } : {}),
+  })
   return diffReport(side(names.before, before), side(names.after, after), sources, cmp, explained, mode)
 }
 
@@ -104,10 +124,13 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--output: the folder ${dir} does not exist`)
     }
     const o = targetOptions(values, env)
-    if (positionals.length === 2 && hasTarget(o)) throw new UsageError('give AFTER as a file or as a live target (--mas-url/--hs-url), not both')
-    if (positionals.length === 1 && !hasTarget(o)) throw new UsageError('AFTER is missing: give a second snapshot file, or the live target with --mas-url/--hs-url')
+    if (positionals.length === 2 && hasTarget(o))
+      throw new UsageError('give AFTER as a file or as a live target (--mas-url/--hs-url), not both')
+    if (positionals.length === 1 && !hasTarget(o))
+      throw new UsageError('AFTER is missing: give a second snapshot file, or the live target with --mas-url/--hs-url')
     const before = load('BEFORE', positionals[0]!)
-    const before2 = values.before2 !== undefined ? { snap: load('--before2', values.before2), name: path.basename(values.before2) } : undefined
+    const before2 =
+      values.before2 !== undefined ? { snap: load('--before2', values.before2), name: path.basename(values.before2) } : undefined
     const after = positionals.length === 2 ? load('AFTER', positionals[1]!) : await snapshotLive(o, 'diff', io)
     const afterName = positionals.length === 2 ? positionals[1]! : 'the live target'
     const mode: CompareMode = values['across-deployments'] ? 'across-deployments' : 'same-deployment'
@@ -117,7 +140,10 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       try {
         writeFileSync(path.resolve(values.output), text)
       } catch (e) {
-        throw new CommandError(`--output: ${values.output} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, EXIT.failed)
+        throw new CommandError(
+          `--output: ${values.output} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+          EXIT.failed,
+        )
       }
     } else io.out(text)
     return report.explained.unexpected > 0 ? EXIT.failed : EXIT.pass

@@ -16,8 +16,22 @@ export interface DiffReport {
   explained: Explained
 }
 
-export function diffReport(before: DiffReport['before'], after: DiffReport['after'], noiseSources: string[], cmp: Comparison, explained: Explained, mode: CompareMode = 'same-deployment'): DiffReport {
-  return { mode, before, after, noise: { sources: noiseSources, suppressed: cmp.noiseSuppressed }, notCompared: { onlyBefore: cmp.onlyBefore, onlyAfter: cmp.onlyAfter }, explained }
+export function diffReport(
+  before: DiffReport['before'],
+  after: DiffReport['after'],
+  noiseSources: string[],
+  cmp: Comparison,
+  explained: Explained,
+  mode: CompareMode = 'same-deployment',
+): DiffReport {
+  return {
+    mode,
+    before,
+    after,
+    noise: { sources: noiseSources, suppressed: cmp.noiseSuppressed },
+    notCompared: { onlyBefore: cmp.onlyBefore, onlyAfter: cmp.onlyAfter },
+    explained,
+  }
 }
 
 function what(c: LabelledChange): string {
@@ -56,12 +70,15 @@ function verdict(r: DiffReport): string {
   const e = r.explained
   const all = e.expected + e.unexpected + e.knownGaps
   if (all === 0) return r.mode === 'across-deployments' ? 'no difference a model can promise' : 'no change beyond the noise'
-  if (r.mode === 'across-deployments') return `${all} difference(s): ${e.expected} expected, ${e.knownGaps} known model gap(s), ${e.unexpected} unexpected`
+  if (r.mode === 'across-deployments')
+    return `${all} difference(s): ${e.expected} expected, ${e.knownGaps} known model gap(s), ${e.unexpected} unexpected`
   return `${all} change(s): ${e.expected} expected, ${e.unexpected} unexpected`
 }
 
 function modeLine(r: DiffReport): string | undefined {
-  return r.mode === 'across-deployments' ? 'compared across deployments: statuses, error bodies, headers, routes, field sets and types; not data values' : undefined
+  return r.mode === 'across-deployments'
+    ? 'compared across deployments: statuses, error bodies, headers, routes, field sets and types; not data values'
+    : undefined
 }
 
 export function terminalReport(r: DiffReport): string {
@@ -70,7 +87,8 @@ export function terminalReport(r: DiffReport): string {
   lines.push(`after:  ${printable(r.after.file)} (${printable(versions(r.after))})`)
   const ml = modeLine(r)
   if (ml) lines.push(ml)
-  if (r.noise.sources.length) lines.push(`noise measured from ${r.noise.sources.map(printable).join(', ')}: ${r.noise.suppressed} change(s) left out`)
+  if (r.noise.sources.length)
+    lines.push(`noise measured from ${r.noise.sources.map(printable).join(', ')}: ${r.noise.suppressed} change(s) left out`)
   // (the terminal lists every unexpected change, and the expected ones per operation with their rows;
   // --reporter json, markdown or html list every change)
   for (const op of r.explained.operations) {
@@ -79,59 +97,93 @@ export function terminalReport(r: DiffReport): string {
     if (expected.length) {
       const rows = [...new Set(expected.flatMap(({ c }) => c.rows.map((x) => `${x.id}, ${x.event}`)))]
       const kinds = [...new Set(expected.map(({ c }) => c.kind))].join(', ')
-      lines.push(`  expected   ${expected.length} change(s) on ${new Set(expected.map(({ p }) => p.key)).size} request(s) (${kinds}), explained by:`)
+      lines.push(
+        `  expected   ${expected.length} change(s) on ${new Set(expected.map(({ p }) => p.key)).size} request(s) (${kinds}), explained by:`,
+      )
       for (const x of rows) lines.push(`             ${printable(x)}`)
     }
     const gapped = op.probes.flatMap((p) => p.changes.filter((c) => c.gap).map((c) => c.gap!))
     for (const id of [...new Set(gapped.map((g) => g.id))]) {
       const g = gapped.find((x) => x.id === id)!
-      lines.push(`  known gap  ${gapped.filter((x) => x.id === id).length} difference(s): ${printable(id)} (${g.cause}): ${printable(g.reason)}`)
+      lines.push(
+        `  known gap  ${gapped.filter((x) => x.id === id).length} difference(s): ${printable(id)} (${g.cause}): ${printable(g.reason)}`,
+      )
     }
     for (const p of op.probes) {
-      for (const c of p.changes.filter((x) => !x.expected && !x.gap)) lines.push(`  UNEXPECTED ${printable(p.request)} [${p.auth}]: ${printable(what(c))}`)
+      for (const c of p.changes.filter((x) => !x.expected && !x.gap))
+        lines.push(`  UNEXPECTED ${printable(p.request)} [${p.auth}]: ${printable(what(c))}`)
     }
   }
   const unseenGaps = r.explained.gaps.filter((g) => !g.seen)
-  if (r.explained.gaps.length) lines.push('', `known model gaps of these releases: ${r.explained.gaps.length}, ${r.explained.gaps.length - unseenGaps.length} of them seen`)
+  if (r.explained.gaps.length)
+    lines.push(
+      '',
+      `known model gaps of these releases: ${r.explained.gaps.length}, ${r.explained.gaps.length - unseenGaps.length} of them seen`,
+    )
   for (const g of unseenGaps) lines.push(`  not seen: ${printable(g.id)} (${printable(g.operation)})`)
   for (const pr of r.explained.products) {
     if (pr.note) lines.push('', `${pr.product}: ${pr.note}`)
     const observable = pr.rows.filter((x) => x.observable)
     const unseen = observable.filter((x) => !x.seen)
     if (pr.rows.length) {
-      lines.push('', `${pr.product === 'mas' ? 'auth service' : 'homeserver'} ${printable(pr.before ?? '?')} → ${printable(pr.after ?? '?')}: ${pr.rows.length} tabled change(s); ${observable.length} concern an operation a snapshot reads, ${observable.length - unseen.length} of them seen; ${pr.rows.length - observable.length} concern configuration, logs or the runtime`)
+      lines.push(
+        '',
+        `${pr.product === 'mas' ? 'auth service' : 'homeserver'} ${printable(pr.before ?? '?')} → ${printable(pr.after ?? '?')}: ${pr.rows.length} tabled change(s); ${observable.length} concern an operation a snapshot reads, ${observable.length - unseen.length} of them seen; ${pr.rows.length - observable.length} concern configuration, logs or the runtime`,
+      )
     }
     for (const x of unseen) lines.push(`  not seen: ${x.id}, ${x.event}`)
   }
   if (r.notCompared.onlyBefore.length + r.notCompared.onlyAfter.length) {
-    lines.push('', `not compared (the snapshots were taken by different versions of this tool): ${r.notCompared.onlyBefore.length} probe(s) only before, ${r.notCompared.onlyAfter.length} only after`)
+    lines.push(
+      '',
+      `not compared (the snapshots were taken by different versions of this tool): ${r.notCompared.onlyBefore.length} probe(s) only before, ${r.notCompared.onlyAfter.length} only after`,
+    )
   }
   lines.push('', verdict(r))
   return lines.join('\n') + '\n'
 }
 
 export function markdownReport(r: DiffReport): string {
-  const out: string[] = ['# Deployment diff', '', `- before: \`${escapeMarkdown(r.before.file)}\` (${escapeMarkdown(versions(r.before))})`, `- after: \`${escapeMarkdown(r.after.file)}\` (${escapeMarkdown(versions(r.after))})`]
+  const out: string[] = [
+    '# Deployment diff',
+    '',
+    `- before: \`${escapeMarkdown(r.before.file)}\` (${escapeMarkdown(versions(r.before))})`,
+    `- after: \`${escapeMarkdown(r.after.file)}\` (${escapeMarkdown(versions(r.after))})`,
+  ]
   const ml = modeLine(r)
   if (ml) out.push(`- ${ml}`)
-  if (r.noise.sources.length) out.push(`- noise measured from ${r.noise.sources.map(escapeMarkdown).join(', ')}: ${r.noise.suppressed} change(s) left out`)
+  if (r.noise.sources.length)
+    out.push(`- noise measured from ${r.noise.sources.map(escapeMarkdown).join(', ')}: ${r.noise.suppressed} change(s) left out`)
   out.push(`- **${verdict(r)}**`, '')
   if (r.explained.operations.length) {
     out.push('| operation | request | change | label |', '|---|---|---|---|')
     for (const op of r.explained.operations) {
-      for (const p of op.probes) for (const c of p.changes) out.push(`| ${escapeMarkdown(op.operation)} | ${escapeMarkdown(p.request)} [${p.auth}] | ${escapeMarkdown(what(c))} | ${escapeMarkdown(why(c))} |`)
+      for (const p of op.probes)
+        for (const c of p.changes)
+          out.push(
+            `| ${escapeMarkdown(op.operation)} | ${escapeMarkdown(p.request)} [${p.auth}] | ${escapeMarkdown(what(c))} | ${escapeMarkdown(why(c))} |`,
+          )
     }
     out.push('')
   }
   if (r.explained.gaps.length) {
     out.push('## Known model gaps of these releases', '', '| gap | operation | cause | seen |', '|---|---|---|---|')
-    for (const g of r.explained.gaps) out.push(`| ${escapeMarkdown(g.id)} | ${escapeMarkdown(g.operation)} | ${g.cause} | ${g.seen ? 'yes' : 'no'} |`)
+    for (const g of r.explained.gaps)
+      out.push(`| ${escapeMarkdown(g.id)} | ${escapeMarkdown(g.operation)} | ${g.cause} | ${g.seen ? 'yes' : 'no'} |`)
     out.push('')
   }
   for (const pr of r.explained.products) {
     if (!pr.rows.length) continue
-    out.push(`## Tabled changes, ${pr.product === 'mas' ? 'auth service' : 'homeserver'} ${escapeMarkdown(pr.before ?? '?')} → ${escapeMarkdown(pr.after ?? '?')}`, '', '| row | event | seen |', '|---|---|---|')
-    for (const x of pr.rows) out.push(`| ${escapeMarkdown(x.id)} | ${escapeMarkdown(x.event)} | ${x.seen ? 'yes' : x.observable ? 'no' : 'not observable (configuration, log or runtime)'} |`)
+    out.push(
+      `## Tabled changes, ${pr.product === 'mas' ? 'auth service' : 'homeserver'} ${escapeMarkdown(pr.before ?? '?')} → ${escapeMarkdown(pr.after ?? '?')}`,
+      '',
+      '| row | event | seen |',
+      '|---|---|---|',
+    )
+    for (const x of pr.rows)
+      out.push(
+        `| ${escapeMarkdown(x.id)} | ${escapeMarkdown(x.event)} | ${x.seen ? 'yes' : x.observable ? 'no' : 'not observable (configuration, log or runtime)'} |`,
+      )
     out.push('')
   }
   return out.join('\n') + '\n'
@@ -140,11 +192,19 @@ export function markdownReport(r: DiffReport): string {
 export function htmlReport(r: DiffReport): string {
   const e = escapeHtml
   const rows = r.explained.operations.flatMap((op) =>
-    op.probes.flatMap((p) => p.changes.map((c) => `<tr class="${c.expected ? 'exp' : c.gap ? 'gap' : 'unexp'}"><td>${e(op.operation)}</td><td><code>${e(p.request)}</code> [${e(p.auth)}]</td><td>${e(what(c))}</td><td>${e(why(c))}</td></tr>`)),
+    op.probes.flatMap((p) =>
+      p.changes.map(
+        (c) =>
+          `<tr class="${c.expected ? 'exp' : c.gap ? 'gap' : 'unexp'}"><td>${e(op.operation)}</td><td><code>${e(p.request)}</code> [${e(p.auth)}]</td><td>${e(what(c))}</td><td>${e(why(c))}</td></tr>`,
+      ),
+    ),
   )
-  const tabled = r.explained.products.filter((p) => p.rows.length).map((pr) =>
-    `<h2>Tabled changes, ${pr.product === 'mas' ? 'auth service' : 'homeserver'} ${e(pr.before ?? '?')} → ${e(pr.after ?? '?')}</h2><table><tr><th>row</th><th>event</th><th>seen</th></tr>${pr.rows.map((x) => `<tr><td>${e(x.id)}</td><td>${e(x.event)}</td><td>${x.seen ? 'yes' : x.observable ? 'no' : 'not observable'}</td></tr>`).join('')}</table>`,
-  )
+  const tabled = r.explained.products
+    .filter((p) => p.rows.length)
+    .map(
+      (pr) =>
+        `<h2>Tabled changes, ${pr.product === 'mas' ? 'auth service' : 'homeserver'} ${e(pr.before ?? '?')} → ${e(pr.after ?? '?')}</h2><table><tr><th>row</th><th>event</th><th>seen</th></tr>${pr.rows.map((x) => `<tr><td>${e(x.id)}</td><td>${e(x.event)}</td><td>${x.seen ? 'yes' : x.observable ? 'no' : 'not observable'}</td></tr>`).join('')}</table>`,
+    )
   return `<!doctype html><html><head><meta charset="utf-8"><title>Deployment diff</title><style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:75em;padding:0 1em}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25em .5em;border-bottom:1px solid #eee;vertical-align:top}
 .unexp td:last-child{color:#cf222e;font-weight:600}.exp td:last-child{color:#1a7f37}.gap td:last-child{color:#9a6700}

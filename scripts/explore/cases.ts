@@ -101,7 +101,8 @@ export function curlLine(api: Api, base: string, r: SentRequest): string {
   const parts = ['curl', '-sS', '-i', '-g']
   if (r.method !== 'GET') parts.push('-X', r.method)
   parts.push(sq(base.replace(/\/+$/, '') + r.path))
-  const env = api === 'mas' ? (r.auth === 'admin' ? 'MAS_ADMIN_TOKEN' : 'MAS_USER_TOKEN') : r.auth === 'admin' ? 'HS_ADMIN_TOKEN' : 'HS_USER_TOKEN'
+  const env =
+    api === 'mas' ? (r.auth === 'admin' ? 'MAS_ADMIN_TOKEN' : 'MAS_USER_TOKEN') : r.auth === 'admin' ? 'HS_ADMIN_TOKEN' : 'HS_USER_TOKEN'
   if (r.auth === 'admin' || r.auth === 'user') parts.push('-H', `"Authorization: Bearer \$${env}"`)
   if (r.auth === 'malformed') parts.push('-H', sq(`Authorization: Bearer ${MALFORMED_TOKEN}`))
   if (r.body !== undefined) parts.push('-H', sq('content-type: application/json'), '--data-raw', sq(r.body))

@@ -38,7 +38,14 @@ export function deviationFor(c: Case, version: string | undefined): DeviationInf
 }
 
 /** The violations of one request, and their class; undefined when the target's answer is fine. */
-export function judge(c: Case, op: Operation | undefined, version: string | undefined, target: Answer, model: Answer, strict: Answer): Verdict | undefined {
+export function judge(
+  c: Case,
+  op: Operation | undefined,
+  version: string | undefined,
+  target: Answer,
+  model: Answer,
+  strict: Answer,
+): Verdict | undefined {
   const absolute = absoluteViolations(c, op, target)
   const conformsToModel = alike(target, model) || alike(target, strict)
   const violations = [...absolute, ...(conformsToModel ? [] : modelViolations(target, model))]
@@ -48,7 +55,8 @@ export function judge(c: Case, op: Operation | undefined, version: string | unde
     return { violations, cls: d?.kind === 'defect' ? 'known-defect' : 'known-deviation', ...(d ? { deviation: d } : {}) }
   }
   const modelBroken = absoluteViolations(c, op, model).length > 0
-  const documented = (a: Answer) => c.kind === 'method' || op?.doc.responses[String(a.status)] !== undefined || [400, 401, 403, 404, 405].includes(a.status)
+  const documented = (a: Answer) =>
+    c.kind === 'method' || op?.doc.responses[String(a.status)] !== undefined || [400, 401, 403, 404, 405].includes(a.status)
   if (modelBroken || (absolute.length === 0 && documented(target) && !documented(model))) return { violations, cls: 'model-gap' }
   return { violations, cls: 'target-defect' }
 }

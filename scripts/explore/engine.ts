@@ -7,7 +7,18 @@ import { BudgetSpent, DeadlineReached, HttpClient, HttpError, type HttpResponse 
 import { DEFAULT_TIMEOUTS } from '../../lib/target.ts'
 import { visible } from '../../lib/escape.ts'
 import type { DeviationInfo } from '../../lib/deviations.ts'
-import { MALFORMED_TOKEN, caseLine, curlLine, pathOf, type Answer, type Api, type Case, type Prefixes, type SentRequest, type Value } from './cases.ts'
+import {
+  MALFORMED_TOKEN,
+  caseLine,
+  curlLine,
+  pathOf,
+  type Answer,
+  type Api,
+  type Case,
+  type Prefixes,
+  type SentRequest,
+  type Value,
+} from './cases.ts'
 import { generate, operationsAt, type Operation } from './generate.ts'
 import { judge, type FindingClass } from './classify.ts'
 import type { Violation } from './oracles.ts'
@@ -89,7 +100,12 @@ function sampleOf(json: unknown, field: string): string | undefined {
 }
 
 function answerOf(res: HttpResponse, max: number): Answer {
-  return { status: res.status, contentType: res.headers['content-type'] ?? '', ...(res.json !== undefined ? { json: res.json } : {}), text: res.text.length > max ? res.text.slice(0, max) : res.text }
+  return {
+    status: res.status,
+    contentType: res.headers['content-type'] ?? '',
+    ...(res.json !== undefined ? { json: res.json } : {}),
+    text: res.text.length > max ? res.text.slice(0, max) : res.text,
+  }
 }
 
 class Asker {
@@ -109,7 +125,11 @@ class Asker {
     const q: [string, string][] = api === 'mas' ? [['page[first]', '10']] : [['limit', '10']]
     let json: unknown
     try {
-      const res = await this.side.client.request(svc.url, pathOf({ api, template: listing, params: {}, query: [] } as unknown as Case, () => "", this.side.prefixes)!, { query: q, token: svc.adminToken ?? null })
+      const res = await this.side.client.request(
+        svc.url,
+        pathOf({ api, template: listing, params: {}, query: [] } as unknown as Case, () => '', this.side.prefixes)!,
+        { query: q, token: svc.adminToken ?? null },
+      )
       json = res.status === 200 ? res.json : undefined
     } catch (e) {
       if (e instanceof BudgetSpent || e instanceof DeadlineReached) throw e
@@ -134,7 +154,8 @@ class Asker {
   async ask(c: Case, r: SentRequest): Promise<Answer | undefined> {
     const svc = this.svc(c.api)
     if (!svc) return undefined
-    const token = r.auth === 'admin' ? svc.adminToken : r.auth === 'user' ? svc.userToken : r.auth === 'malformed' ? MALFORMED_TOKEN : undefined
+    const token =
+      r.auth === 'admin' ? svc.adminToken : r.auth === 'user' ? svc.userToken : r.auth === 'malformed' ? MALFORMED_TOKEN : undefined
     if ((r.auth === 'admin' || r.auth === 'user') && !token) return undefined
     try {
       const res = await this.side.client.request(svc.url, r.path, {
@@ -169,7 +190,17 @@ interface Judged {
 
 function signature(j: Judged): string {
   const errcode = (j.target.json as { errcode?: unknown } | undefined)?.errcode
-  return [j.c.operation, j.c.method, j.cls, j.violations.map((v) => v.rule).sort().join('+'), j.target.status, typeof errcode === 'string' ? errcode : ''].join(' ')
+  return [
+    j.c.operation,
+    j.c.method,
+    j.cls,
+    j.violations
+      .map((v) => v.rule)
+      .sort()
+      .join('+'),
+    j.target.status,
+    typeof errcode === 'string' ? errcode : '',
+  ].join(' ')
 }
 
 /** A request's size: its query parameters and body; values are not measured (see shrink). */
@@ -211,7 +242,16 @@ export async function explore(target: Side, model: Side, strict: Side, o: Explor
     if (!ma || !sa) return 'skipped'
     const v = judge(c, ops.get(c.operation), versionOf(c.api), ta, ma, sa)
     if (!v) return undefined
-    return { c, index, sent: tr, target: ta, model: ma, cls: v.cls, violations: v.violations, ...(v.deviation ? { deviation: v.deviation } : {}) }
+    return {
+      c,
+      index,
+      sent: tr,
+      target: ta,
+      model: ma,
+      cls: v.cls,
+      violations: v.violations,
+      ...(v.deviation ? { deviation: v.deviation } : {}),
+    }
   }
 
   try {
@@ -226,8 +266,7 @@ export async function explore(target: Side, model: Side, strict: Side, o: Explor
       po.ms += performance.now() - t0
       if (j === 'skipped') {
         if (skipped++ < 20) skippedCases.push(caseLine(c))
-      }
-      else {
+      } else {
         sent++
         if (j) {
           const key = signature(j)
@@ -286,7 +325,11 @@ export async function explore(target: Side, model: Side, strict: Side, o: Explor
       kind: best.c.kind,
       note: best.c.note,
       case: best.c,
-      request: visible(redact(`${best.sent.method} ${svc.url}${best.sent.path}${best.sent.body !== undefined ? ` body ${best.sent.body}` : ''} [${best.sent.auth === 'admin' ? 'admin token' : best.sent.auth === 'user' ? 'non-admin token' : best.sent.auth === 'malformed' ? 'malformed token' : 'no token'}]`)),
+      request: visible(
+        redact(
+          `${best.sent.method} ${svc.url}${best.sent.path}${best.sent.body !== undefined ? ` body ${best.sent.body}` : ''} [${best.sent.auth === 'admin' ? 'admin token' : best.sent.auth === 'user' ? 'non-admin token' : best.sent.auth === 'malformed' ? 'malformed token' : 'no token'}]`,
+        ),
+      ),
       curl: visible(redact(curlLine(best.c.api, svc.url, best.sent))),
       answer: { status: best.target.status, contentType: visible(best.target.contentType), body: visible(redact(best.target.text)) },
       model: { status: best.model.status, body: visible(best.model.text) },
@@ -298,14 +341,21 @@ export async function explore(target: Side, model: Side, strict: Side, o: Explor
   }
   // the worst first (a 5xx before other rules), then the smallest request, then the generated order, then
   // unexplained before known
-  const rank = (f: Finding & { index: number }) => [f.violations.some((v) => v.rule === 'no-5xx') ? 0 : 1, sizeOf(f.case), f.index, CLASS_ORDER[f.cls]]
+  const rank = (f: Finding & { index: number }) => [
+    f.violations.some((v) => v.rule === 'no-5xx') ? 0 : 1,
+    sizeOf(f.case),
+    f.index,
+    CLASS_ORDER[f.cls],
+  ]
   const order = (a: Finding & { index: number }, b: Finding & { index: number }) => {
     const ra = rank(a)
     const rb = rank(b)
     for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return ra[i]! - rb[i]!
     return 0
   }
-  const sorted = findings.sort(order).map(({ index: _i, ...f }, n) => ({ ...f, id: `${f.api === 'mas' ? 'A' : 'B'}-${String(n + 1).padStart(3, '0')}` }))
+  const sorted = findings
+    .sort(order)
+    .map(({ index: _i, ...f }, n) => ({ ...f, id: `${f.api === 'mas' ? 'A' : 'B'}-${String(n + 1).padStart(3, '0')}` }))
   return {
     cases: cases.length,
     sent,
@@ -320,7 +370,12 @@ export async function explore(target: Side, model: Side, strict: Side, o: Explor
 }
 
 /** The listing invariants on the target and the model (invariants.ts), as judged findings. */
-async function invariantFindings(ops: Map<string, Operation>, target: Asker, model: Asker, apis: { mas: boolean; hs: boolean }): Promise<Judged[]> {
+async function invariantFindings(
+  ops: Map<string, Operation>,
+  target: Asker,
+  model: Asker,
+  apis: { mas: boolean; hs: boolean },
+): Promise<Judged[]> {
   const singles = new Set([...ops.values()].filter((op) => op.method === 'GET').map((op) => op.template))
   const askOn = (a: Asker) => async (c: Case) => {
     const sent = await a.resolve(c)
@@ -331,16 +386,33 @@ async function invariantFindings(ops: Map<string, Operation>, target: Asker, mod
   for (const op of ops.values()) {
     if (op.method !== 'GET' || op.template.includes('{') || !op.doc.query || !apis[op.api]) continue
     const params = queryParams(op.doc.query)
-    const filters = op.api === 'hs'
-      ? params.filter((p) => p.name === 'user_id').map((p) => ({ name: p.name, value: (first: Record<string, unknown>) => (typeof first.user_id === 'string' ? first.user_id : undefined) }))
-      : params.filter((p) => !p.paging && p.kind.kind === 'enum').map((p) => ({ name: p.name, value: () => (p.kind as { values: string[] }).values[0] }))
+    const filters =
+      op.api === 'hs'
+        ? params
+            .filter((p) => p.name === 'user_id')
+            .map((p) => ({
+              name: p.name,
+              value: (first: Record<string, unknown>) => (typeof first.user_id === 'string' ? first.user_id : undefined),
+            }))
+        : params
+            .filter((p) => !p.paging && p.kind.kind === 'enum')
+            .map((p) => ({ name: p.name, value: () => (p.kind as { values: string[] }).values[0] }))
     const t = await listingProblems(op, askOn(target), singles, filters)
     if (t.length === 0) continue
     const m = await listingProblems(op, askOn(model), singles, filters)
     for (const p of t) {
       const modelAnswer = (await askOn(model)(p.c))?.answer ?? { status: 0, contentType: '', text: '' }
       const cls: FindingClass = m.some((x) => x.check === p.check) ? 'model-gap' : 'target-defect'
-      out.push({ noShrink: true, c: p.c, index: 0, sent: p.asked.sent, target: p.asked.answer, model: modelAnswer, cls, violations: [p.violation] })
+      out.push({
+        noShrink: true,
+        c: p.c,
+        index: 0,
+        sent: p.asked.sent,
+        target: p.asked.answer,
+        model: modelAnswer,
+        cls,
+        violations: [p.violation],
+      })
     }
   }
   return out
@@ -376,7 +448,16 @@ async function shrink(j: Judged, key: string, run: (c: Case) => Promise<Judged |
 }
 
 /** A client for one side, with the command's manners for the target and none for the in-process model. */
-export function clientFor(opts: { allowWrites: boolean; userAgent: string; secrets: string[]; requestTimeoutMs?: number; rate?: number; maxRequests?: number; deadlineS?: number; maxResponseBytes?: number }): HttpClient {
+export function clientFor(opts: {
+  allowWrites: boolean
+  userAgent: string
+  secrets: string[]
+  requestTimeoutMs?: number
+  rate?: number
+  maxRequests?: number
+  deadlineS?: number
+  maxResponseBytes?: number
+}): HttpClient {
   return new HttpClient({
     allowWrites: opts.allowWrites,
     connectTimeoutMs: DEFAULT_TIMEOUTS.connectMs,

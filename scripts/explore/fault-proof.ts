@@ -34,13 +34,24 @@ export interface ProofOptions {
 
 const prefixes = { hsPrefix: '/_synapse', clientPrefix: '/_matrix' }
 
-async function exploreMock(faults: string[], area: 'A' | 'B' | 'both', o: ProofOptions, model: Awaited<ReturnType<typeof startModel>>): Promise<ExploreResult> {
+async function exploreMock(
+  faults: string[],
+  area: 'A' | 'B' | 'both',
+  o: ProofOptions,
+  model: Awaited<ReturnType<typeof startModel>>,
+): Promise<ExploreResult> {
   const t = await startMockSide({ versions: o.versions, prefixes, userAgent: 'admin-conformance-explore-proof', faults, deviations: false })
   try {
     const target = { ...t.side }
     if (area === 'A') delete target.hs
     if (area === 'B') delete target.mas
-    return await explore(target, model.model, model.strict, { seed: o.seed ?? 1, random: o.random ?? 4, allowWrites: false, versions: o.versions, ...(o.cases ? { only: o.cases } : {}) })
+    return await explore(target, model.model, model.strict, {
+      seed: o.seed ?? 1,
+      random: o.random ?? 4,
+      allowWrites: false,
+      versions: o.versions,
+      ...(o.cases ? { only: o.cases } : {}),
+    })
   } finally {
     await t.close()
   }
@@ -62,7 +73,11 @@ export async function faultProof(o: ProofOptions): Promise<{ clean: ExploreResul
         description: f.description,
         found: r.findings.length > 0,
         findings: r.findings.length,
-        ...(first ? { first: `${first.request.replace(/https?:\/\/[^/]+/, '')} → ${first.answer.status} (${first.violations.map((v) => v.rule).join(', ')}; ${first.cls})` } : {}),
+        ...(first
+          ? {
+              first: `${first.request.replace(/https?:\/\/[^/]+/, '')} → ${first.answer.status} (${first.violations.map((v) => v.rule).join(', ')}; ${first.cls})`,
+            }
+          : {}),
         requests: r.requests.target,
         ms: Math.round(r.durationMs),
       }

@@ -40,7 +40,14 @@ export function allOperations(): Operation[] {
       if (!isDocumented(e.doc)) continue
       const template = templateOf(e.pattern)
       if (!keep(template)) continue
-      out.push({ api, key: `${e.method} ${template}`, method: e.method, template, doc: e.doc, gate: { ...(e.since ? { since: e.since } : {}), ...(e.until ? { until: e.until } : {}) } })
+      out.push({
+        api,
+        key: `${e.method} ${template}`,
+        method: e.method,
+        template,
+        doc: e.doc,
+        gate: { ...(e.since ? { since: e.since } : {}), ...(e.until ? { until: e.until } : {}) },
+      })
     }
   }
   add('mas', adminTable().routes as RouteEntry[], (t) => t.startsWith(MAS_ADMIN_BASE + '/'))
@@ -59,7 +66,22 @@ const UNICODE = 'ünï😀日本\u202egnp.exe'
 /** SQL and LIKE wildcards, quoting and escapes: a value a store must take as data */
 const SQLISH = ["' OR '1'='1", '%', '_', '\\', '%25']
 // (the widest first: among requests of one size the first generated is the one a finding shows)
-const INTS = { boundary: ['99999999999999999999999', '18446744073709551616', '9223372036854775808', '9223372036854775807', '4294967296', '4294967295', '1001', '1000', '-1', '0', '1'], invalid: ['abc', '1.5', '', ' 1', '1e3', '0x10'] }
+const INTS = {
+  boundary: [
+    '99999999999999999999999',
+    '18446744073709551616',
+    '9223372036854775808',
+    '9223372036854775807',
+    '4294967296',
+    '4294967295',
+    '1001',
+    '1000',
+    '-1',
+    '0',
+    '1',
+  ],
+  invalid: ['abc', '1.5', '', ' 1', '1e3', '0x10'],
+}
 
 interface Pool {
   valid: Value[]
@@ -83,18 +105,34 @@ function poolOf(p: QueryParam, api: Api, listings: string[]): Pool {
     case 'boolean':
       return { valid: ['true', 'false'], boundary: [], invalid: ['maybe', 'TRUE', '1', ''] }
     case 'enum':
-      return { valid: k.values, boundary: [], invalid: ['bogus', k.values[0]!.toUpperCase() === k.values[0] ? k.values[0]!.toLowerCase() : k.values[0]!.toUpperCase(), ''] }
+      return {
+        valid: k.values,
+        boundary: [],
+        invalid: ['bogus', k.values[0]!.toUpperCase() === k.values[0] ? k.values[0]!.toLowerCase() : k.values[0]!.toUpperCase(), ''],
+      }
     case 'ulid': {
       const listing = listingFor(p.name, listings)
       // a cursor from another API (a homeserver offset) and a ULID of no item here
       return {
         valid: listing ? [{ sample: listing, field: 'id' }] : [MISSING_ULID],
         boundary: [MISSING_ULID, '00000000000000000000000000', '7ZZZZZZZZZZZZZZZZZZZZZZZZZ'],
-        invalid: ['not-a-ulid', MISSING_ULID.toLowerCase(), MISSING_ULID.slice(0, 25), MISSING_ULID + 'A', '8ZZZZZZZZZZZZZZZZZZZZZZZZZ', '10', ''],
+        invalid: [
+          'not-a-ulid',
+          MISSING_ULID.toLowerCase(),
+          MISSING_ULID.slice(0, 25),
+          MISSING_ULID + 'A',
+          '8ZZZZZZZZZZZZZZZZZZZZZZZZZ',
+          '10',
+          '',
+        ],
       }
     }
     case 'date-time':
-      return { valid: ['2020-01-01T00:00:00Z'], boundary: ['1970-01-01T00:00:00Z', '9999-12-31T23:59:59Z'], invalid: ['not-a-date', '2020-13-01T00:00:00Z', ''] }
+      return {
+        valid: ['2020-01-01T00:00:00Z'],
+        boundary: ['1970-01-01T00:00:00Z', '9999-12-31T23:59:59Z'],
+        invalid: ['not-a-date', '2020-13-01T00:00:00Z', ''],
+      }
     case 'string':
       return { valid: [api === 'hs' ? '@' : 'a'], boundary: ['', LONG, UNICODE, ...SQLISH], invalid: [] }
     case 'array':
@@ -161,7 +199,18 @@ export function generate(o: GenerateOptions): Case[] {
   const out: Case[] = []
   const seen = new Set<string>()
   const add = (op: Operation, kind: CaseKind, note: string, c: Partial<Case>) => {
-    const k: Case = { api: op.api, operation: op.key, method: op.method, template: op.template, params: {}, query: [], auth: 'admin', kind, note, ...c }
+    const k: Case = {
+      api: op.api,
+      operation: op.key,
+      method: op.method,
+      template: op.template,
+      params: {},
+      query: [],
+      auth: 'admin',
+      kind,
+      note,
+      ...c,
+    }
     const id = JSON.stringify([k.method, k.template, k.params, k.query, k.auth, k.body])
     if (seen.has(id)) return
     seen.add(id)
@@ -181,7 +230,11 @@ export function generate(o: GenerateOptions): Case[] {
       // writes allowed: only what a conformant server refuses (an id of no item, bodies of the wrong shape)
       if (names.length) add(op, 'boundary', 'an id of no item', { params: missing, ...(op.doc.body ? { body: '{}' } : {}) })
       if (op.doc.body) {
-        for (const [body, note] of [['[]', 'a JSON array as body'], ['{"admin-conformance":1}', 'an object of unknown keys'], ['not json', 'a body that is not JSON']] as const) {
+        for (const [body, note] of [
+          ['[]', 'a JSON array as body'],
+          ['{"admin-conformance":1}', 'an object of unknown keys'],
+          ['not json', 'a body that is not JSON'],
+        ] as const) {
           if (names.length === 0 || !op.template.endsWith('}')) add(op, 'invalid', note, { params: missing, body })
         }
       }
@@ -194,28 +247,65 @@ export function generate(o: GenerateOptions): Case[] {
     if (names.length > 0) {
       const last = names[names.length - 1]!
       const pool = pathPool(last, src)
-      for (const [kind, values] of [['valid', pool.valid], ['boundary', pool.boundary], ['invalid', pool.invalid]] as const) {
+      for (const [kind, values] of [
+        ['valid', pool.valid],
+        ['boundary', pool.boundary],
+        ['invalid', pool.invalid],
+      ] as const) {
         for (const v of values) add(op, kind, `${last} ${show(v)}`, { params: { ...missing, [last]: v } })
       }
     }
     for (const p of qp) {
       const pool = poolOf(p, op.api, listings)
-      for (const [kind, values] of [['valid', pool.valid], ['boundary', pool.boundary], ['invalid', pool.invalid]] as const) {
+      for (const [kind, values] of [
+        ['valid', pool.valid],
+        ['boundary', pool.boundary],
+        ['invalid', pool.invalid],
+      ] as const) {
         for (const v of values) add(op, kind, `${p.name} ${show(v)}`, { params: missing, query: [[p.name, v]] })
       }
     }
     // conflicting page parameters and foreign cursors
     const has = (n: string) => qp.some((p) => p.name === n)
-    if (has('page[first]') && has('page[last]')) add(op, 'invalid', 'page[first] with page[last]', { params: missing, query: [['page[first]', '2'], ['page[last]', '2']] })
-    if (has('page[before]') && has('page[after]')) add(op, 'invalid', 'page[before] with page[after]', { params: missing, query: [['page[after]', MISSING_ULID], ['page[before]', '00000000000000000000000000']] })
+    if (has('page[first]') && has('page[last]'))
+      add(op, 'invalid', 'page[first] with page[last]', {
+        params: missing,
+        query: [
+          ['page[first]', '2'],
+          ['page[last]', '2'],
+        ],
+      })
+    if (has('page[before]') && has('page[after]'))
+      add(op, 'invalid', 'page[before] with page[after]', {
+        params: missing,
+        query: [
+          ['page[after]', MISSING_ULID],
+          ['page[before]', '00000000000000000000000000'],
+        ],
+      })
     if (has('page[after]')) {
       const foreign = listings.find((l) => l !== op.template && l.startsWith(MAS_ADMIN_BASE))
-      if (foreign) add(op, 'invalid', 'a cursor of another listing', { params: missing, query: [['page[after]', { sample: foreign, field: 'id' }]] })
+      if (foreign)
+        add(op, 'invalid', 'a cursor of another listing', { params: missing, query: [['page[after]', { sample: foreign, field: 'id' }]] })
       add(op, 'invalid', 'a homeserver offset as cursor', { params: missing, query: [['page[after]', '100']] })
     }
     if (has('from')) add(op, 'invalid', 'an auth-service cursor as offset', { params: missing, query: [['from', MISSING_ULID]] })
-    if (has('count') && has('page[first]')) add(op, 'boundary', 'count=only with page[first]', { params: missing, query: [['count', 'only'], ['page[first]', '1']] })
-    if (has('limit') && has('from')) add(op, 'boundary', 'from past the end', { params: missing, query: [['from', '1000000'], ['limit', '1']] })
+    if (has('count') && has('page[first]'))
+      add(op, 'boundary', 'count=only with page[first]', {
+        params: missing,
+        query: [
+          ['count', 'only'],
+          ['page[first]', '1'],
+        ],
+      })
+    if (has('limit') && has('from'))
+      add(op, 'boundary', 'from past the end', {
+        params: missing,
+        query: [
+          ['from', '1000000'],
+          ['limit', '1'],
+        ],
+      })
     // credentials the operation must refuse
     if (security(op) !== 'none') {
       add(op, 'auth', 'no credential', { params: missing, auth: 'none' })
@@ -224,15 +314,18 @@ export function generate(o: GenerateOptions): Case[] {
     }
     // random combinations of the values above, drawn by fast-check from the seed
     if (qp.length > 1 && o.random > 0) {
-      const byName = qp.map((p) => {
-        const pool = poolOf(p, op.api, listings)
-        return { name: p.name, values: [...pool.valid, ...pool.boundary, ...pool.invalid] }
-      }).filter((p) => p.values.length > 0)
-      const arb = fc.uniqueArray(fc.constantFrom(...byName), { minLength: 2, maxLength: Math.min(4, byName.length), selector: (p) => p.name }).chain((ps) =>
-        fc.tuple(...ps.map((p) => fc.constantFrom(...p.values).map((v) => [p.name, v] as [string, Value]))),
-      )
+      const byName = qp
+        .map((p) => {
+          const pool = poolOf(p, op.api, listings)
+          return { name: p.name, values: [...pool.valid, ...pool.boundary, ...pool.invalid] }
+        })
+        .filter((p) => p.values.length > 0)
+      const arb = fc
+        .uniqueArray(fc.constantFrom(...byName), { minLength: 2, maxLength: Math.min(4, byName.length), selector: (p) => p.name })
+        .chain((ps) => fc.tuple(...ps.map((p) => fc.constantFrom(...p.values).map((v) => [p.name, v] as [string, Value]))))
       const seed = o.seed ^ hash(op.key)
-      for (const query of fc.sample(arb, { seed, numRuns: o.random })) add(op, 'random', `random: ${query.map(([k, v]) => `${k} ${show(v)}`).join(', ')}`, { params: missing, query })
+      for (const query of fc.sample(arb, { seed, numRuns: o.random }))
+        add(op, 'random', `random: ${query.map(([k, v]) => `${k} ${show(v)}`).join(', ')}`, { params: missing, query })
     }
   }
   // methods a path does not have at this release
@@ -249,7 +342,17 @@ export function generate(o: GenerateOptions): Case[] {
     for (const m of METHODS.filter((x) => !e.methods.has(x))) {
       // mutating methods without any credential unless writes are allowed (a conformant server acts on nothing)
       const auth = MUTATING_METHODS.has(m) && !o.allowWrites ? 'none' : 'admin'
-      out.push({ api: e.api, operation: e.op.key, method: m, template, params, query: [], auth, kind: 'method', note: `${m}, which the path does not have` })
+      out.push({
+        api: e.api,
+        operation: e.op.key,
+        method: m,
+        template,
+        params,
+        query: [],
+        auth,
+        kind: 'method',
+        note: `${m}, which the path does not have`,
+      })
     }
   }
   // routes the release does not have at all (added later, or removed): the release must not route them
@@ -257,7 +360,17 @@ export function generate(o: GenerateOptions): Case[] {
     const names = [...op.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
     const params = Object.fromEntries(names.map((n) => [n, missingValue(n)]))
     const auth = MUTATING_METHODS.has(op.method) && !o.allowWrites ? 'none' : 'admin'
-    out.push({ api: op.api, operation: op.key, method: op.method, template: op.template, params, query: [], auth, kind: 'method', note: 'a route this release does not have' })
+    out.push({
+      api: op.api,
+      operation: op.key,
+      method: op.method,
+      template: op.template,
+      params,
+      query: [],
+      auth,
+      kind: 'method',
+      note: 'a route this release does not have',
+    })
   }
   return out
 }

@@ -24,7 +24,8 @@ export interface Problem {
 
 const PAGE = 10
 const MAX_PAGES = 30
-const SOURCE = 'spec/interface.md, pagination: a walk through the pages reads every item once, in the order of the direction, as many as the count says; every listed id can be fetched'
+const SOURCE =
+  'spec/interface.md, pagination: a walk through the pages reads every item once, in the order of the direction, as many as the count says; every listed id can be fetched'
 
 function listOf(api: 'mas' | 'hs', json: unknown): Record<string, unknown>[] | undefined {
   const b = json as Record<string, unknown> | undefined
@@ -54,7 +55,8 @@ interface Walk {
 
 async function walk(op: Operation, ask: Ask, extra: [string, string][]): Promise<Walk | undefined> {
   const out: Walk = { items: [], pages: [], complete: false }
-  let query: [string, string][] = op.api === 'mas' ? [...extra, ['page[first]', String(PAGE)]] : [...extra, ['limit', String(PAGE)], ['dir', 'f']]
+  let query: [string, string][] =
+    op.api === 'mas' ? [...extra, ['page[first]', String(PAGE)]] : [...extra, ['limit', String(PAGE)], ['dir', 'f']]
   for (let i = 0; i < MAX_PAGES; i++) {
     const a = await ask(caseOf(op, query, 'a walk through the pages'))
     if (!a || a.answer.status !== 200) return i === 0 ? undefined : out
@@ -97,30 +99,83 @@ function tsOf(item: Record<string, unknown>): number | undefined {
 }
 
 /** The invariants of one listing on one side. */
-export async function listingProblems(op: Operation, ask: Ask, singles: Set<string>, filters: { name: string; value: (first: Record<string, unknown>) => string | undefined }[]): Promise<Problem[]> {
+export async function listingProblems(
+  op: Operation,
+  ask: Ask,
+  singles: Set<string>,
+  filters: { name: string; value: (first: Record<string, unknown>) => string | undefined }[],
+): Promise<Problem[]> {
   const out: Problem[] = []
-  const bad = (check: string, asked: Asked, expected: string, c?: Case) => out.push({ check, c: c ?? caseOf(op, [], check), asked, violation: { rule: 'listing-invariant', expected, source: SOURCE } })
+  const bad = (check: string, asked: Asked, expected: string, c?: Case) =>
+    out.push({ check, c: c ?? caseOf(op, [], check), asked, violation: { rule: 'listing-invariant', expected, source: SOURCE } })
   const w = await walk(op, ask, [])
   if (!w || w.pages.length === 0) return out
   const first = w.pages[0]!
   // a room is named by room_id
   const ids = w.items.map((x) => String(x.id ?? x.room_id))
   const pageCase = (a: Asked): Case => ({ ...caseOf(op, [], 'a walk through the pages'), query: querySent(a) })
-  if (new Set(ids).size !== ids.length) bad('walk-unique', w.pages[w.pages.length - 1]!, `every item once in a walk of ${w.pages.length} page(s); ${ids.length - new Set(ids).size} item(s) came twice`, pageCase(w.pages[w.pages.length - 1]!))
-  if (w.complete && w.stated !== undefined && w.stated !== ids.length) bad('walk-count', first, `as many items in the walk as the count says: the first page says ${w.stated}, the walk read ${ids.length}`, pageCase(first))
+  if (new Set(ids).size !== ids.length)
+    bad(
+      'walk-unique',
+      w.pages[w.pages.length - 1]!,
+      `every item once in a walk of ${w.pages.length} page(s); ${ids.length - new Set(ids).size} item(s) came twice`,
+      pageCase(w.pages[w.pages.length - 1]!),
+    )
+  if (w.complete && w.stated !== undefined && w.stated !== ids.length)
+    bad(
+      'walk-count',
+      first,
+      `as many items in the walk as the count says: the first page says ${w.stated}, the walk read ${ids.length}`,
+      pageCase(first),
+    )
   if (op.api === 'mas') {
     if (ids.some((id, i) => i > 0 && id <= ids[i - 1]!)) bad('walk-order', first, 'ids ascending through the walk', pageCase(first))
     const back = await ask(caseOf(op, [['page[last]', String(PAGE)]], 'the last page'))
     const items = back && back.answer.status === 200 ? listOf('mas', back.answer.json) : undefined
-    if (back && items && items.some((x, i) => i > 0 && String(x.id) <= String(items[i - 1]!.id))) bad('last-order', back, 'the items of page[last] in ascending id order, as every page', caseOf(op, [['page[last]', String(PAGE)]], 'the last page'))
+    if (back && items && items.some((x, i) => i > 0 && String(x.id) <= String(items[i - 1]!.id)))
+      bad(
+        'last-order',
+        back,
+        'the items of page[last] in ascending id order, as every page',
+        caseOf(op, [['page[last]', String(PAGE)]], 'the last page'),
+      )
   } else {
     const ts = w.items.map(tsOf)
-    if (ts.some((x, i) => i > 0 && x !== undefined && ts[i - 1] !== undefined && x < ts[i - 1]!)) bad('walk-order', first, 'received_ts not decreasing through a walk with dir=f', pageCase(first))
-    if (w.emptyAfterNext) bad('next-after-last', w.emptyAfterNext, 'no next_token on the last page (the page it pointed to is empty)', pageCase(w.emptyAfterNext))
-    const back = await ask(caseOf(op, [['limit', String(PAGE)], ['dir', 'b']], 'dir=b'))
+    if (ts.some((x, i) => i > 0 && x !== undefined && ts[i - 1] !== undefined && x < ts[i - 1]!))
+      bad('walk-order', first, 'received_ts not decreasing through a walk with dir=f', pageCase(first))
+    if (w.emptyAfterNext)
+      bad(
+        'next-after-last',
+        w.emptyAfterNext,
+        'no next_token on the last page (the page it pointed to is empty)',
+        pageCase(w.emptyAfterNext),
+      )
+    const back = await ask(
+      caseOf(
+        op,
+        [
+          ['limit', String(PAGE)],
+          ['dir', 'b'],
+        ],
+        'dir=b',
+      ),
+    )
     const items = back && back.answer.status === 200 ? listOf('hs', back.answer.json) : undefined
     const bts = (items ?? []).map(tsOf)
-    if (back && bts.some((x, i) => i > 0 && x !== undefined && bts[i - 1] !== undefined && x > bts[i - 1]!)) bad('dir-b-order', back, 'received_ts not increasing with dir=b (newest first)', caseOf(op, [['limit', String(PAGE)], ['dir', 'b']], 'dir=b'))
+    if (back && bts.some((x, i) => i > 0 && x !== undefined && bts[i - 1] !== undefined && x > bts[i - 1]!))
+      bad(
+        'dir-b-order',
+        back,
+        'received_ts not increasing with dir=b (newest first)',
+        caseOf(
+          op,
+          [
+            ['limit', String(PAGE)],
+            ['dir', 'b'],
+          ],
+          'dir=b',
+        ),
+      )
   }
   // a filter: the count stated with it is the count of its walk
   for (const f of filters) {
@@ -128,7 +183,12 @@ export async function listingProblems(op: Operation, ask: Ask, singles: Set<stri
     if (value === undefined) continue
     const fw = await walk(op, ask, [[f.name, value]])
     if (fw && fw.complete && fw.stated !== undefined && fw.stated !== fw.items.length) {
-      bad('filter-count', fw.pages[0]!, `as many items in the walk with ${f.name} as the count says: ${fw.stated} stated, ${fw.items.length} read`, { ...caseOf(op, [], ''), query: querySent(fw.pages[0]!) })
+      bad(
+        'filter-count',
+        fw.pages[0]!,
+        `as many items in the walk with ${f.name} as the count says: ${fw.stated} stated, ${fw.items.length} read`,
+        { ...caseOf(op, [], ''), query: querySent(fw.pages[0]!) },
+      )
     }
     break
   }
@@ -139,7 +199,7 @@ export async function listingProblems(op: Operation, ask: Ask, singles: Set<stri
       const name = op.api === 'mas' ? 'id' : 'report_id'
       const c: Case = { ...caseOf(op, [], 'a listed id', single), operation: `GET ${single}`, params: { [name]: id } }
       const a = await ask(c)
-      const got = (a?.answer.json as { data?: { id?: unknown }; id?: unknown } | undefined)
+      const got = a?.answer.json as { data?: { id?: unknown }; id?: unknown } | undefined
       const gotId = op.api === 'mas' ? got?.data?.id : got?.id
       if (a && (a.answer.status !== 200 || String(gotId) !== id)) {
         bad('fetch-listed', a, `200 with the item ${id}, listed by ${op.template}`, c)
@@ -153,5 +213,10 @@ export async function listingProblems(op: Operation, ask: Ask, singles: Set<stri
 /** The query a page was asked with, back from the path sent. */
 function querySent(a: Asked): [string, string][] {
   const q = a.sent.path.split('?')[1] ?? ''
-  return q ? q.split('&').map((kv) => { const [k, v = ''] = kv.split('='); return [decodeURIComponent(k!), decodeURIComponent(v)] as [string, string] }) : []
+  return q
+    ? q.split('&').map((kv) => {
+        const [k, v = ''] = kv.split('=')
+        return [decodeURIComponent(k!), decodeURIComponent(v)] as [string, string]
+      })
+    : []
 }

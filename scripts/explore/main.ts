@@ -7,7 +7,19 @@ import { writeFileSync } from 'node:fs'
 import { knownTokens, userAgentFor, type Target } from '../../lib/target.ts'
 import { redact } from '../../lib/redact.ts'
 import pkg from '../../package.json' with { type: 'json' }
-import { CommandError, EXIT, EXIT_CODES_HELP, UnreachableError, UsageError, failWith, parseCommandLine, positiveNumber, prefixed, processIo, type Io } from '../common/index.ts'
+import {
+  CommandError,
+  EXIT,
+  EXIT_CODES_HELP,
+  UnreachableError,
+  UsageError,
+  failWith,
+  parseCommandLine,
+  positiveNumber,
+  prefixed,
+  processIo,
+  type Io,
+} from '../common/index.ts'
 import { TARGET_FLAGS, TARGET_HELP, hasTarget, targetOptions, type TargetOptions } from '../common/target-options.ts'
 import { preflight } from '../common/preflight.ts'
 import type { Case, Prefixes } from './cases.ts'
@@ -74,27 +86,55 @@ interface Resolved {
 }
 
 function runIdOf(): string {
-  return `explore-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`
+  return `explore-${new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`
 }
 
 /** The live target after its preflight, with the releases it claims. */
 async function liveTarget(o: TargetOptions, allowWrites: boolean, userAgent: string, io: Io): Promise<Resolved> {
   const target: Target = { allowWrites, isMock: false, runId: '', userAgent, timeouts: { connectMs: 5_000, requestMs: o.requestTimeoutMs } }
   if (o.masUrl) target.mas = { url: o.masUrl, adminToken: o.masToken, userToken: o.masUserToken }
-  if (o.hsUrl) target.hs = { url: o.hsUrl, adminToken: o.hsToken, userToken: o.hsUserToken, prefix: o.hsPrefix, clientPrefix: o.clientPrefix }
+  if (o.hsUrl)
+    target.hs = { url: o.hsUrl, adminToken: o.hsToken, userToken: o.hsUserToken, prefix: o.hsPrefix, clientPrefix: o.clientPrefix }
   const secrets = knownTokens(target)
   const pf = await preflight(target)
   if (!pf.ok) throw new UnreachableError(redact(`preflight failed:\n${pf.problems.map((p) => `  ${p}`).join('\n')}`, secrets))
   for (const w of pf.warnings) io.err(prefixed('explore', `warning: ${redact(w, secrets)}`) + '\n')
-  const client = clientFor({ allowWrites, userAgent, secrets, requestTimeoutMs: o.requestTimeoutMs, maxResponseBytes: o.maxResponseBytes, ...(o.rate !== undefined ? { rate: o.rate } : {}), ...(o.maxRequests !== undefined ? { maxRequests: o.maxRequests } : {}), ...(o.deadlineS ? { deadlineS: o.deadlineS } : {}) })
+  const client = clientFor({
+    allowWrites,
+    userAgent,
+    secrets,
+    requestTimeoutMs: o.requestTimeoutMs,
+    maxResponseBytes: o.maxResponseBytes,
+    ...(o.rate !== undefined ? { rate: o.rate } : {}),
+    ...(o.maxRequests !== undefined ? { maxRequests: o.maxRequests } : {}),
+    ...(o.deadlineS ? { deadlineS: o.deadlineS } : {}),
+  })
   const side: Side = {
-    ...(o.masUrl ? { mas: { url: o.masUrl, ...(o.masToken ? { adminToken: o.masToken } : {}), ...(o.masUserToken ? { userToken: o.masUserToken } : {}) } } : {}),
-    ...(o.hsUrl ? { hs: { url: o.hsUrl, ...(o.hsToken ? { adminToken: o.hsToken } : {}), ...(o.hsUserToken ? { userToken: o.hsUserToken } : {}) } } : {}),
+    ...(o.masUrl
+      ? {
+          mas: {
+            url: o.masUrl,
+            ...(o.masToken ? { adminToken: o.masToken } : {}),
+            ...(o.masUserToken ? { userToken: o.masUserToken } : {}),
+          },
+        }
+      : {}),
+    ...(o.hsUrl
+      ? { hs: { url: o.hsUrl, ...(o.hsToken ? { adminToken: o.hsToken } : {}), ...(o.hsUserToken ? { userToken: o.hsUserToken } : {}) } }
+      : {}),
     prefixes: { hsPrefix: o.hsPrefix, clientPrefix: o.clientPrefix },
     client,
   }
   const versions = { ...(pf.masVersion ? { mas: pf.masVersion } : {}), ...(pf.hsVersion ? { hs: pf.hsVersion } : {}) }
-  const label = [o.masUrl && `auth service ${o.masUrl}${pf.masVersion ? ` (${redact(pf.masVersion, secrets)})` : ''}`, o.hsUrl && `homeserver ${o.hsUrl}${pf.hsVersion ? ` (${redact(pf.hsVersion, secrets)})` : ''}`].filter(Boolean).join(' and ')
+  const label = [
+    o.masUrl && `auth service ${o.masUrl}${pf.masVersion ? ` (${redact(pf.masVersion, secrets)})` : ''}`,
+    o.hsUrl && `homeserver ${o.hsUrl}${pf.hsVersion ? ` (${redact(pf.hsVersion, secrets)})` : ''}`,
+  ]
+    .filter(Boolean)
+    .join(' and ')
   return { target: side, versions, label, close: () => client.close() }
 }
 
@@ -105,12 +145,18 @@ async function bundledTarget(o: TargetOptions, faults: string[], userAgent: stri
   try {
     m = await startMockSide({ versions: {}, prefixes, userAgent, faults })
   } catch (e) {
-    if ((e as Error).name === 'UnknownFaultError') throw new UsageError(`--mock-fault: ${(e as Error).message.split(';')[0]} (see admin-conformance mock --list-faults)`)
+    if ((e as Error).name === 'UnknownFaultError')
+      throw new UsageError(`--mock-fault: ${(e as Error).message.split(';')[0]} (see admin-conformance mock --list-faults)`)
     throw e
   }
   const { mockOptions } = await import('../../mock/core/options.ts')
   const d = mockOptions({ adminToken: '-', userToken: '-', hsAdminToken: '-', hsUserToken: '-', adminClientSecret: '-' }, {})
-  return { target: m.side, versions: { mas: d.masVersion, hs: d.hsVersion }, label: `the bundled mock${faults.length ? ` with fault ${faults.join(', ')}` : ''} on ${m.url}`, close: m.close }
+  return {
+    target: m.side,
+    versions: { mas: d.masVersion, hs: d.hsVersion },
+    label: `the bundled mock${faults.length ? ` with fault ${faults.join(', ')}` : ''} on ${m.url}`,
+    close: m.close,
+  }
 }
 
 export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -140,14 +186,20 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
     const started = performance.now()
     const areas = values.area === undefined ? ['admin', 'reports'] : values.area.split(',').map((a) => a.trim())
     if (!areas.includes('admin') && o.masUrl && !o.hsUrl) throw new UsageError('--area reports needs --hs-url (area B is the homeserver)')
-    if (!areas.includes('reports') && o.hsUrl && !o.masUrl) throw new UsageError('--area admin needs --mas-url (area A is the auth service)')
+    if (!areas.includes('reports') && o.hsUrl && !o.masUrl)
+      throw new UsageError('--area admin needs --mas-url (area A is the auth service)')
     const t = hasTarget(o) ? await liveTarget(o, allowWrites, userAgent, io) : await bundledTarget(o, faults, userAgent)
     cleanups.push(t.close)
     if (!areas.includes('admin')) delete t.target.mas
     if (!areas.includes('reports')) delete t.target.hs
     const model = await startModel(t.versions, t.target.prefixes, userAgent)
     cleanups.push(model.close)
-    io.err(prefixed('explore', `${cases ? `replaying ${cases.length} case(s) of ${path.basename(values.replay!)}` : `seed ${seed}`} against ${t.label}; the model claims ${[t.versions.mas && `auth service ${t.versions.mas}`, t.versions.hs && `homeserver ${t.versions.hs}`].filter(Boolean).join(', ') || 'its default releases'}${allowWrites ? '; writes allowed' : '; read-only'}`) + '\n')
+    io.err(
+      prefixed(
+        'explore',
+        `${cases ? `replaying ${cases.length} case(s) of ${path.basename(values.replay!)}` : `seed ${seed}`} against ${t.label}; the model claims ${[t.versions.mas && `auth service ${t.versions.mas}`, t.versions.hs && `homeserver ${t.versions.hs}`].filter(Boolean).join(', ') || 'its default releases'}${allowWrites ? '; writes allowed' : '; read-only'}`,
+      ) + '\n',
+    )
     const tty = (process.stderr as { isTTY?: boolean }).isTTY === true && io.err === processIo.err
     let shown = -1
     const result: ExploreResult = await explore(t.target, model.model, model.strict, {
@@ -166,7 +218,14 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       },
     })
     io.out(terminalReport(result, { seed, strict: values.strict === true }))
-    const meta = { tool: pkg.version, seed, random, allowWrites, versions: t.versions, target: { ...(o.masUrl ? { mas: o.masUrl } : {}), ...(o.hsUrl ? { hs: o.hsUrl } : {}) } }
+    const meta = {
+      tool: pkg.version,
+      seed,
+      random,
+      allowWrites,
+      versions: t.versions,
+      target: { ...(o.masUrl ? { mas: o.masUrl } : {}), ...(o.hsUrl ? { hs: o.hsUrl } : {}) },
+    }
     if (values.json !== undefined) {
       const text = jsonReport(result, meta)
       if (values.json === '-') io.out(text)
@@ -174,7 +233,10 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
         try {
           writeFileSync(path.resolve(values.json), text)
         } catch (e) {
-          throw new CommandError(`--json ${values.json} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, EXIT.failed)
+          throw new CommandError(
+            `--json ${values.json} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+            EXIT.failed,
+          )
         }
       }
     }
@@ -183,7 +245,10 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       try {
         writeFileSync(path.resolve(values.junit), junitReport(result, values.strict === true, xml))
       } catch (e) {
-        throw new CommandError(`--junit ${values.junit} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, EXIT.failed)
+        throw new CommandError(
+          `--junit ${values.junit} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+          EXIT.failed,
+        )
       }
     }
     if (values['save-cases'] !== undefined && result.findings.length > 0) {

@@ -42,7 +42,11 @@ export async function startMockSide(s: MockStart): Promise<{ side: Side; close()
     ),
   )
   const o = m.options
-  const client = clientFor({ allowWrites: true, userAgent: s.userAgent, secrets: [o.adminToken, o.userToken, o.hsAdminToken, o.hsUserToken] })
+  const client = clientFor({
+    allowWrites: true,
+    userAgent: s.userAgent,
+    secrets: [o.adminToken, o.userToken, o.hsAdminToken, o.hsUserToken],
+  })
   const side: Side = {
     mas: { url: m.url, adminToken: o.adminToken, userToken: o.userToken },
     hs: { url: m.url, adminToken: o.hsAdminToken, userToken: o.hsUserToken },

@@ -20,12 +20,14 @@ export interface Violation {
 
 export const RULES: Record<RuleId, string> = {
   'no-5xx': 'spec/interface.md: every answer of an operation is one it documents; a 5xx is none (a request cannot crash the server)',
-  'error-envelope': 'spec/interface.md, error envelopes: the auth service answers errors as {"errors":[{"title"}]}, the homeserver as {"errcode","error"}',
+  'error-envelope':
+    'spec/interface.md, error envelopes: the auth service answers errors as {"errors":[{"title"}]}, the homeserver as {"errcode","error"}',
   schema: 'schemas/: the body of a documented status matches the schema the route table names for it',
   'model-status': "the model (the bundled mock claiming the target's release) answers this request with another status",
   'model-errcode': "the model (the bundled mock claiming the target's release) answers this request with another errcode",
   'model-shape': "the model (the bundled mock claiming the target's release) answers with a body of other keys",
-  'listing-invariant': 'spec/interface.md, pagination: a walk reads every item once, in order, as many as the count says; every listed id can be fetched',
+  'listing-invariant':
+    'spec/interface.md, pagination: a walk reads every item once, in order, as many as the count says; every listed id can be fetched',
 }
 
 function errcodeOf(a: Answer): string | undefined {
@@ -39,7 +41,11 @@ export function hasEnvelope(api: 'mas' | 'hs', a: Answer): boolean {
   if (!j || typeof j !== 'object' || Array.isArray(j)) return false
   if (api === 'hs') return typeof j.errcode === 'string' && typeof j.error === 'string'
   const errors = j.errors
-  return Array.isArray(errors) && errors.length > 0 && errors.every((e) => e && typeof e === 'object' && typeof (e as { title?: unknown }).title === 'string')
+  return (
+    Array.isArray(errors) &&
+    errors.length > 0 &&
+    errors.every((e) => e && typeof e === 'object' && typeof (e as { title?: unknown }).title === 'string')
+  )
 }
 
 /**
@@ -49,12 +55,19 @@ export function hasEnvelope(api: 'mas' | 'hs', a: Answer): boolean {
  */
 export function absoluteViolations(c: Case, op: Operation | undefined, a: Answer): Violation[] {
   const out: Violation[] = []
-  if (a.status >= 500) out.push({ rule: 'no-5xx', expected: 'no 5xx: an answer the operation documents (for a bad value a 4xx)', source: RULES['no-5xx'] })
+  if (a.status >= 500)
+    out.push({ rule: 'no-5xx', expected: 'no 5xx: an answer the operation documents (for a bad value a 4xx)', source: RULES['no-5xx'] })
   const doc = c.kind === 'method' ? undefined : op?.doc.responses[String(a.status)]
   if (a.status >= 400) {
-    const textAllowed = c.api === 'mas' && (c.kind === 'method' || a.status === 405 || doc?.text === true || (doc === undefined && a.json === undefined && a.text === ''))
+    const textAllowed =
+      c.api === 'mas' &&
+      (c.kind === 'method' || a.status === 405 || doc?.text === true || (doc === undefined && a.json === undefined && a.text === ''))
     if (!hasEnvelope(c.api, a) && !(textAllowed && a.json === undefined)) {
-      out.push({ rule: 'error-envelope', expected: c.api === 'hs' ? 'a JSON body {"errcode": "M_…", "error": "…"}' : 'a JSON body {"errors": [{"title": "…"}]}', source: RULES['error-envelope'] })
+      out.push({
+        rule: 'error-envelope',
+        expected: c.api === 'hs' ? 'a JSON body {"errcode": "M_…", "error": "…"}' : 'a JSON body {"errors": [{"title": "…"}]}',
+        source: RULES['error-envelope'],
+      })
     }
   }
   if (doc?.ref && a.json !== undefined && !(a.status >= 400 && !hasEnvelope(c.api, a))) {
@@ -94,7 +107,13 @@ function sizeOf(v: unknown): string {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return ''
   const o = v as Record<string, unknown>
   const meta = o.meta as Record<string, unknown> | undefined
-  return JSON.stringify([Object.entries(o).filter(([, x]) => Array.isArray(x)).map(([k, x]) => [k, (x as unknown[]).length]), o.total, meta?.count])
+  return JSON.stringify([
+    Object.entries(o)
+      .filter(([, x]) => Array.isArray(x))
+      .map(([k, x]) => [k, (x as unknown[]).length]),
+    o.total,
+    meta?.count,
+  ])
 }
 
 /** Keys one side has and the other lacks, only below arrays and objects both sides fill. */
@@ -104,7 +123,7 @@ export function shapeDifference(target: unknown, model: unknown): { onlyTarget: 
   // a key below a prefix one side does not fill (an empty list, a null) is not compared
   const filled = (s: Set<string>, key: string) => {
     const parent = key.slice(0, Math.max(key.lastIndexOf('.'), 0)).replace(/\[\]$/, '')
-    return parent === '' || s.has(parent) && [...s].some((k) => k.startsWith(parent + '.') || k.startsWith(parent + '[].'))
+    return parent === '' || (s.has(parent) && [...s].some((k) => k.startsWith(parent + '.') || k.startsWith(parent + '[].')))
   }
   const onlyTarget = [...t].filter((k) => !m.has(k) && filled(m, k))
   const onlyModel = [...m].filter((k) => !t.has(k) && filled(t, k))
@@ -112,7 +131,12 @@ export function shapeDifference(target: unknown, model: unknown): { onlyTarget: 
 }
 
 function topLevelDifference(target: unknown, model: unknown): { onlyTarget: string[]; onlyModel: string[] } {
-  const keys = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v).filter(([, x]) => x !== null && typeof x === 'object').map(([k]) => `.${k}`) : [])
+  const keys = (v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.entries(v)
+          .filter(([, x]) => x !== null && typeof x === 'object')
+          .map(([k]) => `.${k}`)
+      : []
   const t = keys(target)
   const m = keys(model)
   const all = (v: unknown) => new Set(v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).map((k) => `.${k}`) : [])
@@ -126,17 +150,28 @@ export function alike(a: Answer, b: Answer): boolean {
 
 /** The differences between the target's answer and the model's. */
 export function modelViolations(target: Answer, model: Answer): Violation[] {
-  if (target.status !== model.status) return [{ rule: 'model-status', expected: `${model.status}${errcodeOf(model) ? ` ${errcodeOf(model)}` : ''} (the model's answer)`, source: RULES['model-status'] }]
+  if (target.status !== model.status)
+    return [
+      {
+        rule: 'model-status',
+        expected: `${model.status}${errcodeOf(model) ? ` ${errcodeOf(model)}` : ''} (the model's answer)`,
+        source: RULES['model-status'],
+      },
+    ]
   const te = errcodeOf(target)
   const me = errcodeOf(model)
-  if (target.status >= 400 && me !== undefined && te !== me) return [{ rule: 'model-errcode', expected: `errcode ${me} (the model's answer)`, source: RULES['model-errcode'] }]
+  if (target.status >= 400 && me !== undefined && te !== me)
+    return [{ rule: 'model-errcode', expected: `errcode ${me} (the model's answer)`, source: RULES['model-errcode'] }]
   if (target.json !== undefined && model.json !== undefined) {
     // answers of another size: only the top-level keys that hold a list or an object (a `data` that should
     // not be there), not those that come and go with the data (a next_token)
     const same = sizeOf(target.json) === sizeOf(model.json)
     const d = same ? shapeDifference(target.json, model.json) : topLevelDifference(target.json, model.json)
     if (d.onlyTarget.length || d.onlyModel.length) {
-      const parts = [d.onlyModel.length ? `keys ${d.onlyModel.slice(0, 5).join(', ')}` : '', d.onlyTarget.length ? `no keys ${d.onlyTarget.slice(0, 5).join(', ')}` : ''].filter(Boolean)
+      const parts = [
+        d.onlyModel.length ? `keys ${d.onlyModel.slice(0, 5).join(', ')}` : '',
+        d.onlyTarget.length ? `no keys ${d.onlyTarget.slice(0, 5).join(', ')}` : '',
+      ].filter(Boolean)
       return [{ rule: 'model-shape', expected: `${parts.join(' and ')} (as the model's answer)`, source: RULES['model-shape'] }]
     }
   }

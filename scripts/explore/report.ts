@@ -68,7 +68,26 @@ export function saveCases(dir: string, findings: Finding[], meta: Record<string,
   return findings.map((f) => {
     const file = path.join(dir, `${f.id}.json`)
     const { case: c, ...rest } = f
-    writeFileSync(file, JSON.stringify({ format: CASE_FORMAT, ...meta, finding: { id: rest.id, cls: rest.cls, deviation: rest.deviation, violations: rest.violations, request: rest.request, status: rest.answer.status }, case: c }, null, 1) + '\n')
+    writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          format: CASE_FORMAT,
+          ...meta,
+          finding: {
+            id: rest.id,
+            cls: rest.cls,
+            deviation: rest.deviation,
+            violations: rest.violations,
+            request: rest.request,
+            status: rest.answer.status,
+          },
+          case: c,
+        },
+        null,
+        1,
+      ) + '\n',
+    )
     return file
   })
 }
@@ -81,8 +100,19 @@ const AUTH = new Set(['admin', 'user', 'none', 'malformed'])
 function isCase(v: unknown): v is Case {
   const c = v as Case
   return (
-    !!c && typeof c === 'object' && API.has(c.api) && typeof c.method === 'string' && /^[A-Z]+$/.test(c.method) && typeof c.template === 'string' && c.template.startsWith('/') &&
-    typeof c.operation === 'string' && AUTH.has(c.auth) && !!c.params && typeof c.params === 'object' && Array.isArray(c.query) && (c.body === undefined || typeof c.body === 'string')
+    !!c &&
+    typeof c === 'object' &&
+    API.has(c.api) &&
+    typeof c.method === 'string' &&
+    /^[A-Z]+$/.test(c.method) &&
+    typeof c.template === 'string' &&
+    c.template.startsWith('/') &&
+    typeof c.operation === 'string' &&
+    AUTH.has(c.auth) &&
+    !!c.params &&
+    typeof c.params === 'object' &&
+    Array.isArray(c.query) &&
+    (c.body === undefined || typeof c.body === 'string')
   )
 }
 
@@ -115,8 +145,12 @@ export function junitReport(r: ExploreResult, strict: boolean, escape: (s: strin
     const known = fs.filter((f) => !fail.has(f))
     const p = r.perOperation[op]
     const body = [
-      ...failed.map((f) => `<failure message="${escape(`${f.id}: ${f.request} → ${f.answer.status}`)}">${escape(findingText(f))}</failure>`),
-      ...(failed.length === 0 && known.length ? [`<skipped message="${escape(known.map((f) => `${f.id} ${f.deviation?.id ?? f.cls}`).join(', '))}"/>`] : []),
+      ...failed.map(
+        (f) => `<failure message="${escape(`${f.id}: ${f.request} → ${f.answer.status}`)}">${escape(findingText(f))}</failure>`,
+      ),
+      ...(failed.length === 0 && known.length
+        ? [`<skipped message="${escape(known.map((f) => `${f.id} ${f.deviation?.id ?? f.cls}`).join(', '))}"/>`]
+        : []),
     ].join('')
     return `  <testcase classname="explore" name="${escape(op)}" time="${((p?.ms ?? 0) / 1000).toFixed(3)}">${body}</testcase>`
   })

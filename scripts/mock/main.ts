@@ -10,7 +10,20 @@ import { MOCK_CONTROL_HEADER, normalisePrefix } from '../../lib/target.ts'
 
 /** A ULID as the auth service's configuration reads one: 26 characters of Crockford's base 32, at most 7ZZ…. */
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i
-import { EXIT, didYouMean, failWith, prefixed, listLines, parseCommandLine, positiveNumber, processIo, UsageError, type Io, type OptionSpecs, type ParsedValues } from '../common/index.ts'
+import {
+  EXIT,
+  didYouMean,
+  failWith,
+  prefixed,
+  listLines,
+  parseCommandLine,
+  positiveNumber,
+  processIo,
+  UsageError,
+  type Io,
+  type OptionSpecs,
+  type ParsedValues,
+} from '../common/index.ts'
 import { publicUrlOption } from '../../mock/core/public-url.ts'
 
 const HELP = `usage: admin-conformance mock [options]
@@ -130,17 +143,23 @@ const OPTIONS = {
 type Values = ParsedValues<typeof OPTIONS>
 
 /** --homeserver-url and its secret (given, in a file, or in the environment); throws UsageError. */
-export function homeserverLink(values: Values, env: NodeJS.ProcessEnv = process.env): Pick<MockOptions, 'homeserverUrl' | 'homeserverSecret'> {
+export function homeserverLink(
+  values: Values,
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<MockOptions, 'homeserverUrl' | 'homeserverSecret'> {
   const url = values['homeserver-url'] ?? (env.MOCK_HOMESERVER_URL || undefined)
   const file = values['homeserver-secret-file']
-  if (values['homeserver-secret'] !== undefined && file !== undefined) throw new UsageError('--homeserver-secret and --homeserver-secret-file cannot both be given (as matrix.secret and matrix.secret_file)')
+  if (values['homeserver-secret'] !== undefined && file !== undefined)
+    throw new UsageError('--homeserver-secret and --homeserver-secret-file cannot both be given (as matrix.secret and matrix.secret_file)')
   let secret = values['homeserver-secret'] ?? (file === undefined ? env.MOCK_HOMESERVER_SECRET || undefined : undefined)
   if (file !== undefined) {
     try {
       // Synapse strips what it reads from its secret file: the same file must give both the same secret
       secret = readFileSync(file, 'utf8').trim()
     } catch (e) {
-      throw new UsageError(`--homeserver-secret-file: cannot read ${JSON.stringify(file)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+      throw new UsageError(
+        `--homeserver-secret-file: cannot read ${JSON.stringify(file)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      )
     }
   }
   if (secret === '') throw new UsageError('the homeserver secret is empty')
@@ -151,8 +170,12 @@ export function homeserverLink(values: Values, env: NodeJS.ProcessEnv = process.
     } catch {
       throw new UsageError(`--homeserver-url must be an http(s) URL, got ${JSON.stringify(url)}`)
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--homeserver-url must be an http(s) URL, got ${JSON.stringify(url)}`)
-    if (secret === undefined) throw new UsageError('--homeserver-url needs --homeserver-secret or --homeserver-secret-file (the shared secret Synapse is configured with)')
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new UsageError(`--homeserver-url must be an http(s) URL, got ${JSON.stringify(url)}`)
+    if (secret === undefined)
+      throw new UsageError(
+        '--homeserver-url needs --homeserver-secret or --homeserver-secret-file (the shared secret Synapse is configured with)',
+      )
   }
   const out: Pick<MockOptions, 'homeserverUrl' | 'homeserverSecret'> = {}
   if (url !== undefined) out.homeserverUrl = url
@@ -165,14 +188,17 @@ export function checkFaults(names: readonly string[]): void {
   const known: readonly string[] = FAULTS.map((f) => f.name)
   for (const n of names) {
     if (known.includes(n)) continue
-    throw new UsageError(`--fault: unknown fault '${n}'${didYouMean(n, known)}\nknown faults (${known.length}; --list-faults describes them):\n${listLines(known)}`)
+    throw new UsageError(
+      `--fault: unknown fault '${n}'${didYouMean(n, known)}\nknown faults (${known.length}; --list-faults describes them):\n${listLines(known)}`,
+    )
   }
 }
 
 /** The mock options given on the command line; throws UsageError. */
 export function parseMockArgs(values: Values): Partial<MockOptions> {
   const over: Partial<MockOptions> = {}
-  const int = (name: string, v: string | undefined, max: number, allowZero = true) => positiveNumber(`--${name}`, v, { integer: true, max, allowZero })
+  const int = (name: string, v: string | undefined, max: number, allowZero = true) =>
+    positiveNumber(`--${name}`, v, { integer: true, max, allowZero })
   const port = int('port', values.port, 65535)
   if (port !== undefined) over.port = port
   const seed = int('seed', values.seed, 2 ** 31 - 1)
@@ -291,7 +317,13 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     ['--hs-delegate-client-id', 'MOCK_HS_DELEGATE_CLIENT_ID', options.hsDelegateClientId],
   ] as const) {
     if (id !== undefined && !ULID.test(id)) {
-      return failWith(io, 'mock', new UsageError(`${flag} (or ${env}) must be a ULID, 26 characters of Crockford's base 32 such as 01J00000000000000000ADM1N0, as the auth service's clients[].client_id; got ${JSON.stringify(id)}`))
+      return failWith(
+        io,
+        'mock',
+        new UsageError(
+          `${flag} (or ${env}) must be a ULID, 26 characters of Crockford's base 32 such as 01J00000000000000000ADM1N0, as the auth service's clients[].client_id; got ${JSON.stringify(id)}`,
+        ),
+      )
     }
   }
   let mock
@@ -305,7 +337,10 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
   }
   const approver = options.autoApprove
   if (approver !== undefined && !mock.world().mas.findUserByUsername(approver)) {
-    const names = mock.world().mas.users.all().map((u) => u.username)
+    const names = mock
+      .world()
+      .mas.users.all()
+      .map((u) => u.username)
     await mock.close()
     return failWith(io, 'mock', new UsageError(`--auto-approve: no user '${approver}' in the seeded world${didYouMean(approver, names)}`))
   }
@@ -323,7 +358,9 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
       `  homeserver admin token:   ${generated.hsAdmin ? options.hsAdminToken : '(as given)'}`,
       `  homeserver user token:    ${generated.hsUser ? options.hsUserToken : '(as given)'}`,
       `  OpenID Connect:           ${mock.url}/.well-known/openid-configuration${options.autoApprove ? `  (auto-approve as ${options.autoApprove})` : ''}`,
-      options.homeserverUrl ? `  homeserver link:          ${options.homeserverUrl}  (provisioning at /_synapse/mas/; introspection with the shared secret)` : '',
+      options.homeserverUrl
+        ? `  homeserver link:          ${options.homeserverUrl}  (provisioning at /_synapse/mas/; introspection with the shared secret)`
+        : '',
       `  admin client:             ${options.adminClientId} secret ${generated.clientSecret ? options.adminClientSecret : '(as given)'}  (client_credentials, scope urn:mas:admin)`,
       options.faults.length ? `  faults injected:          ${options.faults.join(', ')}` : '',
       options.stateDir ? `  state (write journal):    ${options.stateDir}  (GET /_mock/info shows what was replayed)` : '',
@@ -332,11 +369,12 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
     ]
     io.out(lines.filter(Boolean).join('\n') + '\n')
   }
-  await (stopped ?? new Promise<void>((resolve) => {
-    const stop = () => resolve()
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-  }))
+  await (stopped ??
+    new Promise<void>((resolve) => {
+      const stop = () => resolve()
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+    }))
   await mock.close()
   // Stopping is how a mock ends (Ctrl-C by hand, SIGTERM in a container): a normal end, not an interruption.
   return EXIT.pass
@@ -348,7 +386,12 @@ export async function run(argv: string[], io: Io, stopped?: Promise<void>): Prom
  * a restart with the same command finds the same world. What is given is kept, and the mock refuses
  * to start when it differs from the journal's.
  */
-function adoptFromJournal(dir: string, over: Partial<MockOptions>, values: Record<string, unknown>, generated: Record<string, boolean>): void {
+function adoptFromJournal(
+  dir: string,
+  over: Partial<MockOptions>,
+  values: Record<string, unknown>,
+  generated: Record<string, boolean>,
+): void {
   const header = readStateHeader(dir)
   if (!header) return
   const w = header.world

@@ -13,7 +13,6 @@ import { readSnapshot, SnapshotFileError, type Snapshot } from '../snapshot/form
 import { versionOf } from '../common/release-rows.ts'
 import { printable } from '../common/escape.ts'
 
-
 export const USAGE = `usage: admin-conformance plan-upgrade --to <version> (--from <version> | --hs-url <url> | --snapshot <file>) [options]
        admin-conformance plan-upgrade --mas-from <version> --mas-to <version> [options]
 
@@ -110,7 +109,8 @@ function parseRequest(argv: string[]): Request | 'help' {
   }
   const hasMas = v['mas-from'] !== undefined || v['mas-to'] !== undefined
   if (hasMas && (v['mas-from'] === undefined || v['mas-to'] === undefined)) throw new UsageError('--mas-from and --mas-to go together')
-  if (v.to === undefined && (!hasMas || v.from !== undefined || v['hs-url'] !== undefined)) throw new UsageError('--to <version> is required (or --mas-from and --mas-to alone for the auth service)')
+  if (v.to === undefined && (!hasMas || v.from !== undefined || v['hs-url'] !== undefined))
+    throw new UsageError('--to <version> is required (or --mas-from and --mas-to alone for the auth service)')
   if (v.to !== undefined) {
     if (v.from !== undefined && v['hs-url'] !== undefined) throw new UsageError('give either --from or --hs-url, not both')
     if (v.from === undefined && v['hs-url'] === undefined) throw new UsageError('--from <version> or --hs-url <url> is required')
@@ -169,14 +169,25 @@ export async function run(argv: string[], io: Io): Promise<number> {
       if (req.mas) met.push(encounters(req.snapshot.snap, 'mas', req.mas.from, req.mas.to))
     }
     if (req.json) {
-      io.out(JSON.stringify({ ...(hs ? { ...hs.plan, fromSource: hs.fromSource } : {}), ...(mas ? { mas } : {}), ...(req.snapshot ? { snapshot: { file: req.snapshot.file, encounters: met } } : {}) }, null, 2) + '\n')
+      io.out(
+        JSON.stringify(
+          {
+            ...(hs ? { ...hs.plan, fromSource: hs.fromSource } : {}),
+            ...(mas ? { mas } : {}),
+            ...(req.snapshot ? { snapshot: { file: req.snapshot.file, encounters: met } } : {}),
+          },
+          null,
+          2,
+        ) + '\n',
+      )
       return EXIT.pass
     }
     const parts: string[] = []
     if (hs) {
-      const note = hs.fromSource.kind === 'homeserver'
-        ? `Running version ${hs.plan.from} read from ${hs.fromSource.url} (server_version ${JSON.stringify(hs.fromSource.serverVersion)})`
-        : undefined
+      const note =
+        hs.fromSource.kind === 'homeserver'
+          ? `Running version ${hs.plan.from} read from ${hs.fromSource.url} (server_version ${JSON.stringify(hs.fromSource.serverVersion)})`
+          : undefined
       parts.push(renderPlan(hs.plan, note))
     }
     if (mas) parts.push(renderMas(mas))

@@ -32,17 +32,30 @@ export function masNotes(from: Version, to: Version): MasNotes {
   for (const name of MAS_FEATURE_NAMES) {
     const f = MAS_FEATURES[name]
     if (f.since && compareVersions(from, f.since) < 0 && compareVersions(f.since, to) <= 0) {
-      changes.push({ version: formatVersion(f.since), feature: name, change: f.description, cite: citeFeature(formatVersion(f.since), f.appliesTo) })
+      changes.push({
+        version: formatVersion(f.since),
+        feature: name,
+        change: f.description,
+        cite: citeFeature(formatVersion(f.since), f.appliesTo),
+      })
     }
     if (f.until && compareVersions(from, f.until) < 0 && compareVersions(f.until, to) <= 0) {
-      changes.push({ version: formatVersion(f.until), feature: name, change: `removed: ${f.description}`, cite: citeFeature(formatVersion(f.until), f.appliesTo) })
+      changes.push({
+        version: formatVersion(f.until),
+        feature: name,
+        change: `removed: ${f.description}`,
+        cite: citeFeature(formatVersion(f.until), f.appliesTo),
+      })
     }
   }
   changes.sort((a, b) => compareVersions(a.version, b.version))
   const upToDate = compareVersions(from, to) === 0
   const notes: MasNotes['notes'] = []
   if (!upToDate) {
-    notes.push({ text: `Read the release notes of every auth-service version after ${formatVersion(from)} up to ${formatVersion(to)}.`, cite: RELEASES })
+    notes.push({
+      text: `Read the release notes of every auth-service version after ${formatVersion(from)} up to ${formatVersion(to)}.`,
+      cite: RELEASES,
+    })
     notes.push({
       text: "The auth service applies its database migrations when 'mas-cli server' starts (unless --no-migrate); 'mas-cli database migrate' runs them on their own. Take a database backup first: no rollback floor is published.",
       cite: 'matrix-authentication-service CLI (mas-cli server, mas-cli database migrate)',

@@ -15,14 +15,20 @@ function rollbackLines(plan: CitedPlan): string[] {
   if (plan.rollbackFloor !== null && plan.targetRange) {
     const r: CitedRange = plan.targetRange
     out.push(`  ${plan.to} is in the range ${rangeText(r)}, which can be rolled back to ${plan.rollbackFloor} at the earliest.`)
-    if (!plan.upToDate) out.push(`  Rollback to ${plan.from} after the upgrade: ${yesNo(plan.canRollBackToFrom)}${plan.canRollBackToFrom === false ? ` (${plan.from} is older than ${plan.rollbackFloor})` : ''}.`)
+    if (!plan.upToDate)
+      out.push(
+        `  Rollback to ${plan.from} after the upgrade: ${yesNo(plan.canRollBackToFrom)}${plan.canRollBackToFrom === false ? ` (${plan.from} is older than ${plan.rollbackFloor})` : ''}.`,
+      )
     out.push(`  [source: ${r.cite}]`)
   } else if (plan.beyondTable) {
     const l = plan.beyondTable.lastRow
     out.push(`  ${plan.to} is beyond the interface document's rollback table (its last row: ${rangeText(l)} → ${l.floor}).`)
     out.push(`  No rollback floor is assumed with --table interface, so whether ${plan.from} stays reachable is unknown.`)
     const ref = plan.beyondTable.reference
-    if (ref) out.push(`  The default table (--table complete) answers: ${plan.to} is in ${rangeText(ref.range)} → ${ref.rollbackFloor}; rollback to ${plan.from}: ${yesNo(ref.canRollBackToFrom)} [source: ${ref.range.cite}].`)
+    if (ref)
+      out.push(
+        `  The default table (--table complete) answers: ${plan.to} is in ${rangeText(ref.range)} → ${ref.rollbackFloor}; rollback to ${plan.from}: ${yesNo(ref.canRollBackToFrom)} [source: ${ref.range.cite}].`,
+      )
   }
   return out
 }
@@ -39,16 +45,19 @@ function changeLines(plan: CitedPlan): string[] {
 
 function stepLines(plan: CitedPlan): string[] {
   if (plan.stepDetails.length === 0) return []
-  const out = ['Steps (the last version of each incompatible schema range crossed, then the target: each hop can be rolled back to the step before it whenever any plan could allow it)']
+  const out = [
+    'Steps (the last version of each incompatible schema range crossed, then the target: each hop can be rolled back to the step before it whenever any plan could allow it)',
+  ]
   const width = Math.max(...plan.stepDetails.map((s) => s.version.length))
   plan.stepDetails.forEach((s, i) => {
     const last = i === plan.stepDetails.length - 1
     const range = s.range ? `range ${rangeText(s.range)}, floor ${s.rollbackFloor}` : 'beyond the rollback table, floor unknown'
-    const back = s.canRollBackToPrevious === null
-      ? `rollback to ${s.previous} unknown`
-      : s.canRollBackToPrevious
-        ? `rollback to ${s.previous} possible`
-        : `rollback to ${s.previous} NOT possible${s.rollbackPossibleAtAll === false ? ' (no plan avoids this: the floor is newer than every earlier release)' : ''}`
+    const back =
+      s.canRollBackToPrevious === null
+        ? `rollback to ${s.previous} unknown`
+        : s.canRollBackToPrevious
+          ? `rollback to ${s.previous} possible`
+          : `rollback to ${s.previous} NOT possible${s.rollbackPossibleAtAll === false ? ' (no plan avoids this: the floor is newer than every earlier release)' : ''}`
     out.push(`  ${String(i + 1).padStart(2)}. ${s.version.padEnd(width)}  ${last ? '(target) ' : ''}${range}; ${back}`)
   })
   out.push('')

@@ -46,7 +46,10 @@ function shownUrl(u: URL): string {
 }
 
 /** Reads `server_version` from a homeserver. Throws ServerReadError (exit 3) or UsageError for a bad URL (exit 2). */
-export async function fetchServerVersion(hsUrl: string, opts: { hsPrefix?: string; timeoutS?: number } = {}): Promise<{ url: string; serverVersion: string; version: Version }> {
+export async function fetchServerVersion(
+  hsUrl: string,
+  opts: { hsPrefix?: string; timeoutS?: number } = {},
+): Promise<{ url: string; serverVersion: string; version: Version }> {
   const url = serverVersionUrl(hsUrl, opts.hsPrefix ?? '/_synapse')
   const where = shownUrl(url)
   const fail = (why: string): never => {
@@ -54,7 +57,14 @@ export async function fetchServerVersion(hsUrl: string, opts: { hsPrefix?: strin
   }
   const timeoutMs = Math.round((opts.timeoutS ?? DEFAULT_TIMEOUT_S) * 1000)
   const secrets = [url.password, url.username].filter((s) => s.length > 0).map(decodeURIComponent)
-  const client = new HttpClient({ allowWrites: false, connectTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs, userAgent: 'admin-conformance-plan-upgrade', maxResponseBytes: MAX_BODY_BYTES, secrets })
+  const client = new HttpClient({
+    allowWrites: false,
+    connectTimeoutMs: timeoutMs,
+    requestTimeoutMs: timeoutMs,
+    userAgent: 'admin-conformance-plan-upgrade',
+    maxResponseBytes: MAX_BODY_BYTES,
+    secrets,
+  })
   try {
     let res
     try {

@@ -25,7 +25,11 @@ export interface SnapshotEncounters {
 
 function hasData(o: Observation): boolean {
   const b = o.body ?? {}
-  return Object.entries(b).some(([k, v]) => /#length$/.test(k) && v !== 'number:0') || b['$.total'] === 'number:<count>' || b['$.meta.count'] === 'number:<count>'
+  return (
+    Object.entries(b).some(([k, v]) => /#length$/.test(k) && v !== 'number:0') ||
+    b['$.total'] === 'number:<count>' ||
+    b['$.meta.count'] === 'number:<count>'
+  )
 }
 
 function relates(row: ReleaseRow, o: Observation): boolean {
@@ -41,7 +45,10 @@ export function encounters(snap: Snapshot, product: Product, from: Version, to: 
     const base = { id: row.id, event: row.event, source: `lib/data/${row.file} (${row.source})` }
     const related = probes.filter((o) => relates(row, o) || (row.families.includes('headers') && o.status !== undefined))
     if (related.length === 0) {
-      out.unobservable.push({ ...base, evidence: ['about configuration, logs or the runtime: not visible in a snapshot; check the deployment'] })
+      out.unobservable.push({
+        ...base,
+        evidence: ['about configuration, logs or the runtime: not visible in a snapshot; check the deployment'],
+      })
       continue
     }
     const served = related.filter((o) => o.status !== undefined && !isUnrouted(o) && o.kind !== 'unrouted' && o.kind !== 'legacy-prefix')
@@ -53,7 +60,13 @@ export function encounters(snap: Snapshot, product: Product, from: Version, to: 
     const ops = [...new Set(served.map((o) => o.operation))]
     if (ops.length) evidence.push(`it serves ${ops.slice(0, 4).join(', ')}${ops.length > 4 ? ` and ${ops.length - 4} more` : ''}`)
     if (evidence.length) out.met.push({ ...base, evidence })
-    else out.notMet.push({ ...base, evidence: [`${row.event.startsWith('added') ? 'new with the upgrade; ' : ''}no operation it concerns is served now: ${[...new Set(related.map((o) => `${o.method} ${o.request} answered ${o.status ?? 'nothing'}`))].slice(0, 3).join('; ')}`] })
+    else
+      out.notMet.push({
+        ...base,
+        evidence: [
+          `${row.event.startsWith('added') ? 'new with the upgrade; ' : ''}no operation it concerns is served now: ${[...new Set(related.map((o) => `${o.method} ${o.request} answered ${o.status ?? 'nothing'}`))].slice(0, 3).join('; ')}`,
+        ],
+      })
   }
   return out
 }
@@ -63,6 +76,9 @@ export function renderEncounters(e: SnapshotEncounters, file: string, show: (s: 
   const lines = [`What this deployment will meet (${who}, from the snapshot ${show(file)}):`]
   for (const m of e.met) lines.push(`  meets     ${m.id}, ${m.event}`, ...m.evidence.map((x) => `            ${show(x)}`))
   for (const m of e.notMet) lines.push(`  not met   ${m.id}, ${m.event}`, ...m.evidence.map((x) => `            ${show(x)}`))
-  if (e.unobservable.length) lines.push(`  ${e.unobservable.length} more change(s) concern configuration, logs or the runtime: not visible in a snapshot (see the list above)`)
+  if (e.unobservable.length)
+    lines.push(
+      `  ${e.unobservable.length} more change(s) concern configuration, logs or the runtime: not visible in a snapshot (see the list above)`,
+    )
   return lines.join('\n') + '\n'
 }

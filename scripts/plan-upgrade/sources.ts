@@ -2,7 +2,15 @@
 // files: the interface document (as recorded in the repository's lib/data/*.json, explained in
 // lib/data/README.md) or the upstream project's own docs and changelog. The data files carry an internal
 // `section` pointer; plans print these citations instead.
-import { compareVersions, planUpgrade, rollbackTable, formatVersion, type PlanRange, type TableName, type UpgradePlan } from '../../lib/versions.ts'
+import {
+  compareVersions,
+  planUpgrade,
+  rollbackTable,
+  formatVersion,
+  type PlanRange,
+  type TableName,
+  type UpgradePlan,
+} from '../../lib/versions.ts'
 
 /** `complete` (default): the interface document's rows, then the newer rows read from the real project. */
 export type PlanTable = 'complete' | TableName
@@ -33,10 +41,16 @@ export type CitedRange = Omit<PlanRange, 'source' | 'section'> & { source: Cited
 export function citeRange(r: PlanRange): CitedRange {
   const { source: _s, section: _c, ...rest } = r
   if (r.source === 'interface') return { ...rest, source: 'interface', cite: INTERFACE_RANGES }
-  const own = rollbackTable({ table: 'interface' }).rows.find((row) => formatVersion(row.from) === r.from && formatVersion(row.floor) === r.floor)
+  const own = rollbackTable({ table: 'interface' }).rows.find(
+    (row) => formatVersion(row.from) === r.from && formatVersion(row.floor) === r.floor,
+  )
   if (own && own.to && formatVersion(own.to) === r.to) return { ...rest, source: 'interface', cite: INTERFACE_RANGES }
   if (own && own.to) {
-    return { ...rest, source: 'interface', cite: `${INTERFACE_RANGES}, ${formatVersion(own.from)}–${formatVersion(own.to)}; extended to ${r.to ?? 'the newest release'} by ${upstreamRanges()}` }
+    return {
+      ...rest,
+      source: 'interface',
+      cite: `${INTERFACE_RANGES}, ${formatVersion(own.from)}–${formatVersion(own.to)}; extended to ${r.to ?? 'the newest release'} by ${upstreamRanges()}`,
+    }
   }
   return { ...rest, source: 'synapse', cite: upstreamRanges() }
 }
@@ -51,7 +65,10 @@ export type CitedPlan = Omit<UpgradePlan, 'table' | 'targetRange' | 'changes' | 
   table: PlanTable
   tableDescription: string
   targetRange: CitedRange | null
-  beyondTable: null | { lastRow: CitedRange; reference: { rollbackFloor: string; canRollBackToFrom: boolean; range: CitedRange; extrapolated: boolean; steps: string[] } | null }
+  beyondTable: null | {
+    lastRow: CitedRange
+    reference: { rollbackFloor: string; canRollBackToFrom: boolean; range: CitedRange; extrapolated: boolean; steps: string[] } | null
+  }
   changes: (Omit<UpgradePlan['changes'][number], 'source' | 'section'> & { source: CitedSource; cite: string })[]
   stepDetails: (Omit<UpgradePlan['stepDetails'][number], 'range'> & { range: CitedRange | null })[]
   /** from == to: nothing to upgrade */
@@ -59,7 +76,8 @@ export type CitedPlan = Omit<UpgradePlan, 'table' | 'targetRange' | 'changes' | 
 }
 
 export function describeTable(table: PlanTable): string {
-  if (table === 'complete') return `complete (default): the interface document's rows up to ${interfaceEnd()}, then the newer rows read from the real project (Synapse docs/upgrade.md)`
+  if (table === 'complete')
+    return `complete (default): the interface document's rows up to ${interfaceEnd()}, then the newer rows read from the real project (Synapse docs/upgrade.md)`
   if (table === 'interface') return `interface document only (--table interface): ends at ${interfaceEnd()}; later versions get no floor`
   return `the real project's table only (--table reference): ${upstreamRanges()}`
 }
@@ -76,9 +94,10 @@ function interfaceEnd(): string {
  */
 export function citedPlan(from: string, to: string, table: PlanTable, hsPrefix: string): CitedPlan {
   const plan = planUpgrade(from, to, { table: table === 'complete' ? 'reference' : table, hsPrefix })
-  const warnings = table === 'complete'
-    ? plan.warnings.filter((w) => !/this plan uses the reference table as asked/.test(w))
-    : plan.warnings.map((w) => w.replace(/ with the reference table the steps/, ' with --table complete the steps'))
+  const warnings =
+    table === 'complete'
+      ? plan.warnings.filter((w) => !/this plan uses the reference table as asked/.test(w))
+      : plan.warnings.map((w) => w.replace(/ with the reference table the steps/, ' with --table complete the steps'))
   return {
     ...plan,
     table,
@@ -94,7 +113,12 @@ export function citedPlan(from: string, to: string, table: PlanTable, hsPrefix: 
       : null,
     changes: plan.changes.map(({ source, section: _s, ...c }) => ({ ...c, ...citeChange({ version: c.version, source }) })),
     stepDetails: plan.stepDetails.map((s) => ({ ...s, range: s.range ? citeRange(s.range) : null })),
-    warnings: warnings.map((w) => w.replace(/only where the reference gives them/, 'only where the real project\'s changelog facts are recorded (lib/data/homeserver-changes.json)')),
+    warnings: warnings.map((w) =>
+      w.replace(
+        /only where the reference gives them/,
+        "only where the real project's changelog facts are recorded (lib/data/homeserver-changes.json)",
+      ),
+    ),
     upToDate: compareVersions(from, to) === 0,
   }
 }

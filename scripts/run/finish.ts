@@ -63,14 +63,23 @@ export async function finishRun(ctx: FinishContext, col: Collector): Promise<Run
   const proved = st.interrupted ? [] : nothingProved(ctx.areas, suites, opts.grep)
   // the endpoints are the suites' request paths, ids of the target's in them: redacted and escaped here
   const summary = requestSummary(st.project)
-  const requests = summary && { ...summary, slowest: summary.slowest.map((e) => ({ ...e, endpoint: visible(redact(e.endpoint, ctx.secrets)) })) }
+  const requests = summary && {
+    ...summary,
+    slowest: summary.slowest.map((e) => ({ ...e, endpoint: visible(redact(e.endpoint, ctx.secrets)) })),
+  }
   const spent = budgetProblem(requests)
   // A spent budget is never a pass, even with --allow-partial: the checks after it proved nothing.
   const late = st.deadline?.passed ? deadlineProblem(st.deadline.seconds, st.deadline.stop) : undefined
   // Past the deadline, neither --allow-partial nor anything else makes the run a pass.
-  const problems = [...(opts.allowPartial && counts.pass + counts.deviation > 0 ? [] : proved), ...(spent ? [spent] : []), ...(late ? [late] : [])]
+  const problems = [
+    ...(opts.allowPartial && counts.pass + counts.deviation > 0 ? [] : proved),
+    ...(spent ? [spent] : []),
+    ...(late ? [late] : []),
+  ]
   // (a warning can quote the target: the introspection client's registration error)
-  const warnings = [...ctx.warnings, ...(problems.length ? [] : proved.map((p) => `accepted (--allow-partial): ${p}`))].map((w) => visible(w))
+  const warnings = [...ctx.warnings, ...(problems.length ? [] : proved.map((p) => `accepted (--allow-partial): ${p}`))].map((w) =>
+    visible(w),
+  )
   // (a file that crashed or timed out is a failure, never "no check matched")
   const grepMissed = !!opts.grep && counts.checks === 0 && !st.interrupted && !suites.some((s) => s.error)
   let exitCode: number = grepMissed ? EXIT.usage : exitFor(st.interrupted, failed, problems.length > 0)
@@ -88,7 +97,9 @@ export async function finishRun(ctx: FinishContext, col: Collector): Promise<Run
       mock: target.isMock,
       writes: target.allowWrites,
       ...(target.mas ? { mas: { url: target.mas.url, version: pf.masVersion } } : {}),
-      ...(target.hs ? { hs: { url: target.hs.url, prefix: target.hs.prefix, clientPrefix: target.hs.clientPrefix, version: pf.hsVersion } } : {}),
+      ...(target.hs
+        ? { hs: { url: target.hs.url, prefix: target.hs.prefix, clientPrefix: target.hs.clientPrefix, version: pf.hsVersion } }
+        : {}),
     },
     areas: ctx.areas,
     ...(opts.grep ? { grep: opts.grep } : {}),

@@ -43,11 +43,11 @@ import { select } from './results/verdict.ts'
 
 const PREFIX = prefixed('run', '').trimEnd()
 
-
-
-
 function newRunId(): string {
-  return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`
+  return `${new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`
 }
 
 function usageExit(io: RunIO, e: UsageError): RunResult {
@@ -88,7 +88,11 @@ export async function run(argv: string[], io: RunIO): Promise<RunResult> {
   signals.on('SIGINT', onSignal)
   signals.on('SIGTERM', onSignal)
   try {
-    return await runSteps(st, (c) => cleanups.unshift(c), (c) => (child = c))
+    return await runSteps(
+      st,
+      (c) => cleanups.unshift(c),
+      (c) => (child = c),
+    )
   } catch (e) {
     if (e instanceof UsageError) return usageExit(io, e)
     throw e
@@ -111,7 +115,17 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
   // The suites are built (or found built) and their workers started while the mock starts and the
   // preflight waits on the target: the workers learn the target when their files are handed over.
   const preparing = prepareSuites(st.project, io.env, io.stderr)
-  const starting = preparing.then((p) => startWorkers(p, { project: st.project, jobs, timeoutS: opts.timeoutS, ...(opts.grep !== undefined ? { grep: opts.grep } : {}), matrix: opts.faultMatrix, env: suiteEnv(io.env, st.project, {}, opts.strict), stderr: io.stderr }))
+  const starting = preparing.then((p) =>
+    startWorkers(p, {
+      project: st.project,
+      jobs,
+      timeoutS: opts.timeoutS,
+      ...(opts.grep !== undefined ? { grep: opts.grep } : {}),
+      matrix: opts.faultMatrix,
+      env: suiteEnv(io.env, st.project, {}, opts.strict),
+      stderr: io.stderr,
+    }),
+  )
   starting.catch(() => undefined)
   // (the clean-up waits for the build, which writes into the scratch folder that a later clean-up removes)
   keep(async () => (await starting.catch(() => undefined))?.close())
@@ -135,7 +149,9 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
   if (files.length === 0) return notAPass(st, ['nothing to run: no selected area has a target and suite files'], secrets)
   const names = new CheckNames(ROOT)
   if (opts.grep && nothingMatches(opts.grep, names.of(files))) {
-    io.stderr.write(`${PREFIX} no check matched --grep ${opts.grep} (none of the ${names.of(files)!.length} checks of ${sel.areas.join(', ')})\n`)
+    io.stderr.write(
+      `${PREFIX} no check matched --grep ${opts.grep} (none of the ${names.of(files)!.length} checks of ${sel.areas.join(', ')})\n`,
+    )
     return { exitCode: EXIT.usage }
   }
   const pf = await preflight(target)
@@ -162,7 +178,12 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
     if (stop) deadline.stop = { ...stop, file: prepared.sourceOf(stop.file) }
     deadline.passed ||= stop !== undefined
   }
-  collector.finish(files, st.interrupted, String(tap.signal ?? tap.exitCode), deadline?.passed ? `--deadline ${deadline.seconds} s` : undefined)
+  collector.finish(
+    files,
+    st.interrupted,
+    String(tap.signal ?? tap.exitCode),
+    deadline?.passed ? `--deadline ${deadline.seconds} s` : undefined,
+  )
   if (deadline?.passed && !deadline.stop) {
     // no request was refused (the suites were busy elsewhere): where the runner stopped them
     const s = collector.suites.find((x) => x.notRun && /deadline/.test(x.notRun) && /during check/.test(x.notRun))
@@ -171,7 +192,17 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
   for (const [f, n] of collector.names) if (!collector.suites.find((s) => s.file === f)?.error) names.remember(f, n)
   if (!st.interrupted) names.save()
   if (!st.interrupted && !opts.faultMatrix) warnings.push(...meaninglessPass(readProbe(path.join(st.project, 'tmp', 'probe'))))
-  const ctx = { st, target, areas: sel.areas, files, secrets, raw: tap.raw, pf, warnings, leftovers: introspection.leftover ? [introspection.leftover] : [] }
+  const ctx = {
+    st,
+    target,
+    areas: sel.areas,
+    files,
+    secrets,
+    raw: tap.raw,
+    pf,
+    warnings,
+    leftovers: introspection.leftover ? [introspection.leftover] : [],
+  }
   return opts.faultMatrix ? finishMatrix(ctx, collector, mocks) : finishRun(ctx, collector)
 }
 
@@ -192,51 +223,68 @@ function notAPass(st: RunState, missing: string[], secrets: string[]): RunResult
 const DEADLINE_GRACE_MS = 5000
 const stopTimers: NodeJS.Timeout[] = []
 
-async function runSuites(st: RunState, r: Resolved, files: string[], secrets: string[], onChild: (c: Killable) => void, jobs: number, prepared: PreparedSuites, workers: SuiteWorkers | undefined) {
+async function runSuites(
+  st: RunState,
+  r: Resolved,
+  files: string[],
+  secrets: string[],
+  onChild: (c: Killable) => void,
+  jobs: number,
+  prepared: PreparedSuites,
+  workers: SuiteWorkers | undefined,
+) {
   const { opts } = st
   const { target, mocks } = r
   st.human.write(`\nrunning ${files.length} suite file(s), ${jobs} at a time\n`)
-  const envOf = (t: Target) => suiteEnv(st.io.env, st.project, { ...targetEnv(t), ...(opts.faultMatrix ? matrixEnv(mocks, target) : {}) }, opts.strict)
+  const envOf = (t: Target) =>
+    suiteEnv(st.io.env, st.project, { ...targetEnv(t), ...(opts.faultMatrix ? matrixEnv(mocks, target) : {}) }, opts.strict)
   const env = envOf(target)
   const envs = r.workerTargets.map(envOf)
   const collector = new Collector(opts.faultMatrix, opts.strict)
   const width = Math.max(...files.map((f) => f.length))
   const waits = files.map((f) => waitsOnPurpose(ROOT, f))
-  const tap = await runTap(prepared, {
-    project: st.project,
-    files: files.map(prepared.built),
-    env,
-    envs,
-    jobs,
-    orderOf: (slot) => claimOrder(waits, slot, Math.min(jobs, files.length)),
-    timeoutS: opts.timeoutS,
-    grep: opts.grep,
-    matrix: opts.faultMatrix,
-    secrets,
-    onFile: (n) => {
-      n.name = prepared.sourceOf(n.name)
-      const s = collector.file(n)
-      if (opts.grep && s.checks.length === 0 && !s.error) return
-      if (st.interrupted && !s.checks.length) return
-      st.human.write(redact(suiteLine(s, width, st.st), secrets))
+  const tap = await runTap(
+    prepared,
+    {
+      project: st.project,
+      files: files.map(prepared.built),
+      env,
+      envs,
+      jobs,
+      orderOf: (slot) => claimOrder(waits, slot, Math.min(jobs, files.length)),
+      timeoutS: opts.timeoutS,
+      grep: opts.grep,
+      matrix: opts.faultMatrix,
+      secrets,
+      onFile: (n) => {
+        n.name = prepared.sourceOf(n.name)
+        const s = collector.file(n)
+        if (opts.grep && s.checks.length === 0 && !s.error) return
+        if (st.interrupted && !s.checks.length) return
+        st.human.write(redact(suiteLine(s, width, st.st), secrets))
+      },
+      onChild: (c) => {
+        onChild(c)
+        if (st.interrupted) c.kill('SIGTERM')
+        // Past the deadline the suites' requests fail at once and their files end quickly; a file busy
+        // without requests is stopped by the runner a little later.
+        const d = st.deadline
+        if (d && c.deadline) {
+          const timer = setTimeout(
+            () => {
+              d.passed = true
+              c.deadline!(`--deadline ${d.seconds} s`)
+            },
+            Math.max(0, d.at - Date.now()) + DEADLINE_GRACE_MS,
+          )
+          timer.unref()
+          stopTimers.push(timer)
+        }
+      },
+      stderr: st.io.stderr,
     },
-    onChild: (c) => {
-      onChild(c)
-      if (st.interrupted) c.kill('SIGTERM')
-      // Past the deadline the suites' requests fail at once and their files end quickly; a file busy
-      // without requests is stopped by the runner a little later.
-      const d = st.deadline
-      if (d && c.deadline) {
-        const timer = setTimeout(() => {
-          d.passed = true
-          c.deadline!(`--deadline ${d.seconds} s`)
-        }, Math.max(0, d.at - Date.now()) + DEADLINE_GRACE_MS)
-        timer.unref()
-        stopTimers.push(timer)
-      }
-    },
-    stderr: st.io.stderr,
-  }, workers)
+    workers,
+  )
   for (const t of stopTimers.splice(0)) clearTimeout(t)
   // The TAP report names the suite files, not their builds.
   if (prepared.mode === 'bundle') tap.raw = tap.raw.replace(/\bsuites\/[\w./-]+?\.suite\.mjs\b/g, (m) => prepared.sourceOf(m))

@@ -31,7 +31,8 @@ function sampleOf(json: unknown, path: string[]): string | undefined {
   let cur = item as Record<string, unknown> | undefined
   for (const part of path) {
     const direct = cur?.[part]
-    cur = (direct !== undefined ? direct : (cur?.attributes as Record<string, unknown> | undefined)?.[part]) as Record<string, unknown> | undefined
+    cur = (direct !== undefined ? direct : (cur?.attributes as Record<string, unknown> | undefined)?.[part]) as
+      Record<string, unknown> | undefined
   }
   return typeof cur === 'string' || typeof cur === 'number' ? String(cur) : undefined
 }
@@ -47,7 +48,12 @@ function basesOf(target: Target): Bases {
   return out.sort((a, b) => b[0].length - a[0].length)
 }
 
-export async function takeSnapshot(target: Target, limits: SnapshotLimits, tool: string, onProgress?: (done: number, total: number) => void): Promise<Snapshot> {
+export async function takeSnapshot(
+  target: Target,
+  limits: SnapshotLimits,
+  tool: string,
+  onProgress?: (done: number, total: number) => void,
+): Promise<Snapshot> {
   const secrets = knownTokens(target)
   const client = new HttpClient({
     allowWrites: false,
@@ -80,7 +86,16 @@ export async function takeSnapshot(target: Target, limits: SnapshotLimits, tool:
     takenAt: new Date().toISOString(),
     target: {
       ...(target.mas ? { mas: { url: target.mas.url, ...(target.versions?.mas ? { version: clean(target.versions.mas) } : {}) } } : {}),
-      ...(target.hs ? { hs: { url: target.hs.url, ...(target.versions?.hs ? { version: clean(target.versions.hs) } : {}), prefix: target.hs.prefix, clientPrefix: target.hs.clientPrefix } } : {}),
+      ...(target.hs
+        ? {
+            hs: {
+              url: target.hs.url,
+              ...(target.versions?.hs ? { version: clean(target.versions.hs) } : {}),
+              prefix: target.hs.prefix,
+              clientPrefix: target.hs.clientPrefix,
+            },
+          }
+        : {}),
     },
     requests: client.stats().requests,
     normalisation: normalisationSection(),
@@ -89,7 +104,14 @@ export async function takeSnapshot(target: Target, limits: SnapshotLimits, tool:
   return snap
 }
 
-async function observe(client: HttpClient, target: Target, p: Probe, raw: Map<string, unknown>, clean: (s: string) => string, bases: Bases): Promise<Observation> {
+async function observe(
+  client: HttpClient,
+  target: Target,
+  p: Probe,
+  raw: Map<string, unknown>,
+  clean: (s: string) => string,
+  bases: Bases,
+): Promise<Observation> {
   const svc = p.api === 'mas' ? target.mas! : target.hs!
   const version = p.api === 'mas' ? target.versions?.mas : target.versions?.hs
   const o: Observation = {
@@ -123,8 +145,12 @@ async function observe(client: HttpClient, target: Target, p: Probe, raw: Map<st
   try {
     res = await client.request(svc.url, path, { method: p.method, query: p.query, token: token ?? null, credentialFree: p.auth === 'none' })
   } catch (e) {
-    if (e instanceof BudgetSpent) throw new SnapshotIncomplete(`the request budget (--max-requests ${e.limit}) was spent at ${p.method} ${clean(p.template)}; no snapshot written`)
-    if (e instanceof DeadlineReached) throw new SnapshotIncomplete(`the deadline (--deadline) passed at ${p.method} ${clean(p.template)}; no snapshot written`)
+    if (e instanceof BudgetSpent)
+      throw new SnapshotIncomplete(
+        `the request budget (--max-requests ${e.limit}) was spent at ${p.method} ${clean(p.template)}; no snapshot written`,
+      )
+    if (e instanceof DeadlineReached)
+      throw new SnapshotIncomplete(`the deadline (--deadline) passed at ${p.method} ${clean(p.template)}; no snapshot written`)
     if (e instanceof HttpError) {
       o.skipped = `no answer: ${e.kind}`
       return o
@@ -134,7 +160,8 @@ async function observe(client: HttpClient, target: Target, p: Probe, raw: Map<st
   if (p.kind === 'first' && res.json !== undefined) raw.set(p.key, res.json)
   o.status = res.status
   o.headers = Object.fromEntries(Object.entries(normaliseHeaders(res.headers, bases)).map(([k, v]) => [k, clean(v)]))
-  if (res.json !== undefined) o.body = Object.fromEntries(Object.entries(flattenBody(p.api, res.json, bases)).map(([k, v]) => [clean(k), clean(v)]))
+  if (res.json !== undefined)
+    o.body = Object.fromEntries(Object.entries(flattenBody(p.api, res.json, bases)).map(([k, v]) => [clean(k), clean(v)]))
   else if (res.text === '') o.body = { $empty: 'true' }
   else o.body = { $text: clean(normaliseBodyText(res.text, bases)) }
   return o

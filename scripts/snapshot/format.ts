@@ -65,6 +65,7 @@ export function readSnapshot(file: string): Snapshot {
   if (!s || typeof s !== 'object' || s.format !== SNAPSHOT_FORMAT) {
     throw new SnapshotFileError(`${file}: not a snapshot of this tool (format ${JSON.stringify(SNAPSHOT_FORMAT)} expected)`)
   }
-  if (!s.probes || typeof s.probes !== 'object' || !s.target || typeof s.target !== 'object') throw new SnapshotFileError(`${file}: a snapshot without probes or target`)
+  if (!s.probes || typeof s.probes !== 'object' || !s.target || typeof s.target !== 'object')
+    throw new SnapshotFileError(`${file}: a snapshot without probes or target`)
   return s as Snapshot
 }

@@ -47,10 +47,20 @@ const FLAGS = {
 
 /** The target of a snapshot or a diff against a live deployment, from the shared target options. */
 export function targetOf(o: TargetOptions, command: string): Target {
-  const runId = `${command}-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`
-  const target: Target = { allowWrites: false, isMock: false, runId, userAgent: userAgentFor(pkg.version, runId), timeouts: { connectMs: DEFAULT_TIMEOUTS.connectMs, requestMs: o.requestTimeoutMs } }
+  const runId = `${command}-${new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`
+  const target: Target = {
+    allowWrites: false,
+    isMock: false,
+    runId,
+    userAgent: userAgentFor(pkg.version, runId),
+    timeouts: { connectMs: DEFAULT_TIMEOUTS.connectMs, requestMs: o.requestTimeoutMs },
+  }
   if (o.masUrl) target.mas = { url: o.masUrl, adminToken: o.masToken, userToken: o.masUserToken }
-  if (o.hsUrl) target.hs = { url: o.hsUrl, adminToken: o.hsToken, userToken: o.hsUserToken, prefix: o.hsPrefix, clientPrefix: o.clientPrefix }
+  if (o.hsUrl)
+    target.hs = { url: o.hsUrl, adminToken: o.hsToken, userToken: o.hsUserToken, prefix: o.hsPrefix, clientPrefix: o.clientPrefix }
   return target
 }
 
@@ -112,7 +122,12 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
     const probes = Object.values(snap.probes)
     const skipped = probes.filter((p) => p.status === undefined).length
     const noise = snap.noise ? `; ${Object.keys(snap.noise.aspects).length} probe(s) vary by themselves against ${snap.noise.from}` : ''
-    io.err(prefixed('snapshot', `${probes.length} probes, ${snap.requests} requests, ${skipped} not answered or skipped, in ${((performance.now() - started) / 1000).toFixed(2)} s${noise}${output === '-' ? '' : `; written to ${output}`}`) + '\n')
+    io.err(
+      prefixed(
+        'snapshot',
+        `${probes.length} probes, ${snap.requests} requests, ${skipped} not answered or skipped, in ${((performance.now() - started) / 1000).toFixed(2)} s${noise}${output === '-' ? '' : `; written to ${output}`}`,
+      ) + '\n',
+    )
     return EXIT.pass
   } catch (e) {
     return failWith(io, 'snapshot', e)

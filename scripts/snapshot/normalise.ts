@@ -53,7 +53,8 @@ export function normalisationSection(): NormalisationSection {
   return {
     fields: { mas: fieldRules('mas'), hs: fieldRules('hs') },
     patterns: VALUE_PATTERNS.map((p) => ({ name: p.name, placeholder: p.placeholder, pattern: p.re.source })),
-    arrays: 'an array is recorded as its length (path#length) and its items merged (path[]): a field seen with one value keeps it, with several keeps up to 4 distinct values sorted, more: the type and *',
+    arrays:
+      'an array is recorded as its length (path#length) and its items merged (path[]): a field seen with one value keeps it, with several keeps up to 4 distinct values sorted, more: the type and *',
     headers: `only these headers are recorded: ${RECORDED_HEADERS.join(', ')} and every access-control-*; their values pass the same patterns, and server's release number becomes <version>`,
     text: `a body that is not JSON is recorded as its first ${TEXT_LIMIT} characters after the patterns`,
     urls: "the target's own base URLs become <mas-url> and <hs-url> (<target-url> when both are one), before the patterns",
@@ -70,7 +71,18 @@ function fieldRules(api: Api): Record<string, FieldRule> {
   return r
 }
 
-export const RECORDED_HEADERS = ['content-type', 'allow', 'www-authenticate', 'cache-control', 'location', 'server', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'cross-origin-resource-policy']
+export const RECORDED_HEADERS = [
+  'content-type',
+  'allow',
+  'www-authenticate',
+  'cache-control',
+  'location',
+  'server',
+  'x-content-type-options',
+  'x-frame-options',
+  'referrer-policy',
+  'cross-origin-resource-policy',
+]
 const TEXT_LIMIT = 300
 
 /** The target's own base URLs and their placeholders: a deployment that moves keeps its behaviour. */

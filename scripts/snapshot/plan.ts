@@ -12,7 +12,20 @@ import { MUTATING_METHODS } from '../../lib/http.ts'
 import { queryParams, type ParamKind, type QueryParam } from './schema-facts.ts'
 import type { Api } from './normalise.ts'
 
-export type ProbeKind = 'first' | 'last' | 'filter' | 'bad-input' | 'single' | 'missing' | 'malformed-id' | 'no-token' | 'user-token' | 'route' | 'unrouted' | 'legacy-prefix' | 'discovery'
+export type ProbeKind =
+  | 'first'
+  | 'last'
+  | 'filter'
+  | 'bad-input'
+  | 'single'
+  | 'missing'
+  | 'malformed-id'
+  | 'no-token'
+  | 'user-token'
+  | 'route'
+  | 'unrouted'
+  | 'legacy-prefix'
+  | 'discovery'
 export type Auth = 'admin' | 'user' | 'none'
 
 /** How a single-resource probe finds a real id: the first item of a listing (or a document) read before. */
@@ -60,7 +73,11 @@ function tables(): { mas: RouteTable; pub: RouteTable; hs: RouteTable } {
 /** The family of a path as the tables' appliesTo name them: the segment after the API's base, `_` as `-`. */
 export function pathFamily(template: string): string | undefined {
   for (const base of [MAS_ADMIN_BASE, HS_ADMIN_BASE]) {
-    if (template.startsWith(base + '/')) return template.slice(base.length + 1).split('/')[0]!.replace(/_/g, '-')
+    if (template.startsWith(base + '/'))
+      return template
+        .slice(base.length + 1)
+        .split('/')[0]!
+        .replace(/_/g, '-')
   }
   return undefined
 }
@@ -115,16 +132,38 @@ function queryText(q: [string, string][]): string {
   return q.length ? '?' + q.map(([k, v]) => `${k}=${v}`).join('&') : ''
 }
 
-function keyOf(api: Api, method: string, template: string, params: Record<string, string>, q: [string, string][], auth: Auth, tag?: string): string {
-  const path = template.replace(/\{(\w+)\}/g, (_, n: string) => `{${n}:${params[n] === undefined ? '' : tag ?? 'value'}}`)
+function keyOf(
+  api: Api,
+  method: string,
+  template: string,
+  params: Record<string, string>,
+  q: [string, string][],
+  auth: Auth,
+  tag?: string,
+): string {
+  const path = template.replace(/\{(\w+)\}/g, (_, n: string) => `{${n}:${params[n] === undefined ? '' : (tag ?? 'value')}}`)
   return `${api} ${method} ${path}${queryText(q)} [${auth}]`
 }
 
 /** The two ends of a listing: page[first]/page[last] for the auth service, dir=b/dir=f for the homeserver. */
 function ends(params: QueryParam[]): [ProbeKind, [string, string][]][] {
   const names = new Set(params.map((p) => p.name))
-  if (names.has('page[first]') && names.has('page[last]')) return [['first', [['page[first]', PAGE]]], ['last', [['page[last]', PAGE]]]]
-  if (names.has('limit') && names.has('dir')) return [['first', [['limit', PAGE]]], ['last', [['limit', PAGE], ['dir', 'f']]]]
+  if (names.has('page[first]') && names.has('page[last]'))
+    return [
+      ['first', [['page[first]', PAGE]]],
+      ['last', [['page[last]', PAGE]]],
+    ]
+  if (names.has('limit') && names.has('dir'))
+    return [
+      ['first', [['limit', PAGE]]],
+      [
+        'last',
+        [
+          ['limit', PAGE],
+          ['dir', 'f'],
+        ],
+      ],
+    ]
   return [['first', []]]
 }
 
@@ -153,11 +192,17 @@ export function snapshotPlan(apis: { mas: boolean; hs: boolean }): Probe[] {
     ops.push(...operationsOf('mas', t.pub, (e) => e.method === 'GET' && e.pattern.startsWith('/.well-known/')))
   }
   if (apis.hs) {
-    ops.push(...operationsOf('hs', t.hs, (e) => {
-      if (isDocumented(e.doc)) return true
-      // discovery: parameterless GETs of the client API and the well-known document
-      return e.method === 'GET' && !e.pattern.includes(':') && (e.pattern.startsWith('/.well-known/') || /\/(versions|auth_issuer|auth_metadata)$/.test(e.pattern))
-    }))
+    ops.push(
+      ...operationsOf('hs', t.hs, (e) => {
+        if (isDocumented(e.doc)) return true
+        // discovery: parameterless GETs of the client API and the well-known document
+        return (
+          e.method === 'GET' &&
+          !e.pattern.includes(':') &&
+          (e.pattern.startsWith('/.well-known/') || /\/(versions|auth_issuer|auth_metadata)$/.test(e.pattern))
+        )
+      }),
+    )
   }
   const probes: Probe[] = []
   const singles: Probe[] = []
@@ -174,7 +219,14 @@ export function snapshotPlan(apis: { mas: boolean; hs: boolean }): Probe[] {
     const paramNames = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
     const doc = isDocumented(entry.doc) ? entry.doc : undefined
     const discovery = !doc
-    const base = { api, operation, families: familiesOf(template, op.tag, discovery && api === 'hs' ? ['client-discovery'] : []), method, template, gate: { since: entry.since, until: entry.until } }
+    const base = {
+      api,
+      operation,
+      families: familiesOf(template, op.tag, discovery && api === 'hs' ? ['client-discovery'] : []),
+      method,
+      template,
+      gate: { since: entry.since, until: entry.until },
+    }
     const adminAuth: Auth = op.security === 'none' ? 'none' : op.security === 'hs-user' ? 'user' : 'admin'
     if (MUTATING_METHODS.has(method)) {
       // read-only: a mutating route is asked without any credential, which says whether the release routes it
@@ -199,11 +251,19 @@ export function snapshotPlan(apis: { mas: boolean; hs: boolean }): Probe[] {
         const values = valueFor(f.kind)
         for (const [kind, q] of [ends(qp)[0]!, ...rest]) {
           void kind
-          add({ ...base, kind: 'filter', subject: f.name, params: {}, query: [...q, ...values.map((v) => [f.name, v] as [string, string])], auth: adminAuth })
+          add({
+            ...base,
+            kind: 'filter',
+            subject: f.name,
+            params: {},
+            query: [...q, ...values.map((v) => [f.name, v] as [string, string])],
+            auth: adminAuth,
+          })
         }
       }
       for (const p of qp) {
-        for (const bad of badValues(p.kind)) add({ ...base, kind: 'bad-input', subject: p.name, params: {}, query: [[p.name, bad]], auth: adminAuth })
+        for (const bad of badValues(p.kind))
+          add({ ...base, kind: 'bad-input', subject: p.name, params: {}, query: [[p.name, bad]], auth: adminAuth })
       }
       if (adminAuth !== 'none') {
         add({ ...base, kind: 'no-token', params: {}, query: [], auth: 'none' })
@@ -218,20 +278,40 @@ export function snapshotPlan(apis: { mas: boolean; hs: boolean }): Probe[] {
     const sampleProbe = listingFirst.get(parentOf) ?? listingFirst.get(`${parentOf}/latest`)
     const sampleField = last === 'username' ? 'username' : 'id'
     if (sampleProbe) {
-      singles.push({ key: keyOf(api, method, template, { [last]: 'sample' }, [], adminAuth, 'sample'), ...base, kind: 'single', params: { [last]: '' }, query: [], auth: adminAuth, sample: { probe: sampleProbe, path: [sampleField] } })
+      singles.push({
+        key: keyOf(api, method, template, { [last]: 'sample' }, [], adminAuth, 'sample'),
+        ...base,
+        kind: 'single',
+        params: { [last]: '' },
+        query: [],
+        auth: adminAuth,
+        sample: { probe: sampleProbe, path: [sampleField] },
+      })
     }
     add({ ...base, kind: 'missing', params: { [last]: missingValue(last) }, query: [], auth: adminAuth }, 'missing', singles)
     const malformed = malformedValue(last)
-    if (malformed !== undefined) add({ ...base, kind: 'malformed-id', params: { [last]: malformed }, query: [], auth: adminAuth }, 'malformed', singles)
+    if (malformed !== undefined)
+      add({ ...base, kind: 'malformed-id', params: { [last]: malformed }, query: [], auth: adminAuth }, 'malformed', singles)
     if (adminAuth !== 'none') {
       add({ ...base, kind: 'no-token', params: { [last]: missingValue(last) }, query: [], auth: 'none' }, 'missing', singles)
-      if (adminAuth === 'admin') add({ ...base, kind: 'user-token', params: { [last]: missingValue(last) }, query: [], auth: 'user' }, 'missing', singles)
+      if (adminAuth === 'admin')
+        add({ ...base, kind: 'user-token', params: { [last]: missingValue(last) }, query: [], auth: 'user' }, 'missing', singles)
     }
   }
   probes.push(...singles)
   // unrouted requests: an unknown path under each admin base, and the homeserver's legacy admin prefixes
   const unrouted = (api: Api, template: string, families: string[], kind: ProbeKind, method = 'GET') =>
-    add({ api, operation: `${method} ${template}`, families, kind, method, template, params: {}, query: [], auth: method === 'GET' ? 'admin' : 'none' })
+    add({
+      api,
+      operation: `${method} ${template}`,
+      families,
+      kind,
+      method,
+      template,
+      params: {},
+      query: [],
+      auth: method === 'GET' ? 'admin' : 'none',
+    })
   if (apis.mas) {
     unrouted('mas', `${MAS_ADMIN_BASE}/admin-conformance-no-such-route`, ['admin-prefix'], 'unrouted')
   }

@@ -77,7 +77,8 @@ function kindOf(at: At): ParamKind {
   }
   if (s.type === 'integer' || s.type === 'number') return { kind: 'integer' }
   if (s.type === 'boolean') return { kind: 'boolean' }
-  if (s.type === 'array' && s.items && typeof s.items === 'object') return { kind: 'array', items: kindOf({ schema: s.items as JsonSchema, file: r.file }) }
+  if (s.type === 'array' && s.items && typeof s.items === 'object')
+    return { kind: 'array', items: kindOf({ schema: s.items as JsonSchema, file: r.file }) }
   if (s.format === 'date-time') return { kind: 'date-time' }
   return { kind: 'string' }
 }
@@ -134,14 +135,18 @@ export function schemaFieldRules(api: keyof typeof SCHEMA_FOLDERS): Record<strin
           continue
         }
         const direct = k.kind === 'array' ? k.items : k
-        if (direct.kind === 'date-time' && !out[name]) out[name] = { placeholder: '<date-time>', why: `format date-time in schemas/${file}` }
+        if (direct.kind === 'date-time' && !out[name])
+          out[name] = { placeholder: '<date-time>', why: `format date-time in schemas/${file}` }
         if (direct.kind === 'ulid' && !out[name]) out[name] = { placeholder: '<ulid>', why: `a ULID in schemas/${file}` }
       }
     }
     for (const v of Object.values(o)) walk(v, file, depth + 1)
   }
   const dir = SCHEMA_FOLDERS[api]
-  for (const f of readdirSync(path.join(SCHEMA_DIR, dir)).filter((n) => n.endsWith('.json')).sort()) walk(load(`${dir}/${f}`), `${dir}/${f}`, 0)
+  for (const f of readdirSync(path.join(SCHEMA_DIR, dir))
+    .filter((n) => n.endsWith('.json'))
+    .sort())
+    walk(load(`${dir}/${f}`), `${dir}/${f}`, 0)
   fieldRules.set(api, out)
   return out
 }
@@ -179,7 +184,10 @@ export function schemaMapFields(api: keyof typeof SCHEMA_FOLDERS): Map<string, s
     for (const [k, v] of Object.entries(o)) if (k !== 'properties') walk(v, file, depth + 1, parent)
   }
   const dir = SCHEMA_FOLDERS[api]
-  for (const f of readdirSync(path.join(SCHEMA_DIR, dir)).filter((n) => n.endsWith('.json')).sort()) walk(load(`${dir}/${f}`), `${dir}/${f}`, 0, undefined)
+  for (const f of readdirSync(path.join(SCHEMA_DIR, dir))
+    .filter((n) => n.endsWith('.json'))
+    .sort())
+    walk(load(`${dir}/${f}`), `${dir}/${f}`, 0, undefined)
   const out = new Map<string, string>()
   for (const m of maps) {
     const suffix = notMaps.has(m.name) ? (m.parent ? `.${m.parent}.${m.name}` : undefined) : `.${m.name}`

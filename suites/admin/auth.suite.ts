@@ -58,15 +58,30 @@ check('auth: a token without urn:mas:admin → 401 naming the scope on every end
 
 check('auth: authentication is checked before parameters', ['mas-url'], async (t) => {
   // Bad pagination would be a 400 "Invalid pagination parameters"; the missing token must win.
-  expectMasError(t, await mas('GET', '/compat-sessions', { as: 'none', query: { 'page[first]': 0 } }), 400, 'no token and page[first]=0', [/authorization header/i])
+  expectMasError(t, await mas('GET', '/compat-sessions', { as: 'none', query: { 'page[first]': 0 } }), 400, 'no token and page[first]=0', [
+    /authorization header/i,
+  ])
   const token = 'mat_' + 'B'.repeat(30) + '_0aBcDe'
-  expectMasError(t, await mas('GET', '/oauth2-sessions', { as: { token }, query: { 'filter[status]': 'bogus' } }), 401, 'unknown token and a bad filter')
-  expectMasError(t, await mas('GET', '/compat-sessions/not-a-ulid', { as: 'none' }), 400, 'no token and a malformed id', [/authorization header/i])
+  expectMasError(
+    t,
+    await mas('GET', '/oauth2-sessions', { as: { token }, query: { 'filter[status]': 'bogus' } }),
+    401,
+    'unknown token and a bad filter',
+  )
+  expectMasError(t, await mas('GET', '/compat-sessions/not-a-ulid', { as: 'none' }), 400, 'no token and a malformed id', [
+    /authorization header/i,
+  ])
 })
 
 check('auth: the non-admin token is refused before parameters', ['mas-user'], async (t) => {
   const listing = (await masFeature('personal-sessions')) ? '/personal-sessions' : '/compat-sessions'
-  expectMasError(t, await mas('GET', listing, { as: 'user', query: { 'page[first]': 0 } }), 401, `non-admin token and page[first]=0 on ${listing}`, ['urn:mas:admin'])
+  expectMasError(
+    t,
+    await mas('GET', listing, { as: 'user', query: { 'page[first]': 0 } }),
+    401,
+    `non-admin token and page[first]=0 on ${listing}`,
+    ['urn:mas:admin'],
+  )
 })
 
 check('auth: mutating endpoints refuse a missing token', ['mas-url', 'writes'], async (t) => {
@@ -75,5 +90,11 @@ check('auth: mutating endpoints refuse a missing token', ['mas-url', 'writes'], 
   for (const p of paths) {
     expectMasError(t, await mas('POST', p, { as: 'none' }), 400, `POST ${MAS_API}${p} without a token`, [/authorization header/i])
   }
-  expectMasError(t, await mas('POST', '/policy-data', { as: 'none', body: { data: {} } }), 400, `POST ${MAS_API}/policy-data without a token`, [/authorization header/i])
+  expectMasError(
+    t,
+    await mas('POST', '/policy-data', { as: 'none', body: { data: {} } }),
+    400,
+    `POST ${MAS_API}/policy-data without a token`,
+    [/authorization header/i],
+  )
 })

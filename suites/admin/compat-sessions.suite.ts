@@ -19,7 +19,12 @@ listingChecks(spec)
 // --- filters: the filtered listing against the full set filtered client-side
 
 idFilterCheck(spec, 'filter[user]', 'user_id', 'no compat session has a user')
-idFilterCheck(spec, 'filter[user-session]', 'user_session_id', 'no compat session was started from a browser session (user_session_id is null everywhere)')
+idFilterCheck(
+  spec,
+  'filter[user-session]',
+  'user_session_id',
+  'no compat session was started from a browser session (user_session_id is null everywhere)',
+)
 statusFilterChecks(spec, 'finished_at', ['active', 'finished'], 'compat session')
 sessionDateFilterChecks(spec)
 activeFilterLinksCheck(spec, 'filter[user]', 'user_id', 'no compat session has a user')

@@ -50,7 +50,11 @@ export function heldSessions(): Promise<HeldSession[] | string> {
       const b = res.json as { active?: unknown; sub?: unknown; client_id?: unknown } | undefined
       if (res.status !== 200 || typeof b?.active !== 'boolean') return `introspecting the ${which} token answered ${res.status}`
       if (!b.active) continue
-      held.push({ token: which, userId: typeof b.sub === 'string' ? b.sub : null, clientId: typeof b.client_id === 'string' ? b.client_id : null })
+      held.push({
+        token: which,
+        userId: typeof b.sub === 'string' ? b.sub : null,
+        clientId: typeof b.client_id === 'string' ? b.client_id : null,
+      })
     }
     return held
   })

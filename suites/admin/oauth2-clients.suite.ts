@@ -27,7 +27,10 @@ for (const kind of ['static', 'dynamic'] as const) {
 
 /** the service's `ILIKE '%s%'`: case-insensitive, `_` one character, `%` any text */
 function ilike(search: string): (text: string) => boolean {
-  const re = new RegExp([...search.toLowerCase()].map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))).join(''), 's')
+  const re = new RegExp(
+    [...search.toLowerCase()].map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))).join(''),
+    's',
+  )
   return (text) => re.test(text.toLowerCase())
 }
 
@@ -38,7 +41,11 @@ for (const attr of ['client_name', 'client_uri'] as const) {
     const value = values[Math.floor(values.length / 2)]
     if (!value) return `no client has a ${attr} with three letters`
     const text = /[a-z]{3}/i.exec(attr === 'client_uri' ? value.replace(/^https?:\/\//, '') : value)![0].toUpperCase()
-    return { filters: { [key]: text }, expect: (i) => typeof i.attributes[attr] === 'string' && ilike(text)(i.attributes[attr]), describe: `text ${text}` }
+    return {
+      filters: { [key]: text },
+      expect: (i) => typeof i.attributes[attr] === 'string' && ilike(text)(i.attributes[attr]),
+      describe: `text ${text}`,
+    }
   })
 }
 
@@ -47,7 +54,11 @@ filterCheck(spec, 'filter[grant-type] matches the clients declaring that grant t
   for (const i of items) for (const g of (i.attributes.grant_types as string[]) ?? []) counts.set(g, (counts.get(g) ?? 0) + 1)
   const grant = [...counts.entries()].filter(([, n]) => n < items.length).sort((a, b) => b[1] - a[1])[0]?.[0] ?? [...counts.keys()][0]
   if (!grant) return 'no client declares a grant type'
-  return { filters: { 'filter[grant-type]': grant }, expect: (i) => ((i.attributes.grant_types as string[]) ?? []).includes(grant), describe: grant }
+  return {
+    filters: { 'filter[grant-type]': grant },
+    expect: (i) => ((i.attributes.grant_types as string[]) ?? []).includes(grant),
+    describe: grant,
+  }
 })
 
 filterCheck(spec, 'filter[grant-type] with a grant type no client can declare matches nothing', () => ({
@@ -61,21 +72,38 @@ function clientsWithActiveSessions(ids: readonly string[]): Promise<Map<string, 
 }
 
 for (const want of [true, false]) {
-  familyCheck(spec, `filter[has-active-sessions]=${want} matches the clients ${want ? 'with' : 'without'} an active OAuth 2.0 session`, ['mas'], async (t) => {
-    await requireMasFeature(t, 'oauth2-clients')
-    const items = await allItems(spec)
-    const ids = items.map((i) => i.id)
-    const before = await clientsWithActiveSessions(ids)
-    const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor(items.length), filters: { 'filter[has-active-sessions]': String(want) }, until: items.at(-1)!.id })
-    const after = await clientsWithActiveSessions(ids)
-    assertPages(t, w, `filter[has-active-sessions]=${want}`)
-    // other suites finish sessions meanwhile: clients whose answer changed (or that were not settled) are left out
-    const stable = (id: string) => before.has(id) && after.has(id) && before.get(id) === after.get(id)
-    sameIds(t, w.items.filter((i) => stable(i.id)), items.filter((i) => stable(i.id) && before.get(i.id) === want), 'the listing equals the clients so selected')
-  })
+  familyCheck(
+    spec,
+    `filter[has-active-sessions]=${want} matches the clients ${want ? 'with' : 'without'} an active OAuth 2.0 session`,
+    ['mas'],
+    async (t) => {
+      await requireMasFeature(t, 'oauth2-clients')
+      const items = await allItems(spec)
+      const ids = items.map((i) => i.id)
+      const before = await clientsWithActiveSessions(ids)
+      const w = await walk(spec, {
+        direction: 'forward',
+        pageSize: pageSizeFor(items.length),
+        filters: { 'filter[has-active-sessions]': String(want) },
+        until: items.at(-1)!.id,
+      })
+      const after = await clientsWithActiveSessions(ids)
+      assertPages(t, w, `filter[has-active-sessions]=${want}`)
+      // other suites finish sessions meanwhile: clients whose answer changed (or that were not settled) are left out
+      const stable = (id: string) => before.has(id) && after.has(id) && before.get(id) === after.get(id)
+      sameIds(
+        t,
+        w.items.filter((i) => stable(i.id)),
+        items.filter((i) => stable(i.id) && before.get(i.id) === want),
+        'the listing equals the clients so selected',
+      )
+    },
+  )
 }
 
 // --- errors
 
 badFilterCheck(spec, 'an invalid filter[client-kind] value', { 'filter[client-kind]': 'bogus' }, ['Invalid filter parameters'])
-badFilterCheck(spec, 'an invalid filter[has-active-sessions] value', { 'filter[has-active-sessions]': 'maybe' }, ['Invalid filter parameters'])
+badFilterCheck(spec, 'an invalid filter[has-active-sessions] value', { 'filter[has-active-sessions]': 'maybe' }, [
+  'Invalid filter parameters',
+])

@@ -3,7 +3,15 @@ import { setDefaultRule, mas, requireMasFeature, note, expectMasError, UNKNOWN_U
 import { familyCheck, allItems, fullSet, walk, pageSizeFor, assertPages, sameIds, type FamilySpec, type MasItem } from './listing/walk.ts'
 import { filterCheck, unknownFilterCheck, badFilterCheck, assertCounts } from './listing/filters.ts'
 import { listingChecks } from './listing/checks.ts'
-import { activeFilterLinksCheck, finishChecks, idFilterCheck, scopes, scopeTokenFilterCheck, sessionDateFilterChecks, statusFilterChecks } from './session-checks.ts'
+import {
+  activeFilterLinksCheck,
+  finishChecks,
+  idFilterCheck,
+  scopes,
+  scopeTokenFilterCheck,
+  sessionDateFilterChecks,
+  statusFilterChecks,
+} from './session-checks.ts'
 
 setDefaultRule('spec/interface.md, Endpoints > Area A (oauth2-sessions) and Common conventions of area A; reference/mas-admin-api.md')
 
@@ -28,7 +36,10 @@ filterCheck(
   (items) => {
     const counts = new Map<string, number>()
     for (const i of items) counts.set(i.attributes.client_id, (counts.get(i.attributes.client_id) ?? 0) + 1)
-    const two = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 2).map(([c]) => c)
+    const two = [...counts.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 2)
+      .map(([c]) => c)
     if (two.length < 2) return 'fewer than two clients have OAuth 2.0 sessions'
     return { filters: { 'filter[client]': two }, expect: (i) => two.includes(i.attributes.client_id), describe: 'two clients' }
   },
@@ -42,7 +53,11 @@ filterCheck(spec, 'filter[scope] repeated requires every listed token', (items) 
   const withTwo = items.find((i) => new Set(scopes(i)).size >= 2)
   if (!withTwo) return 'no OAuth 2.0 session has two scope tokens'
   const two = [...new Set(scopes(withTwo))].slice(0, 2)
-  return { filters: { 'filter[scope]': two }, expect: (i) => two.every((s) => scopes(i).includes(s)), describe: `contains both ${two.join(' and ')}` }
+  return {
+    filters: { 'filter[scope]': two },
+    expect: (i) => two.every((s) => scopes(i).includes(s)),
+    describe: `contains both ${two.join(' and ')}`,
+  }
 })
 
 statusFilterChecks(spec, 'finished_at', ['active', 'finished'], 'OAuth 2.0 session')
@@ -54,10 +69,22 @@ familyCheck(spec, `filter[client-kind] dynamic and static partition the full set
   const sides: Record<string, MasItem[]> = {}
   for (const kind of ['dynamic', 'static']) {
     const full = await fullSet(spec)
-    const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor(items.length), filters: { 'filter[client-kind]': kind }, until: full.end })
+    const w = await walk(spec, {
+      direction: 'forward',
+      pageSize: pageSizeFor(items.length),
+      filters: { 'filter[client-kind]': kind },
+      until: full.end,
+    })
     assertPages(t, w, `filter[client-kind]=${kind}`)
     sides[kind] = w.items
-    await assertCounts(t, spec, w, { 'filter[client-kind]': kind }, full.complete ? w.items.length : undefined, `filter[client-kind]=${kind}: `)
+    await assertCounts(
+      t,
+      spec,
+      w,
+      { 'filter[client-kind]': kind },
+      full.complete ? w.items.length : undefined,
+      `filter[client-kind]=${kind}: `,
+    )
   }
   const dyn = sides.dynamic ?? []
   const sta = sides.static ?? []
@@ -65,7 +92,10 @@ familyCheck(spec, `filter[client-kind] dynamic and static partition the full set
   sameIds(t, both, items, 'dynamic and static together are the full set, each session once')
   const kindOf = new Map<string, string>()
   let mixed = ''
-  for (const [kind, list] of [['dynamic', dyn], ['static', sta]] as const) {
+  for (const [kind, list] of [
+    ['dynamic', dyn],
+    ['static', sta],
+  ] as const) {
     for (const i of list) {
       const seen = kindOf.get(i.attributes.client_id)
       if (seen && seen !== kind) mixed ||= i.attributes.client_id
@@ -100,7 +130,8 @@ familyCheck(spec, `a repeated filter[client] with an unknown client → 404 nami
 
 finishChecks(spec, {
   // an active session that is safe to end: it has a user and no admin scope
-  candidates: (items) => items.filter((i) => i.attributes.finished_at === null && i.attributes.user_id !== null && !scopes(i).includes('urn:mas:admin')),
+  candidates: (items) =>
+    items.filter((i) => i.attributes.finished_at === null && i.attributes.user_id !== null && !scopes(i).includes('urn:mas:admin')),
   none: 'no active OAuth 2.0 session with a user and without the admin scope to finish',
   sameGroup: ['filter[client]', 'client_id'],
 })

@@ -1,6 +1,20 @@
 // Personal sessions (area A): listing, pagination, filters, lookups, errors; with writes: create, use the
 // token, revoke, revoke again, regenerate. Everything created here is revoked when the file ends.
-import { setDefaultRule, mas, skip, memo, cleanup, client, target, shown, expectOk, expectMasError, MAS_API, UNKNOWN_ULID, type Test } from '../lib/suite.ts'
+import {
+  setDefaultRule,
+  mas,
+  skip,
+  memo,
+  cleanup,
+  client,
+  target,
+  shown,
+  expectOk,
+  expectMasError,
+  MAS_API,
+  UNKNOWN_ULID,
+  type Test,
+} from '../lib/suite.ts'
 import { familyCheck, allItems, type FamilySpec, type MasItem } from './listing/walk.ts'
 import { filterCheck, dateFilterCheck, unknownFilterCheck, badFilterCheck } from './listing/filters.ts'
 import { listingChecks } from './listing/checks.ts'
@@ -23,21 +37,18 @@ listingChecks(spec)
 
 // --- filters
 
-for (const key of ['owner_user', 'owner_client', 'actor_user'] as const) idFilterCheck(spec, `filter[${key}]`, `${key}_id`, `no personal session has ${key}_id`)
+for (const key of ['owner_user', 'owner_client', 'actor_user'] as const)
+  idFilterCheck(spec, `filter[${key}]`, `${key}_id`, `no personal session has ${key}_id`)
 scopeTokenFilterCheck(spec, 'filter[scope] matches the full set filtered client-side', 'personal session')
 statusFilterChecks(spec, 'revoked_at', ['active', 'revoked'], 'personal session')
 
 for (const value of ['true', 'false'] as const) {
-  filterCheck(
-    spec,
-    `filter[expires]=${value} matches the full set filtered client-side`,
-    (items) => {
-      // expires_at is the active token's expiry: null when it never expires and when the session is revoked.
-      const expect = (i: MasItem) => (i.attributes.expires_at !== null) === (value === 'true')
-      if (!items.some(expect)) return `no personal session ${value === 'true' ? 'has' : 'lacks'} an expiry`
-      return { filters: { 'filter[expires]': value }, expect }
-    },
-  )
+  filterCheck(spec, `filter[expires]=${value} matches the full set filtered client-side`, (items) => {
+    // expires_at is the active token's expiry: null when it never expires and when the session is revoked.
+    const expect = (i: MasItem) => (i.attributes.expires_at !== null) === (value === 'true')
+    if (!items.some(expect)) return `no personal session ${value === 'true' ? 'has' : 'lacks'} an expiry`
+    return { filters: { 'filter[expires]': value }, expect }
+  })
 }
 
 dateFilterCheck(spec, 'filter[expires_before]', 'expires_at', 'before')
@@ -82,7 +93,9 @@ function actorUser(): Promise<string | undefined> {
       add(((res.json as { data?: MasItem[] } | undefined)?.data ?? []).map((i) => i.attributes.user_id as string | null))
     }
     for (const id of candidates.slice(0, 5)) {
-      const res = await mas('POST', `/${f}`, { body: { actor_user_id: id, human_name: humanName('probe'), scope: 'openid', expires_in: 60 } })
+      const res = await mas('POST', `/${f}`, {
+        body: { actor_user_id: id, human_name: humanName('probe'), scope: 'openid', expires_in: 60 },
+      })
       const created = (res.json as { data?: MasItem } | undefined)?.data
       if (typeof created?.attributes?.access_token === 'string') client.addSecret(created.attributes.access_token)
       if (res.status === 201 && created) await mas('POST', `/${f}/${created.id}/revoke`)
@@ -137,8 +150,13 @@ familyCheck(spec, 'create → 201 with an access token, and a fresh read agrees'
   t.ok(String(a.scope).split(' ').includes('urn:mas:admin'), 'scope holds the requested token', { scope: a.scope })
   t.equal(a.revoked_at, null, 'revoked_at is null')
   const exp = Date.parse(String(a.expires_at))
-  t.ok(Math.abs(exp - (before + 3600_000)) < 300_000, 'expires_at is about an hour from now (expires_in 3600)', { expires_at: a.expires_at })
-  t.ok((a.owner_user_id === null) !== (a.owner_client_id === null), 'exactly one owner is set', { owner_user_id: a.owner_user_id, owner_client_id: a.owner_client_id })
+  t.ok(Math.abs(exp - (before + 3600_000)) < 300_000, 'expires_at is about an hour from now (expires_in 3600)', {
+    expires_at: a.expires_at,
+  })
+  t.ok((a.owner_user_id === null) !== (a.owner_client_id === null), 'exactly one owner is set', {
+    owner_user_id: a.owner_user_id,
+    owner_client_id: a.owner_client_id,
+  })
   const res = await mas('GET', `/${f}/${c.id}`)
   const fresh = expectOk<{ data: MasItem }>(t, res, `GET ${base}/${c.id}`, { schema: `${spec.schema}#Single` })
   if (fresh) {
@@ -149,7 +167,7 @@ familyCheck(spec, 'create → 201 with an access token, and a fresh read agrees'
   }
   const listed = await mas('GET', `/${f}`, { query: { 'filter[actor_user]': actor, 'filter[status]': 'active', 'page[last]': 50 } })
   const ids = ((listed.json as { data?: MasItem[] } | undefined)?.data ?? []).map((i) => i.id)
-  t.ok(ids.includes(c.id), 'the listing of the actor\'s active sessions includes it')
+  t.ok(ids.includes(c.id), "the listing of the actor's active sessions includes it")
 })
 
 familyCheck(spec, 'a created token with urn:mas:admin works against the admin API', ['mas', 'writes'], async (t) => {
@@ -164,7 +182,9 @@ familyCheck(spec, 'revoke → 200 with revoked_at set, and the token is rejected
   const res = await mas('POST', `/${f}/${c.id}/revoke`)
   const body = expectOk<{ data: MasItem }>(t, res, `POST ${base}/${c.id}/revoke`, { schema: `${spec.schema}#Single` })
   if (body) {
-    t.ok(Number.isFinite(Date.parse(String(body.data.attributes.revoked_at))), 'revoked_at is set', { revoked_at: body.data.attributes.revoked_at })
+    t.ok(Number.isFinite(Date.parse(String(body.data.attributes.revoked_at))), 'revoked_at is set', {
+      revoked_at: body.data.attributes.revoked_at,
+    })
     t.equal(body.data.attributes.expires_at, null, 'expires_at is null once revoked')
   }
   t.equal(await adminWorks(c.token), 401, 'the revoked token → 401')
@@ -184,7 +204,12 @@ familyCheck(spec, 'revoke a revoked session → 409 naming the session', ['mas',
 familyCheck(spec, 'regenerate → 201 with a new token; the old token is rejected', ['mas', 'writes'], async (t) => {
   const actor = await actorUser()
   if (!actor) skip('no user found in the listings to act as')
-  const c = await create(t, `POST ${base}`, { actor_user_id: actor, human_name: humanName('regenerate'), scope: 'urn:mas:admin', expires_in: 3600 })
+  const c = await create(t, `POST ${base}`, {
+    actor_user_id: actor,
+    human_name: humanName('regenerate'),
+    scope: 'urn:mas:admin',
+    expires_in: 3600,
+  })
   if (!c) return
   t.equal(await adminWorks(c.token), 200, 'the first token works')
   const before = Date.now()
@@ -196,7 +221,9 @@ familyCheck(spec, 'regenerate → 201 with a new token; the old token is rejecte
   t.equal(body.data.id, c.id, 'the same session id')
   t.ok(typeof newToken === 'string' && newToken !== c.token, 'a new access token is returned')
   const exp = Date.parse(String(body.data.attributes.expires_at))
-  t.ok(Math.abs(exp - (before + 600_000)) < 300_000, 'expires_at follows the new expires_in (600 s)', { expires_at: body.data.attributes.expires_at })
+  t.ok(Math.abs(exp - (before + 600_000)) < 300_000, 'expires_at follows the new expires_in (600 s)', {
+    expires_at: body.data.attributes.expires_at,
+  })
   t.equal(await adminWorks(c.token), 401, 'the old token → 401')
   if (typeof newToken === 'string') t.equal(await adminWorks(newToken), 200, 'the new token works')
 })
@@ -204,7 +231,9 @@ familyCheck(spec, 'regenerate → 201 with a new token; the old token is rejecte
 familyCheck(spec, 'create with an invalid scope → 400', ['mas', 'writes'], async (t) => {
   const actor = await actorUser()
   if (!actor) skip('no user found in the listings to act as')
-  const res = await mas('POST', `/${f}`, { body: { actor_user_id: actor, human_name: humanName('bad scope'), scope: 'openid  urn:mas:admin' } })
+  const res = await mas('POST', `/${f}`, {
+    body: { actor_user_id: actor, human_name: humanName('bad scope'), scope: 'openid  urn:mas:admin' },
+  })
   const token = (res.json as { data?: MasItem } | undefined)?.data?.attributes?.access_token
   if (typeof token === 'string') {
     client.addSecret(token)

@@ -1,6 +1,20 @@
 // Policy data (area A): latest, by id, errors; with writes: set (twice), read back, invalid data.
 // Writes re-set the data that was already the latest, so the policy in force does not change.
-import { check, mas, memo, skip, requireMasFeature, expectOk, expectMasError, shown, setDefaultRule, underDeviation, MAS_API, UNKNOWN_ULID, type Test } from '../lib/suite.ts'
+import {
+  check,
+  mas,
+  memo,
+  skip,
+  requireMasFeature,
+  expectOk,
+  expectMasError,
+  shown,
+  setDefaultRule,
+  underDeviation,
+  MAS_API,
+  UNKNOWN_ULID,
+  type Test,
+} from '../lib/suite.ts'
 import type { MasItem } from './listing/walk.ts'
 
 setDefaultRule('spec/interface.md, Endpoints > Area A (policy-data); reference/mas-admin-api.md §1.8')
@@ -77,21 +91,30 @@ check('policy-data: set → 201, and latest and get by id return it', ['mas', 'w
   t.same(created.data.attributes.data, data, 'the record holds the data sent')
   const latest = expectOk<{ data: MasItem }>(t, await mas('GET', '/policy-data/latest'), `GET ${base}/latest`, { schema: SINGLE })
   if (latest) t.same(latest.data, created.data, 'latest is the new record')
-  const byId = expectOk<{ data: MasItem }>(t, await mas('GET', `/policy-data/${created.data.id}`), `GET ${base}/${created.data.id}`, { schema: SINGLE })
+  const byId = expectOk<{ data: MasItem }>(t, await mas('GET', `/policy-data/${created.data.id}`), `GET ${base}/${created.data.id}`, {
+    schema: SINGLE,
+  })
   if (byId) t.same(byId.data, created.data, 'get by id returns the new record')
 })
 
 check('policy-data: of two records set in turn, latest is the newer and the older stays readable', ['mas', 'writes'], async (t) => {
   await gate(t)
   const data = await dataToSet()
-  const one = expectOk<{ data: MasItem }>(t, await mas('POST', '/policy-data', { body: { data } }), 'first POST', { status: 201, schema: SINGLE })
-  const two = expectOk<{ data: MasItem }>(t, await mas('POST', '/policy-data', { body: { data } }), 'second POST', { status: 201, schema: SINGLE })
+  const one = expectOk<{ data: MasItem }>(t, await mas('POST', '/policy-data', { body: { data } }), 'first POST', {
+    status: 201,
+    schema: SINGLE,
+  })
+  const two = expectOk<{ data: MasItem }>(t, await mas('POST', '/policy-data', { body: { data } }), 'second POST', {
+    status: 201,
+    schema: SINGLE,
+  })
   if (!one || !two) return
   t.ok(two.data.id > one.data.id, 'the second record has the later id', { first: one.data.id, second: two.data.id })
   const latest = expectOk<{ data: MasItem }>(t, await mas('GET', '/policy-data/latest'), `GET ${base}/latest`)
   if (latest) t.equal(latest.data.id, two.data.id, 'latest is the second record')
   const older = expectOk<{ data: MasItem }>(t, await mas('GET', `/policy-data/${one.data.id}`), `GET ${base}/${one.data.id}`)
-  if (older) await underDeviation(GET_LATEST, () => void t.same(older.data, one.data, 'the first record is unchanged and readable by its id'))
+  if (older)
+    await underDeviation(GET_LATEST, () => void t.same(older.data, one.data, 'the first record is unchanged and readable by its id'))
 })
 
 check('policy-data: invalid policy data → 400, and nothing is stored', ['mas', 'writes'], async (t) => {
@@ -103,5 +126,10 @@ check('policy-data: invalid policy data → 400, and nothing is stored', ['mas',
   t.ok(titles.length >= 1, 'at least one title', { titles })
   const after = await mas('GET', '/policy-data/latest')
   t.equal(after.status, before.status, 'latest answers as before')
-  t.same((after.json as { data?: MasItem } | undefined)?.data?.id, (before.json as { data?: MasItem } | undefined)?.data?.id, 'latest is the same record as before', { before: shown(before.json), after: shown(after.json) })
+  t.same(
+    (after.json as { data?: MasItem } | undefined)?.data?.id,
+    (before.json as { data?: MasItem } | undefined)?.data?.id,
+    'latest is the same record as before',
+    { before: shown(before.json), after: shown(after.json) },
+  )
 })

@@ -33,7 +33,10 @@ export function statusFilterChecks(spec: FamilySpec, attr: string, states: reado
 }
 
 /** The scope tokens of an item. */
-export const scopes = (i: MasItem): string[] => String(i.attributes.scope ?? '').split(' ').filter(Boolean)
+export const scopes = (i: MasItem): string[] =>
+  String(i.attributes.scope ?? '')
+    .split(' ')
+    .filter(Boolean)
 
 /** `filter[scope]` with one token: the one that splits the set most evenly says the most about the filter. */
 export function scopeTokenFilterCheck(spec: FamilySpec, name: string, noun: string): void {
@@ -84,7 +87,8 @@ export function finishChecks(spec: FamilySpec, opts: FinishOptions): void {
   /** The candidates, less every session that could be behind a token the harness holds. */
   const safe = async (): Promise<MasItem[]> => {
     const held = await heldSessions()
-    if (typeof held === 'string') skip(`cannot tell which ${f} are behind the harness's own tokens (${held}); finishing one could log the harness out`)
+    if (typeof held === 'string')
+      skip(`cannot tell which ${f} are behind the harness's own tokens (${held}); finishing one could log the harness out`)
     return opts.candidates(await allItems(spec)).filter((i) => !isHeld(i, f, held))
   }
 
@@ -104,11 +108,15 @@ export function finishChecks(spec: FamilySpec, opts: FinishOptions): void {
     const before = Date.now()
     const res = await mas('POST', `/${f}/${pick.id}/finish`)
     await memo(memoKey, async () => ({ id: pick.id }))
-    const body = expectOk<{ data: MasItem; links: { self: string } }>(t, res, `POST ${MAS_API}/${f}/${pick.id}/finish`, { schema: `${spec.schema}#Single` })
+    const body = expectOk<{ data: MasItem; links: { self: string } }>(t, res, `POST ${MAS_API}/${f}/${pick.id}/finish`, {
+      schema: `${spec.schema}#Single`,
+    })
     if (!body) return
     const at = Date.parse(String(body.data.attributes.finished_at))
     t.ok(Number.isFinite(at), 'finished_at is set', { finished_at: body.data.attributes.finished_at })
-    t.ok(at >= before - 120_000, 'finished_at is the time of the request (not an old value)', { finished_at: body.data.attributes.finished_at })
+    t.ok(at >= before - 120_000, 'finished_at is the time of the request (not an old value)', {
+      finished_at: body.data.attributes.finished_at,
+    })
     t.equal(body.data.id, pick.id, 'the answer is the finished session')
     t.equal(body.data.links.self, `${MAS_API}/${f}/${pick.id}`, 'data.links.self is the canonical path')
     const again = expectOk<{ data: MasItem }>(t, await mas('GET', `/${f}/${pick.id}`), 'a fresh read', { schema: `${spec.schema}#Single` })
@@ -141,7 +149,9 @@ export function finishChecks(spec: FamilySpec, opts: FinishOptions): void {
     if (!body) return
     t.not(body.data.attributes.finished_at, null, 'finished_at is set on a fresh read')
     const [key, attr] = opts.sameGroup
-    const active = await mas('GET', `/${f}`, { query: { 'filter[status]': 'active', [key]: String(body.data.attributes[attr]), 'page[first]': 1000 } })
+    const active = await mas('GET', `/${f}`, {
+      query: { 'filter[status]': 'active', [key]: String(body.data.attributes[attr]), 'page[first]': 1000 },
+    })
     const ids = ((active.json as { data?: MasItem[] } | undefined)?.data ?? []).map((i) => i.id)
     t.equal(active.status, 200, 'the active listing answers')
     t.notOk(ids.includes(done.id), 'filter[status]=active no longer lists it')
@@ -156,8 +166,12 @@ export function finishChecks(spec: FamilySpec, opts: FinishOptions): void {
     if (!expectStatus(t, res, 200, `POST ${MAS_API}/${f}/${pick.id}/finish`)) return
     const after = await mockControl('GET', '/jobs')
     type Job = { userId: string; kind: string }
-    const jobsOf = (r: typeof before) => ((r.json as { jobs?: Job[] } | undefined)?.jobs ?? [])
+    const jobsOf = (r: typeof before) => (r.json as { jobs?: Job[] } | undefined)?.jobs ?? []
     const added = jobsOf(after).slice(jobsOf(before).length)
-    t.ok(added.some((j) => j.kind === 'sync-devices' && j.userId === pick.attributes.user_id), `a sync-devices job for user ${pick.attributes.user_id} was scheduled`, { added })
+    t.ok(
+      added.some((j) => j.kind === 'sync-devices' && j.userId === pick.attributes.user_id),
+      `a sync-devices job for user ${pick.attributes.user_id} was scheduled`,
+      { added },
+    )
   })
 }

@@ -24,13 +24,21 @@ listingChecks(spec)
 idFilterCheck(spec, 'filter[user]', 'user_id', 'no link with a user on the target')
 idFilterCheck(spec, 'filter[provider]', 'provider_id', 'no link on the target')
 // filter[human-account-name] exists since v1.22.0 (lib/data/mas-features.json); an older release ignores it.
-for (const [key, attr, feature] of [['filter[subject]', 'subject', undefined], ['filter[human-account-name]', 'human_account_name', 'upstream-oauth-links-filter-human-account-name']] as const) {
-  filterCheck(spec, `${key} matches exactly`, (items) => {
-    const pick = items.find((i) => typeof i.attributes[attr] === 'string')
-    if (!pick) return `no link has a ${attr}`
-    const value = String(pick.attributes[attr])
-    return { filters: { [key]: value }, expect: (i) => i.attributes[attr] === value }
-  }, feature ? { feature } : {})
+for (const [key, attr, feature] of [
+  ['filter[subject]', 'subject', undefined],
+  ['filter[human-account-name]', 'human_account_name', 'upstream-oauth-links-filter-human-account-name'],
+] as const) {
+  filterCheck(
+    spec,
+    `${key} matches exactly`,
+    (items) => {
+      const pick = items.find((i) => typeof i.attributes[attr] === 'string')
+      if (!pick) return `no link has a ${attr}`
+      const value = String(pick.attributes[attr])
+      return { filters: { [key]: value }, expect: (i) => i.attributes[attr] === value }
+    },
+    feature ? { feature } : {},
+  )
 }
 
 unknownFilterCheck(spec, 'filter[user]', 'user')
@@ -52,7 +60,9 @@ async function parties(): Promise<{ userId: string; otherUserId: string; provide
 function added(): Promise<{ id: string; userId: string; otherUserId: string; providerId: string } | string> {
   return memo('links:added', async () => {
     const p = await parties()
-    const res = await mas('POST', `/${f}`, { body: { user_id: p.userId, provider_id: p.providerId, subject: subject(), human_account_name: 'admin-conformance' } })
+    const res = await mas('POST', `/${f}`, {
+      body: { user_id: p.userId, provider_id: p.providerId, subject: subject(), human_account_name: 'admin-conformance' },
+    })
     if (res.status !== 201) return `adding a link answered ${res.status}`
     const id = String((res.json as Single).data.id)
     cleanup(async () => {
@@ -66,28 +76,60 @@ familyCheck(spec, 'add a link → 201, it reads back and filter[subject] finds i
   const a = await added()
   if (typeof a === 'string') skip(a)
   const body = expectOk<Single>(t, await mas('GET', `/${f}/${a.id}`), `GET ${base}/${a.id}`, { schema: `${spec.schema}#Single` })
-  if (body) t.same([body.data.attributes.user_id, body.data.attributes.provider_id, body.data.attributes.subject], [a.userId, a.providerId, subject()], 'as sent')
-  const listed = expectOk<{ data?: MasItem[] }>(t, await mas('GET', `/${f}`, { query: { 'filter[subject]': subject() } }), 'filter[subject]')
-  t.same((listed?.data ?? []).map((i) => i.id), [a.id], 'exactly the new link')
+  if (body)
+    t.same(
+      [body.data.attributes.user_id, body.data.attributes.provider_id, body.data.attributes.subject],
+      [a.userId, a.providerId, subject()],
+      'as sent',
+    )
+  const listed = expectOk<{ data?: MasItem[] }>(
+    t,
+    await mas('GET', `/${f}`, { query: { 'filter[subject]': subject() } }),
+    'filter[subject]',
+  )
+  t.same(
+    (listed?.data ?? []).map((i) => i.id),
+    [a.id],
+    'exactly the new link',
+  )
 })
 
-familyCheck(spec, 'add refusals: unknown user → 404, unknown provider → 404, subject linked already → 409', ['mas', 'writes'], async (t) => {
-  const a = await added()
-  if (typeof a === 'string') skip(a)
-  expectMasError(t, await mas('POST', `/${f}`, { body: { user_id: UNKNOWN_ULID, provider_id: a.providerId, subject: 'x' } }), 404, 'unknown user', [`User ID ${UNKNOWN_ULID} not found`])
-  expectMasError(t, await mas('POST', `/${f}`, { body: { user_id: a.userId, provider_id: UNKNOWN_ULID, subject: 'x' } }), 404, 'unknown provider', [`Provider ID ${UNKNOWN_ULID} not found`])
-  const again = await mas('POST', `/${f}`, { body: { user_id: a.otherUserId, provider_id: a.providerId, subject: subject() } })
-  expectMasError(t, again, 409, 'the same subject for another user', [a.providerId, subject(), /already linked/])
-  const still = expectOk<Single>(t, await mas('GET', `/${f}/${a.id}`), 'the link after the refusal')
-  t.equal(still?.data.attributes.user_id, a.userId, 'the link still belongs to its user')
-})
+familyCheck(
+  spec,
+  'add refusals: unknown user → 404, unknown provider → 404, subject linked already → 409',
+  ['mas', 'writes'],
+  async (t) => {
+    const a = await added()
+    if (typeof a === 'string') skip(a)
+    expectMasError(
+      t,
+      await mas('POST', `/${f}`, { body: { user_id: UNKNOWN_ULID, provider_id: a.providerId, subject: 'x' } }),
+      404,
+      'unknown user',
+      [`User ID ${UNKNOWN_ULID} not found`],
+    )
+    expectMasError(
+      t,
+      await mas('POST', `/${f}`, { body: { user_id: a.userId, provider_id: UNKNOWN_ULID, subject: 'x' } }),
+      404,
+      'unknown provider',
+      [`Provider ID ${UNKNOWN_ULID} not found`],
+    )
+    const again = await mas('POST', `/${f}`, { body: { user_id: a.otherUserId, provider_id: a.providerId, subject: subject() } })
+    expectMasError(t, again, 409, 'the same subject for another user', [a.providerId, subject(), /already linked/])
+    const still = expectOk<Single>(t, await mas('GET', `/${f}/${a.id}`), 'the link after the refusal')
+    t.equal(still?.data.attributes.user_id, a.userId, 'the link still belongs to its user')
+  },
+)
 
 familyCheck(spec, 'add for a link without a user attaches it → 200 with the same id (bundled mock only)', ['mas', 'writes'], async (t) => {
   if (!target.isMock) skip("on a live target a link without a user is someone's unfinished registration")
   const pending = (await allItems(spec)).find((i) => i.attributes.user_id === null)
   if (!pending) skip('no link without a user')
   const { userId } = await parties()
-  const res = await mas('POST', `/${f}`, { body: { user_id: userId, provider_id: pending.attributes.provider_id, subject: pending.attributes.subject } })
+  const res = await mas('POST', `/${f}`, {
+    body: { user_id: userId, provider_id: pending.attributes.provider_id, subject: pending.attributes.subject },
+  })
   const body = expectOk<Single>(t, res, 'attach', { status: 200, schema: `${spec.schema}#Single` })
   if (body) t.same([body.data.id, body.data.attributes.user_id], [pending.id, userId], 'the same link, now with the user')
 })

@@ -20,7 +20,9 @@ listingChecks(spec)
 for (const enabled of [true, false]) {
   filterCheck(spec, `filter[enabled]=${enabled} matches the full set filtered on disabled_at`, (items) => {
     const expect = (i: MasItem) => (i.attributes.disabled_at === null) === enabled
-    return items.some(expect) ? { filters: { 'filter[enabled]': String(enabled) }, expect } : `no ${enabled ? 'enabled' : 'disabled'} provider on the target`
+    return items.some(expect)
+      ? { filters: { 'filter[enabled]': String(enabled) }, expect }
+      : `no ${enabled ? 'enabled' : 'disabled'} provider on the target`
   })
 }
 

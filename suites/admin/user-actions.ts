@@ -4,7 +4,21 @@
 // status filter after it, and deactivation ending the user's sessions. When the file ends the user
 // is deactivated (users cannot be deleted through the admin API).
 // Not a test file: users.suite.ts imports it.
-import { requireMasFeature, skip, memo, cleanup, leftover, target, note, mas, expectOk, expectStatus, shown, MAS_API, type Test } from '../lib/suite.ts'
+import {
+  requireMasFeature,
+  skip,
+  memo,
+  cleanup,
+  leftover,
+  target,
+  note,
+  mas,
+  expectOk,
+  expectStatus,
+  shown,
+  MAS_API,
+  type Test,
+} from '../lib/suite.ts'
 import { familyCheck, type FamilySpec, type MasItem } from './listing/walk.ts'
 
 type Single = { data: MasItem; links: { self: string } }
@@ -13,14 +27,21 @@ const base = `${MAS_API}/users`
 /** The user the actions run on, created once per run; a string: why there is none. */
 function createdUser(): Promise<{ id: string; username: string } | string> {
   return memo('users:created', async () => {
-    const username = `admin-conformance-${String(target.runId).toLowerCase().replace(/[^a-z0-9=_\-./+]/g, '-')}`
+    const username = `admin-conformance-${String(target.runId)
+      .toLowerCase()
+      .replace(/[^a-z0-9=_\-./+]/g, '-')}`
     const res = await mas('POST', '/users', { body: { username } })
     if (res.status !== 201) return `creating the user ${username} answered ${res.status}: ${shown(res.json ?? res.text, 200)}`
     const id = String((res.json as Single).data.id)
     cleanup(async () => {
       await mas('POST', `/users/${id}/deactivate`)
     })
-    leftover({ target: 'mas', kind: 'user', id, reason: `${username}, created for the user-action checks and left deactivated; the admin API cannot delete a user` })
+    leftover({
+      target: 'mas',
+      kind: 'user',
+      id,
+      reason: `${username}, created for the user-action checks and left deactivated; the admin API cannot delete a user`,
+    })
     return { id, username }
   })
 }
@@ -94,33 +115,40 @@ export function userActionChecks(spec: FamilySpec): void {
     expectStatus(t, missing, 422, 'set-admin without admin')
   })
 
-  familyCheck(spec, 'deactivate → deactivated_at set, lock untouched; again keeps the time; reactivate clears it and keeps a lock', ['mas', 'writes'], async (t) => {
-    const u = await userFor()
-    const first = await act(t, u.id, 'deactivate', { skip_erase: true })
-    if (!first) return
-    t.ok(typeof first.deactivated_at === 'string', 'deactivated_at is set', { deactivated_at: first.deactivated_at })
-    t.equal(first.locked_at, null, 'deactivation does not lock the user')
-    await new Promise((r) => setTimeout(r, 20))
-    const again = await act(t, u.id, 'deactivate', { skip_erase: true })
-    t.equal(again?.deactivated_at, first.deactivated_at, 'deactivating again keeps the first deactivated_at')
-    t.ok(await listedAs(u.id, 'deactivated'), 'filter[status]=deactivated lists the user')
-    await act(t, u.id, 'lock')
-    t.ok(await listedAs(u.id, 'locked'), 'a locked and deactivated user is listed by filter[status]=locked')
-    t.notOk(await listedAs(u.id, 'active'), 'nor by filter[status]=active')
-    const feature = await requireMasFeatureOrNote(t)
-    if (!feature) return
-    const re = await act(t, u.id, 'reactivate')
-    t.equal(re?.deactivated_at, null, 'reactivate clears deactivated_at')
-    t.ok(typeof re?.locked_at === 'string', 'reactivate keeps the lock', { locked_at: re?.locked_at })
-    await act(t, u.id, 'unlock')
-  })
+  familyCheck(
+    spec,
+    'deactivate → deactivated_at set, lock untouched; again keeps the time; reactivate clears it and keeps a lock',
+    ['mas', 'writes'],
+    async (t) => {
+      const u = await userFor()
+      const first = await act(t, u.id, 'deactivate', { skip_erase: true })
+      if (!first) return
+      t.ok(typeof first.deactivated_at === 'string', 'deactivated_at is set', { deactivated_at: first.deactivated_at })
+      t.equal(first.locked_at, null, 'deactivation does not lock the user')
+      await new Promise((r) => setTimeout(r, 20))
+      const again = await act(t, u.id, 'deactivate', { skip_erase: true })
+      t.equal(again?.deactivated_at, first.deactivated_at, 'deactivating again keeps the first deactivated_at')
+      t.ok(await listedAs(u.id, 'deactivated'), 'filter[status]=deactivated lists the user')
+      await act(t, u.id, 'lock')
+      t.ok(await listedAs(u.id, 'locked'), 'a locked and deactivated user is listed by filter[status]=locked')
+      t.notOk(await listedAs(u.id, 'active'), 'nor by filter[status]=active')
+      const feature = await requireMasFeatureOrNote(t)
+      if (!feature) return
+      const re = await act(t, u.id, 'reactivate')
+      t.equal(re?.deactivated_at, null, 'reactivate clears deactivated_at')
+      t.ok(typeof re?.locked_at === 'string', 'reactivate keeps the lock', { locked_at: re?.locked_at })
+      await act(t, u.id, 'unlock')
+    },
+  )
 
   familyCheck(spec, "deactivate ends the user's sessions (its personal session is revoked)", ['mas', 'writes'], async (t) => {
     await requireMasFeature(t, 'personal-sessions')
     await requireMasFeature(t, 'users-reactivate')
     const u = await userFor()
     await act(t, u.id, 'reactivate')
-    const created = await mas('POST', '/personal-sessions', { body: { actor_user_id: u.id, human_name: 'admin-conformance deactivation probe', scope: 'openid', expires_in: 600 } })
+    const created = await mas('POST', '/personal-sessions', {
+      body: { actor_user_id: u.id, human_name: 'admin-conformance deactivation probe', scope: 'openid', expires_in: 600 },
+    })
     const session = expectOk<Single>(t, created, 'a personal session acting as the user', { status: 201 })
     if (!session) return
     const sid = session.data.id

@@ -30,7 +30,11 @@ filterCheck(spec, 'filter[email] matches the whole address case-insensitively', 
   if (!pick) return 'no address with letters'
   const email = String(pick.attributes.email)
   const asked = email === email.toLowerCase() ? email.toUpperCase() : email.toLowerCase()
-  return { filters: { 'filter[email]': asked }, expect: (i) => String(i.attributes.email).toLowerCase() === asked.toLowerCase(), describe: `asked as ${asked}` }
+  return {
+    filters: { 'filter[email]': asked },
+    expect: (i) => String(i.attributes.email).toLowerCase() === asked.toLowerCase(),
+    describe: `asked as ${asked}`,
+  }
 })
 
 // --- errors of the listing
@@ -40,7 +44,10 @@ badFilterCheck(spec, 'a malformed filter[user]', { 'filter[user]': 'not-a-ulid' 
 
 // --- writes: one address added to the user of the newest listed address, then deleted
 
-const address = () => `admin-conformance-${String(target.runId).toLowerCase().replace(/[^a-z0-9.-]/g, '-')}@example.invalid`
+const address = () =>
+  `admin-conformance-${String(target.runId)
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]/g, '-')}@example.invalid`
 
 function added(): Promise<{ id: string; userId: string; email: string } | string> {
   return memo('user-emails:added', async () => {
@@ -65,19 +72,38 @@ familyCheck(spec, 'add an address → 201 with links.self canonical, and it read
   if (body) t.same([body.data.attributes.email, body.data.attributes.user_id], [a.email, a.userId], 'the address and user as sent')
   const listed = await mas('GET', `/${f}`, { query: { 'filter[email]': a.email } })
   const page = expectOk<{ data?: MasItem[] }>(t, listed, `filter[email]=${a.email}`)
-  t.same((page?.data ?? []).map((i) => i.id), [a.id], 'filter[email] lists exactly the new address')
+  t.same(
+    (page?.data ?? []).map((i) => i.id),
+    [a.id],
+    'filter[email] lists exactly the new address',
+  )
 })
 
-familyCheck(spec, 'add refusals in order: unknown user → 404, invalid address → 400, address in use (other case) → 409', ['mas', 'writes'], async (t) => {
-  const a = await added()
-  if (typeof a === 'string') skip(a)
-  expectMasError(t, await mas('POST', `/${f}`, { body: { user_id: UNKNOWN_ULID, email: 'not an address' } }), 404, 'unknown user (and a bad address)', [`User ID ${UNKNOWN_ULID} not found`])
-  expectMasError(t, await mas('POST', `/${f}`, { body: { user_id: a.userId, email: 'not an address' } }), 400, 'an invalid address', ['Email "not an address" is not valid'])
-  const upper = a.email.toUpperCase()
-  expectMasError(t, await mas('POST', `/${f}`, { body: { user_id: a.userId, email: upper } }), 409, 'the same address in capitals', [`User email "${upper}" already in use`])
-  const missing = await mas('POST', `/${f}`, { body: { user_id: a.userId } })
-  expectStatus(t, missing, 422, 'a body without email')
-})
+familyCheck(
+  spec,
+  'add refusals in order: unknown user → 404, invalid address → 400, address in use (other case) → 409',
+  ['mas', 'writes'],
+  async (t) => {
+    const a = await added()
+    if (typeof a === 'string') skip(a)
+    expectMasError(
+      t,
+      await mas('POST', `/${f}`, { body: { user_id: UNKNOWN_ULID, email: 'not an address' } }),
+      404,
+      'unknown user (and a bad address)',
+      [`User ID ${UNKNOWN_ULID} not found`],
+    )
+    expectMasError(t, await mas('POST', `/${f}`, { body: { user_id: a.userId, email: 'not an address' } }), 400, 'an invalid address', [
+      'Email "not an address" is not valid',
+    ])
+    const upper = a.email.toUpperCase()
+    expectMasError(t, await mas('POST', `/${f}`, { body: { user_id: a.userId, email: upper } }), 409, 'the same address in capitals', [
+      `User email "${upper}" already in use`,
+    ])
+    const missing = await mas('POST', `/${f}`, { body: { user_id: a.userId } })
+    expectStatus(t, missing, 422, 'a body without email')
+  },
+)
 
 familyCheck(spec, 'delete → 204; then get and delete → 404 and the listing no longer has it', ['mas', 'writes'], async (t) => {
   const a = await added()

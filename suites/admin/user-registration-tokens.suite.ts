@@ -29,7 +29,9 @@ const FACTS: Record<string, (i: MasItem, now: number) => boolean> = {
   revoked: (i) => i.attributes.revoked_at !== null,
   expired: (i, now) => i.attributes.expires_at !== null && at(i.attributes.expires_at) < now,
   valid: (i, now) =>
-    (i.attributes.usage_limit === null || Number(i.attributes.times_used) < Number(i.attributes.usage_limit)) && i.attributes.revoked_at === null && (i.attributes.expires_at === null || at(i.attributes.expires_at) >= now),
+    (i.attributes.usage_limit === null || Number(i.attributes.times_used) < Number(i.attributes.usage_limit)) &&
+    i.attributes.revoked_at === null &&
+    (i.attributes.expires_at === null || at(i.attributes.expires_at) >= now),
 }
 
 for (const [key, fact] of Object.entries(FACTS)) {
@@ -39,7 +41,9 @@ for (const [key, fact] of Object.entries(FACTS)) {
       const near = items.filter((i) => Math.abs(at(i.attributes.expires_at) - now) < 60_000)
       if (near.length) return `a token expires within a minute of now (${near[0]!.id}): the expiry filters would race it`
       const expect = (i: MasItem) => fact(i, now) === want
-      return items.some(expect) ? { filters: { [`filter[${key}]`]: String(want) }, expect } : `no token on the target is ${want ? '' : 'not '}${key}`
+      return items.some(expect)
+        ? { filters: { [`filter[${key}]`]: String(want) }, expect }
+        : `no token on the target is ${want ? '' : 'not '}${key}`
     })
   }
 }
@@ -48,8 +52,14 @@ familyCheck(spec, 'the valid attribute agrees with usage, revocation and expiry'
   const res = await mas('GET', `/${f}`, { query: { 'page[first]': 100 } })
   const page = expectOk<{ data?: MasItem[] }>(t, res, `GET ${base}?page[first]=100`)
   const now = Date.now()
-  const bad = (page?.data ?? []).filter((i) => Math.abs(at(i.attributes.expires_at) - now) > 60_000 && i.attributes.valid !== FACTS.valid!(i, now))
-  t.same(bad.map((i) => i.id), [], 'valid is under the limit, not revoked and not expired on every token')
+  const bad = (page?.data ?? []).filter(
+    (i) => Math.abs(at(i.attributes.expires_at) - now) > 60_000 && i.attributes.valid !== FACTS.valid!(i, now),
+  )
+  t.same(
+    bad.map((i) => i.id),
+    [],
+    'valid is under the limit, not revoked and not expired on every token',
+  )
 })
 
 badFilterCheck(spec, 'an invalid filter[valid] value', { 'filter[valid]': 'maybe' }, ['Invalid filter parameters'])
@@ -66,7 +76,12 @@ function created(): Promise<{ id: string } | string> {
     cleanup(async () => {
       await mas('POST', `/${f}/${id}/revoke`)
     })
-    leftover({ target: 'mas', kind: 'user-registration-token', id, reason: 'added by the registration-token checks and left revoked; the admin API cannot delete a token' })
+    leftover({
+      target: 'mas',
+      kind: 'user-registration-token',
+      id,
+      reason: 'added by the registration-token checks and left revoked; the admin API cannot delete a token',
+    })
     return { id }
   })
 }
@@ -75,31 +90,60 @@ familyCheck(spec, 'add a token → 201 valid and unused; the same text again →
   const c = await created()
   if (typeof c === 'string') skip(c)
   const body = expectOk<Single>(t, await mas('GET', `/${f}/${c.id}`), `GET ${base}/${c.id}`, { schema: `${spec.schema}#Single` })
-  if (body) t.same([body.data.attributes.token, body.data.attributes.valid, body.data.attributes.times_used, body.data.attributes.usage_limit], [text(), true, 0, 1], 'as sent, valid, unused')
-  expectMasError(t, await mas('POST', `/${f}`, { body: { token: text() } }), 409, 'the same token text', ['A registration token with the same token already exists'])
+  if (body)
+    t.same(
+      [body.data.attributes.token, body.data.attributes.valid, body.data.attributes.times_used, body.data.attributes.usage_limit],
+      [text(), true, 0, 1],
+      'as sent, valid, unused',
+    )
+  expectMasError(t, await mas('POST', `/${f}`, { body: { token: text() } }), 409, 'the same token text', [
+    'A registration token with the same token already exists',
+  ])
 })
 
-familyCheck(spec, 'update: a past expiry makes it invalid, null clears it, usage_limit changes and absent keys are kept', ['mas', 'writes'], async (t) => {
-  const c = await created()
-  if (typeof c === 'string') skip(c)
-  const past = expectOk<Single>(t, await mas('PUT', `/${f}/${c.id}`, { body: { expires_at: '2020-01-01T00:00:00Z' } }), 'PUT a past expiry', { schema: `${spec.schema}#Single` })
-  t.same([past?.data.attributes.valid, past?.data.attributes.usage_limit], [false, 1], 'expired: not valid; usage_limit kept')
-  const limit = expectOk<Single>(t, await mas('PUT', `/${f}/${c.id}`, { body: { usage_limit: 7 } }), 'PUT a usage limit')
-  t.same([limit?.data.attributes.usage_limit, limit?.data.attributes.expires_at], [7, '2020-01-01T00:00:00Z'], 'usage_limit set; expires_at kept')
-  const cleared = expectOk<Single>(t, await mas('PUT', `/${f}/${c.id}`, { body: { expires_at: null } }), 'PUT expires_at null')
-  t.same([cleared?.data.attributes.expires_at, cleared?.data.attributes.valid], [null, true], 'expiry cleared: valid again')
-  expectMasError(t, await mas('PUT', `/${f}/${UNKNOWN_ULID}`, { body: {} }), 404, 'PUT an unknown token', [`Registration token with ID ${UNKNOWN_ULID} not found`])
-})
+familyCheck(
+  spec,
+  'update: a past expiry makes it invalid, null clears it, usage_limit changes and absent keys are kept',
+  ['mas', 'writes'],
+  async (t) => {
+    const c = await created()
+    if (typeof c === 'string') skip(c)
+    const past = expectOk<Single>(
+      t,
+      await mas('PUT', `/${f}/${c.id}`, { body: { expires_at: '2020-01-01T00:00:00Z' } }),
+      'PUT a past expiry',
+      { schema: `${spec.schema}#Single` },
+    )
+    t.same([past?.data.attributes.valid, past?.data.attributes.usage_limit], [false, 1], 'expired: not valid; usage_limit kept')
+    const limit = expectOk<Single>(t, await mas('PUT', `/${f}/${c.id}`, { body: { usage_limit: 7 } }), 'PUT a usage limit')
+    t.same(
+      [limit?.data.attributes.usage_limit, limit?.data.attributes.expires_at],
+      [7, '2020-01-01T00:00:00Z'],
+      'usage_limit set; expires_at kept',
+    )
+    const cleared = expectOk<Single>(t, await mas('PUT', `/${f}/${c.id}`, { body: { expires_at: null } }), 'PUT expires_at null')
+    t.same([cleared?.data.attributes.expires_at, cleared?.data.attributes.valid], [null, true], 'expiry cleared: valid again')
+    expectMasError(t, await mas('PUT', `/${f}/${UNKNOWN_ULID}`, { body: {} }), 404, 'PUT an unknown token', [
+      `Registration token with ID ${UNKNOWN_ULID} not found`,
+    ])
+  },
+)
 
 familyCheck(spec, 'revoke → 200; again → 400; unrevoke → 200; again → 400; links.self is the action path', ['mas', 'writes'], async (t) => {
   const c = await created()
   if (typeof c === 'string') skip(c)
   const rev = expectOk<Single>(t, await mas('POST', `/${f}/${c.id}/revoke`), 'revoke', { schema: `${spec.schema}#Single` })
   t.same([rev?.links.self, rev?.data.attributes.valid, typeof rev?.data.attributes.revoked_at], [`${base}/${c.id}/revoke`, false, 'string'])
-  expectMasError(t, await mas('POST', `/${f}/${c.id}/revoke`), 400, 'revoke again', [`Registration token with ID ${c.id} is already revoked`])
+  expectMasError(t, await mas('POST', `/${f}/${c.id}/revoke`), 400, 'revoke again', [
+    `Registration token with ID ${c.id} is already revoked`,
+  ])
   const un = expectOk<Single>(t, await mas('POST', `/${f}/${c.id}/unrevoke`), 'unrevoke', { schema: `${spec.schema}#Single` })
   t.same([un?.links.self, un?.data.attributes.revoked_at], [`${base}/${c.id}/unrevoke`, null])
-  expectMasError(t, await mas('POST', `/${f}/${c.id}/unrevoke`), 400, 'unrevoke again', [`Registration token with ID ${c.id} is not revoked`])
-  expectMasError(t, await mas('POST', `/${f}/${UNKNOWN_ULID}/revoke`), 404, 'revoke an unknown token', [`Registration token with ID ${UNKNOWN_ULID} not found`])
+  expectMasError(t, await mas('POST', `/${f}/${c.id}/unrevoke`), 400, 'unrevoke again', [
+    `Registration token with ID ${c.id} is not revoked`,
+  ])
+  expectMasError(t, await mas('POST', `/${f}/${UNKNOWN_ULID}/revoke`), 404, 'revoke an unknown token', [
+    `Registration token with ID ${UNKNOWN_ULID} not found`,
+  ])
   expectStatus(t, await mas('POST', `/${f}/${UNKNOWN_ULID}/unrevoke`), 404, 'unrevoke an unknown token')
 })

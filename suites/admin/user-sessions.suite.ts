@@ -30,7 +30,13 @@ activeFilterLinksCheck(spec, 'filter[user]', 'user_id', 'no browser session on t
 
 unknownFilterCheck(spec, 'filter[user]', 'user')
 badFilterCheck(spec, 'an invalid filter[status] value', { 'filter[status]': 'revoked' }, ['Invalid filter parameters'])
-badFilterCheck(spec, 'a malformed filter[created-before]', { 'filter[created-before]': 'yesterday' }, ['Invalid filter parameters'], 'filter-created-before')
+badFilterCheck(
+  spec,
+  'a malformed filter[created-before]',
+  { 'filter[created-before]': 'yesterday' },
+  ['Invalid filter parameters'],
+  'filter-created-before',
+)
 
 // --- finish (writes)
 
@@ -45,22 +51,29 @@ function finished(): Promise<{ id: string; finishedAt: string } | string> {
   })
 }
 
-familyCheck(spec, 'finish an active session → 200 with finished_at set, links.self ending /finish, and a fresh read agrees', ['mas', 'writes'], async (t) => {
-  await requireMasFeature(t, 'user-sessions-finish')
-  const pick = (await allItems(spec)).filter((i) => i.attributes.finished_at === null).at(-1)
-  if (!pick) skip('no active browser session on the target')
-  const before = Date.now()
-  const res = await mas('POST', `/${f}/${pick.id}/finish`)
-  const body = expectOk<Single>(t, res, `POST ${base}/${pick.id}/finish`, { schema: `${spec.schema}#Single` })
-  if (!body) return
-  await memo('user-sessions:finished', async () => ({ id: pick.id, finishedAt: String(body.data.attributes.finished_at) }))
-  const at = Date.parse(String(body.data.attributes.finished_at))
-  t.ok(Number.isFinite(at) && at >= before - 120_000, 'finished_at is the time of the request', { finished_at: body.data.attributes.finished_at })
-  t.equal(body.links.self, `${base}/${pick.id}/finish`, 'links.self is the finish path')
-  t.equal(body.data.links.self, `${base}/${pick.id}`, 'data.links.self is the canonical path')
-  const again = expectOk<Single>(t, await mas('GET', `/${f}/${pick.id}`), 'a fresh read', { schema: `${spec.schema}#Single` })
-  if (again) t.equal(again.data.attributes.finished_at, body.data.attributes.finished_at, 'a fresh read shows the same finished_at')
-})
+familyCheck(
+  spec,
+  'finish an active session → 200 with finished_at set, links.self ending /finish, and a fresh read agrees',
+  ['mas', 'writes'],
+  async (t) => {
+    await requireMasFeature(t, 'user-sessions-finish')
+    const pick = (await allItems(spec)).filter((i) => i.attributes.finished_at === null).at(-1)
+    if (!pick) skip('no active browser session on the target')
+    const before = Date.now()
+    const res = await mas('POST', `/${f}/${pick.id}/finish`)
+    const body = expectOk<Single>(t, res, `POST ${base}/${pick.id}/finish`, { schema: `${spec.schema}#Single` })
+    if (!body) return
+    await memo('user-sessions:finished', async () => ({ id: pick.id, finishedAt: String(body.data.attributes.finished_at) }))
+    const at = Date.parse(String(body.data.attributes.finished_at))
+    t.ok(Number.isFinite(at) && at >= before - 120_000, 'finished_at is the time of the request', {
+      finished_at: body.data.attributes.finished_at,
+    })
+    t.equal(body.links.self, `${base}/${pick.id}/finish`, 'links.self is the finish path')
+    t.equal(body.data.links.self, `${base}/${pick.id}`, 'data.links.self is the canonical path')
+    const again = expectOk<Single>(t, await mas('GET', `/${f}/${pick.id}`), 'a fresh read', { schema: `${spec.schema}#Single` })
+    if (again) t.equal(again.data.attributes.finished_at, body.data.attributes.finished_at, 'a fresh read shows the same finished_at')
+  },
+)
 
 familyCheck(spec, 'finish a finished session → 400 naming the session', ['mas', 'writes'], async (t) => {
   await requireMasFeature(t, 'user-sessions-finish')
@@ -82,7 +95,9 @@ familyCheck(spec, 'a finished session leaves filter[status]=active', ['mas', 'wr
   if (typeof done === 'string') skip(done)
   const s = expectOk<Single>(t, await mas('GET', `/${f}/${done.id}`), 'the finished session')
   if (!s) return
-  const res = await mas('GET', `/${f}`, { query: { 'filter[status]': 'active', 'filter[user]': String(s.data.attributes.user_id), 'page[first]': 1000 } })
+  const res = await mas('GET', `/${f}`, {
+    query: { 'filter[status]': 'active', 'filter[user]': String(s.data.attributes.user_id), 'page[first]': 1000 },
+  })
   const ids = ((res.json as { data?: MasItem[] } | undefined)?.data ?? []).map((i) => i.id)
   t.equal(res.status, 200, 'the active listing answers')
   t.notOk(ids.includes(done.id), 'filter[status]=active no longer lists it')

@@ -3,7 +3,19 @@
 // one: deactivation ends every session of the user and cannot be undone for them). The created user
 // is deactivated when the file ends (the admin API cannot delete users; it stays, deactivated, named
 // admin-conformance-<run>).
-import { requireMasFeature, masHasFeature, masVersion, note, skip, target, mas, expectOk, expectMasError, MAS_API, UNKNOWN_ULID } from '../lib/suite.ts'
+import {
+  requireMasFeature,
+  masHasFeature,
+  masVersion,
+  note,
+  skip,
+  target,
+  mas,
+  expectOk,
+  expectMasError,
+  MAS_API,
+  UNKNOWN_ULID,
+} from '../lib/suite.ts'
 import { familyCheck, allItems, walk, pageSizeFor, assertPages, sameIds, type FamilySpec, type MasItem } from './listing/walk.ts'
 import { activeOwners } from './listing/owners.ts'
 import { filterCheck, badFilterCheck } from './listing/filters.ts'
@@ -48,13 +60,25 @@ const STATES: Record<string, (i: MasItem) => boolean> = {
 }
 for (const [state, expect] of Object.entries(STATES)) {
   filterCheck(spec, `filter[status]=${state} matches the full set filtered client-side`, (items) =>
-    items.some(expect) ? { filters: { 'filter[status]': state }, expect, describe: state === 'locked' ? `${items.filter((i) => expect(i) && i.attributes.deactivated_at !== null).length} also deactivated` : undefined } : `no ${state} user on the target`,
+    items.some(expect)
+      ? {
+          filters: { 'filter[status]': state },
+          expect,
+          describe:
+            state === 'locked'
+              ? `${items.filter((i) => expect(i) && i.attributes.deactivated_at !== null).length} also deactivated`
+              : undefined,
+        }
+      : `no ${state} user on the target`,
   )
 }
 
 /** the service's `ILIKE '%s%'`: case-insensitive, `_` one character, `%` any text */
 function ilike(search: string): (name: string) => boolean {
-  const re = new RegExp([...search.toLowerCase()].map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))).join(''), 's')
+  const re = new RegExp(
+    [...search.toLowerCase()].map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))).join(''),
+    's',
+  )
   return (name) => re.test(name.toLowerCase())
 }
 
@@ -89,8 +113,18 @@ filterCheck(
 // are left out of the comparison.
 
 /** The window's users with an active session of the family (of one client), as far as a bounded read settles it. */
-function activeSessionUsers(family: 'oauth2-sessions' | 'compat-sessions', ids: readonly string[], client?: string): Promise<Map<string, boolean>> {
-  return activeOwners({ family, attr: 'user_id', ownerFilter: 'filter[user]', ids, extra: client ? { 'filter[client]': client } : undefined })
+function activeSessionUsers(
+  family: 'oauth2-sessions' | 'compat-sessions',
+  ids: readonly string[],
+  client?: string,
+): Promise<Map<string, boolean>> {
+  return activeOwners({
+    family,
+    attr: 'user_id',
+    ownerFilter: 'filter[user]',
+    ids,
+    extra: client ? { 'filter[client]': client } : undefined,
+  })
 }
 
 /** Ids whose answer was settled both times and did not change (other suites finish sessions meanwhile). */
@@ -98,26 +132,54 @@ function settled(before: Map<string, boolean>, after: Map<string, boolean>): (id
   return (id) => before.has(id) && after.has(id) && before.get(id) === after.get(id)
 }
 
-function sessionFilterCheck(name: string, key: string, value: string, truth: (ids: string[]) => Promise<Map<string, boolean>>, want: boolean): void {
+function sessionFilterCheck(
+  name: string,
+  key: string,
+  value: string,
+  truth: (ids: string[]) => Promise<Map<string, boolean>>,
+  want: boolean,
+): void {
   familyCheck(spec, name, ['mas'], async (t) => {
     await requireMasFeature(t, 'users-filter-sessions')
     const items = await allItems(spec)
     const ids = items.map((i) => i.id)
     const before = await truth(ids)
     // The filtered walk stops at the window's last user (a window on a large target).
-    const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor(items.length), filters: { [key]: value }, until: items.at(-1)!.id })
+    const w = await walk(spec, {
+      direction: 'forward',
+      pageSize: pageSizeFor(items.length),
+      filters: { [key]: value },
+      until: items.at(-1)!.id,
+    })
     const after = await truth(ids)
     assertPages(t, w, `${key}=${value}`)
     const stable = settled(before, after)
     const expected = items.filter((i) => stable(i.id) && before.get(i.id) === want)
     if (expected.length === 0) note(t, `no user expected for ${key}=${value} among the ${items.filter((i) => stable(i.id)).length} settled`)
-    sameIds(t, w.items.filter((i) => stable(i.id) && i.id <= items.at(-1)!.id), expected, `${key}=${value}: the listing equals the users ${want ? 'with' : 'without'} such a session`)
+    sameIds(
+      t,
+      w.items.filter((i) => stable(i.id) && i.id <= items.at(-1)!.id),
+      expected,
+      `${key}=${value}: the listing equals the users ${want ? 'with' : 'without'} such a session`,
+    )
   })
 }
 
 for (const want of [true, false]) {
-  sessionFilterCheck(`filter[has-active-oauth2-session]=${want} matches the active OAuth 2.0 sessions' users`, 'filter[has-active-oauth2-session]', String(want), (ids) => activeSessionUsers('oauth2-sessions', ids), want)
-  sessionFilterCheck(`filter[has-active-compat-session]=${want} matches the active compat sessions' users`, 'filter[has-active-compat-session]', String(want), (ids) => activeSessionUsers('compat-sessions', ids), want)
+  sessionFilterCheck(
+    `filter[has-active-oauth2-session]=${want} matches the active OAuth 2.0 sessions' users`,
+    'filter[has-active-oauth2-session]',
+    String(want),
+    (ids) => activeSessionUsers('oauth2-sessions', ids),
+    want,
+  )
+  sessionFilterCheck(
+    `filter[has-active-compat-session]=${want} matches the active compat sessions' users`,
+    'filter[has-active-compat-session]',
+    String(want),
+    (ids) => activeSessionUsers('compat-sessions', ids),
+    want,
+  )
 }
 
 familyCheck(spec, "filter[active-oauth2-client] matches the users of the client's active sessions", ['mas'], async (t) => {
@@ -129,11 +191,21 @@ familyCheck(spec, "filter[active-oauth2-client] matches the users of the client'
   const items = await allItems(spec)
   const ids = items.map((i) => i.id)
   const before = await activeSessionUsers('oauth2-sessions', ids, client)
-  const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor([...before.values()].filter(Boolean).length), filters: { 'filter[active-oauth2-client]': client }, until: items.at(-1)!.id })
+  const w = await walk(spec, {
+    direction: 'forward',
+    pageSize: pageSizeFor([...before.values()].filter(Boolean).length),
+    filters: { 'filter[active-oauth2-client]': client },
+    until: items.at(-1)!.id,
+  })
   const after = await activeSessionUsers('oauth2-sessions', ids, client)
   assertPages(t, w, `filter[active-oauth2-client]=${client}`)
   const stable = settled(before, after)
-  sameIds(t, w.items.filter((i) => stable(i.id)), items.filter((i) => stable(i.id) && before.get(i.id)), `the users with an active session of client ${client}`)
+  sameIds(
+    t,
+    w.items.filter((i) => stable(i.id)),
+    items.filter((i) => stable(i.id) && before.get(i.id)),
+    `the users with an active session of client ${client}`,
+  )
 })
 
 // --- lookups and errors

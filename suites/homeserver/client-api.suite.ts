@@ -28,14 +28,34 @@ const adPath = (user: string, type: string) => `/user/${encodeURIComponent(user)
 check('account data: a type never set → 404 M_NOT_FOUND "Account data not found"', ['hs-user'], async (t) => {
   const user = await me()
   const type = `${TYPE}.never-set`
-  expectHsError(t, await hsClient('GET', adPath(user, type), { as: 'user' }), 404, 'M_NOT_FOUND', `GET ${CLIENT}${adPath(user, type)}`, 'Account data not found')
+  expectHsError(
+    t,
+    await hsClient('GET', adPath(user, type), { as: 'user' }),
+    404,
+    'M_NOT_FOUND',
+    `GET ${CLIENT}${adPath(user, type)}`,
+    'Account data not found',
+  )
 })
 
 check("account data: another user's → 403 M_FORBIDDEN; no token → 401 M_MISSING_TOKEN", ['hs-user'], async (t) => {
   const user = await me()
   const other = '@someone-else:example.invalid'
-  expectHsError(t, await hsClient('GET', adPath(other, TYPE), { as: 'user' }), 403, 'M_FORBIDDEN', `GET ${CLIENT}${adPath(other, TYPE)}`, 'Cannot get account data for other users.')
-  expectHsError(t, await hsClient('GET', adPath(user, TYPE), { as: 'none' }), 401, 'M_MISSING_TOKEN', `GET ${CLIENT}${adPath(user, TYPE)} without a token`)
+  expectHsError(
+    t,
+    await hsClient('GET', adPath(other, TYPE), { as: 'user' }),
+    403,
+    'M_FORBIDDEN',
+    `GET ${CLIENT}${adPath(other, TYPE)}`,
+    'Cannot get account data for other users.',
+  )
+  expectHsError(
+    t,
+    await hsClient('GET', adPath(user, TYPE), { as: 'none' }),
+    401,
+    'M_MISSING_TOKEN',
+    `GET ${CLIENT}${adPath(user, TYPE)} without a token`,
+  )
 })
 
 check('account data: PUT then GET → the content as set, a later PUT replacing it', ['hs-user', 'writes'], async (t) => {
@@ -50,7 +70,12 @@ check('account data: PUT then GET → the content as set, a later PUT replacing 
   // The client API has no delete for account data: the type is emptied and said to be left behind.
   const emptied = await hsClient('PUT', adPath(user, TYPE), { as: 'user', body: {} })
   expectOk(t, emptied, `PUT ${CLIENT}${adPath(user, TYPE)} {} (emptied after the check)`, { schema: 'homeserver/client-api#Empty' })
-  leftover({ target: 'hs', kind: 'account data', id: `${user} ${TYPE}`, reason: 'the client API cannot delete account data; the type is left holding {}' })
+  leftover({
+    target: 'hs',
+    kind: 'account data',
+    id: `${user} ${TYPE}`,
+    reason: 'the client API cannot delete account data; the type is left holding {}',
+  })
 })
 
 check('directory: a canonical alias of a listed room resolves to that room; a non-alias → 400 M_INVALID_PARAM', ['hs'], async (t) => {
@@ -63,32 +88,52 @@ check('directory: a canonical alias of a listed room resolves to that room; a no
   if (!room) skip('no listed room has a local canonical alias (or the admin room list did not answer)')
   const path = `/directory/room/${encodeURIComponent(room.canonical_alias!)}`
   const res = await hsClient('GET', path, { as: 'none' })
-  const body = expectOk<{ room_id: string; servers: string[] }>(t, res, `GET ${CLIENT}${path}`, { schema: 'homeserver/client-api#AliasResolution' })
+  const body = expectOk<{ room_id: string; servers: string[] }>(t, res, `GET ${CLIENT}${path}`, {
+    schema: 'homeserver/client-api#AliasResolution',
+  })
   if (!body) return
   t.equal(body.room_id, room.room_id, 'the room the alias is canonical for', diag(res))
   if (server) t.equal(body.servers[0], server, 'this server first', diag(res))
 })
 
-check('server keys: GET /_matrix/key/v2/server → 200 matching the schema, signed by the key it lists', ['hs-url'], async (t) => {
-  const path = '/_matrix/key/v2/server'
-  const res = await hsRaw('GET', path, { as: 'none' })
-  const body = expectOk<{ server_name: string; verify_keys: Record<string, { key: string }>; signatures: Record<string, Record<string, string>> } & Record<string, unknown>>(t, res, `GET ${path}`, { schema: 'homeserver/client-api#ServerKeys' })
-  if (!body) return
-  const [keyId, verifyKey] = Object.entries(body.verify_keys).find(([id]) => id.startsWith('ed25519:')) ?? []
-  const sig = keyId ? body.signatures[body.server_name]?.[keyId] : undefined
-  if (!keyId || !verifyKey || !sig) return void t.fail('an ed25519 key and its signature by server_name', diag(res))
-  const { signatures: _s, unsigned: _u, ...signed } = body
-  const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(verifyKey.key, 'base64')])
-  const ok = verify(null, Buffer.from(canonical(signed)), createPublicKey({ key: spki, format: 'der', type: 'spki' }), Buffer.from(sig, 'base64'))
-  t.ok(ok, `the signature verifies with ${keyId} over the canonical JSON`, diag(res))
-  const user = await userId()
-  if (user) t.equal(body.server_name, user.split(':').slice(1).join(':'), 'server_name is the domain of the users', diag(res))
-}, { rule: 'Matrix server-server API, Publishing Keys (GET /_matrix/key/v2/server)' })
+check(
+  'server keys: GET /_matrix/key/v2/server → 200 matching the schema, signed by the key it lists',
+  ['hs-url'],
+  async (t) => {
+    const path = '/_matrix/key/v2/server'
+    const res = await hsRaw('GET', path, { as: 'none' })
+    const body = expectOk<
+      { server_name: string; verify_keys: Record<string, { key: string }>; signatures: Record<string, Record<string, string>> } & Record<
+        string,
+        unknown
+      >
+    >(t, res, `GET ${path}`, { schema: 'homeserver/client-api#ServerKeys' })
+    if (!body) return
+    const [keyId, verifyKey] = Object.entries(body.verify_keys).find(([id]) => id.startsWith('ed25519:')) ?? []
+    const sig = keyId ? body.signatures[body.server_name]?.[keyId] : undefined
+    if (!keyId || !verifyKey || !sig) return void t.fail('an ed25519 key and its signature by server_name', diag(res))
+    const { signatures: _s, unsigned: _u, ...signed } = body
+    const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(verifyKey.key, 'base64')])
+    const ok = verify(
+      null,
+      Buffer.from(canonical(signed)),
+      createPublicKey({ key: spki, format: 'der', type: 'spki' }),
+      Buffer.from(sig, 'base64'),
+    )
+    t.ok(ok, `the signature verifies with ${keyId} over the canonical JSON`, diag(res))
+    const user = await userId()
+    if (user) t.equal(body.server_name, user.split(':').slice(1).join(':'), 'server_name is the domain of the users', diag(res))
+  },
+  { rule: 'Matrix server-server API, Publishing Keys (GET /_matrix/key/v2/server)' },
+)
 
 /** Canonical JSON: keys sorted, no insignificant whitespace. */
 function canonical(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v)
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
   const o = v as Record<string, unknown>
-  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+    .join(',')}}`
 }

@@ -6,9 +6,27 @@
 // active admin of the auth service, made for the check and revoked after it: needs both targets,
 // --allow-writes, and a homeserver that says it delegates (its auth_issuer or auth_metadata answers).
 import type { Test } from '../lib/check.ts'
-import { check, cleanup, client, hs, hsClient, hsRaw, mas, memo, skip, expectOk, expectHsError, requireMasFeature, requireSynapseFeature, target, setDefaultRule } from '../lib/suite.ts'
+import {
+  check,
+  cleanup,
+  client,
+  hs,
+  hsClient,
+  hsRaw,
+  mas,
+  memo,
+  skip,
+  expectOk,
+  expectHsError,
+  requireMasFeature,
+  requireSynapseFeature,
+  target,
+  setDefaultRule,
+} from '../lib/suite.ts'
 
-setDefaultRule('Synapse docs: delegating authentication to the Matrix Authentication Service (synapse/api/auth/mas.py get_user_by_access_token, is_server_admin)')
+setDefaultRule(
+  'Synapse docs: delegating authentication to the Matrix Authentication Service (synapse/api/auth/mas.py get_user_by_access_token, is_server_admin)',
+)
 
 const API = 'urn:matrix:org.matrix.msc2967.client:api:*'
 const ADMIN = 'urn:synapse:admin:*'
@@ -37,7 +55,9 @@ async function tokenWith(t: Test, scope: string): Promise<string | undefined> {
   if (!(await delegates())) skip('the homeserver does not say it delegates authentication (neither auth_issuer nor auth_metadata answers)')
   const who = await actor()
   if (!who) skip('the auth service lists no active admin to make a personal session for')
-  const res = await mas('POST', '/personal-sessions', { body: { actor_user_id: who, human_name: `admin-conformance delegated ${target.runId}`, scope, expires_in: 300 } })
+  const res = await mas('POST', '/personal-sessions', {
+    body: { actor_user_id: who, human_name: `admin-conformance delegated ${target.runId}`, scope, expires_in: 300 },
+  })
   const created = (res.json as { data?: { id: string; attributes: { access_token?: string } } } | undefined)?.data
   const token = created?.attributes.access_token
   if (typeof token === 'string') client.addSecret(token)
@@ -58,15 +78,33 @@ check(`delegated: an auth-service token with ${ADMIN} reads the homeserver admin
   expectOk(t, res, `GET ${PATH}/event_reports?limit=1 with the token`, { schema: 'homeserver/event-report#List' })
 })
 
-check(`delegated: without ${ADMIN} the token is a plain user → 403 M_FORBIDDEN on the admin API, 200 on whoami`, ['mas', 'hs', 'writes'], async (t) => {
-  const token = await tokenWith(t, API)
-  if (!token) return
-  expectHsError(t, await hs('GET', '/event_reports', { query: { limit: 1 }, as: { token } }), 403, 'M_FORBIDDEN', `GET ${PATH}/event_reports with a token without ${ADMIN}`, 'You are not a server admin')
-  expectOk(t, await hsClient('GET', '/account/whoami', { as: { token } }), 'GET whoami with the token')
-})
+check(
+  `delegated: without ${ADMIN} the token is a plain user → 403 M_FORBIDDEN on the admin API, 200 on whoami`,
+  ['mas', 'hs', 'writes'],
+  async (t) => {
+    const token = await tokenWith(t, API)
+    if (!token) return
+    expectHsError(
+      t,
+      await hs('GET', '/event_reports', { query: { limit: 1 }, as: { token } }),
+      403,
+      'M_FORBIDDEN',
+      `GET ${PATH}/event_reports with a token without ${ADMIN}`,
+      'You are not a server admin',
+    )
+    expectOk(t, await hsClient('GET', '/account/whoami', { as: { token } }), 'GET whoami with the token')
+  },
+)
 
 check('delegated: without the client-server API scope → 401 M_UNKNOWN_TOKEN', ['mas', 'hs', 'writes'], async (t) => {
   const token = await tokenWith(t, ADMIN)
   if (!token) return
-  expectHsError(t, await hs('GET', '/event_reports', { query: { limit: 1 }, as: { token } }), 401, 'M_UNKNOWN_TOKEN', `GET ${PATH}/event_reports with a token without ${API}`, "Token doesn't grant access to the Matrix C-S API")
+  expectHsError(
+    t,
+    await hs('GET', '/event_reports', { query: { limit: 1 }, as: { token } }),
+    401,
+    'M_UNKNOWN_TOKEN',
+    `GET ${PATH}/event_reports with a token without ${API}`,
+    "Token doesn't grant access to the Matrix C-S API",
+  )
 })

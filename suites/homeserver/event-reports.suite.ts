@@ -2,11 +2,50 @@
 // ordering, filters, parameter errors, single reports; with writes: file a report through the client
 // API, read it back, delete it. Reports created here are deleted when the file ends.
 import {
-  check, hs, hsClient, skip, note, cleanup, target, shown, requireSynapseFeature, setDefaultRule, setRule,
-  hsFeature, hsFeatureRule, expectOk, expectHsError, expectStatus, expectSchema, windowSize, underDeviation,
+  check,
+  hs,
+  hsClient,
+  skip,
+  note,
+  cleanup,
+  target,
+  shown,
+  requireSynapseFeature,
+  setDefaultRule,
+  setRule,
+  hsFeature,
+  hsFeatureRule,
+  expectOk,
+  expectHsError,
+  expectStatus,
+  expectSchema,
+  windowSize,
+  underDeviation,
 } from '../lib/suite.ts'
-import { reportWindow, walkReports, reportsPage, removeReport, expectUnrouted, windowLimit, type Report, type ReportFilters } from './reports.ts'
-import { win, nonEmpty, sameSet, monotone, assertWalk, matches, unambiguous, pick, filed, reportPath, beforeEdge, type Field } from './report-checks.ts'
+import {
+  reportWindow,
+  walkReports,
+  reportsPage,
+  removeReport,
+  expectUnrouted,
+  windowLimit,
+  type Report,
+  type ReportFilters,
+} from './reports.ts'
+import {
+  win,
+  nonEmpty,
+  sameSet,
+  monotone,
+  assertWalk,
+  matches,
+  unambiguous,
+  pick,
+  filed,
+  reportPath,
+  beforeEdge,
+  type Field,
+} from './report-checks.ts'
 
 setDefaultRule('spec/interface.md, Endpoints > Area B (homeserver admin API); reference/synapse-admin-api.md §1')
 
@@ -22,8 +61,14 @@ check('event-reports: GET the listing → 200 matching the list schema', ['hs'],
   if (!body) return
   const want = [...LIST_KEYS].sort().join(',')
   const bad = (body.event_reports ?? []).filter((r) => Object.keys(r).sort().join(',') !== want)
-  t.equal(bad.length, 0, `every item has exactly the ${LIST_KEYS.length} list fields`, { firstBad: shown(bad[0]), keys: bad[0] ? Object.keys(bad[0]) : undefined })
-  t.notOk((body.event_reports ?? []).some((r) => 'event_json' in r), 'list items carry no event_json')
+  t.equal(bad.length, 0, `every item has exactly the ${LIST_KEYS.length} list fields`, {
+    firstBad: shown(bad[0]),
+    keys: bad[0] ? Object.keys(bad[0]) : undefined,
+  })
+  t.notOk(
+    (body.event_reports ?? []).some((r) => 'event_json' in r),
+    'list items carry no event_json',
+  )
 })
 
 check('event-reports: the default listing is dir=b with at most 100 reports', ['hs'], async (t) => {
@@ -38,7 +83,11 @@ check('event-reports: the default listing is dir=b with at most 100 reports', ['
   const newest = [...w.tail.items].sort((a, b) => b.received_ts - a.received_ts).slice(0, 100)
   t.notOk(monotone(items, 'b'), 'newest first without dir', { problem: monotone(items, 'b') })
   // A window smaller than a page: the page begins with the window's reports.
-  t.same(items.slice(0, newest.length).map((r) => r.received_ts), newest.map((r) => r.received_ts), `the page holds the newest reports${w.complete ? '' : ` (the first ${newest.length} compared with the window)`}`)
+  t.same(
+    items.slice(0, newest.length).map((r) => r.received_ts),
+    newest.map((r) => r.received_ts),
+    `the page holds the newest reports${w.complete ? '' : ` (the first ${newest.length} compared with the window)`}`,
+  )
   t.equal(body.next_token !== undefined, n > 100, `next_token ${n > 100 ? 'present' : 'absent'} with ${n} reports`)
 })
 
@@ -65,7 +114,12 @@ check('event-reports: dir=b lists newest first by received_ts', ['hs'], async (t
   const fwd = await walkReports({ dir: 'f', limit: windowLimit(), from: win0.total - n })
   assertWalk(t, fwd, `dir=f from=${win0.total - n}`, win0.total, win0.total - n)
   const edge = w.items.at(-1)?.received_ts
-  sameSet(t, beforeEdge(w.items, 'b', edge), beforeEdge(fwd.items, 'b', edge), `the newest ${n} reports walked with dir=b equal them walked with dir=f from offset ${win0.total - n}`)
+  sameSet(
+    t,
+    beforeEdge(w.items, 'b', edge),
+    beforeEdge(fwd.items, 'b', edge),
+    `the newest ${n} reports walked with dir=b equal them walked with dir=f from offset ${win0.total - n}`,
+  )
 })
 
 function pageSizes(n: number): number[] {
@@ -82,24 +136,33 @@ function pageSizes(n: number): number[] {
 const SMALL_PAGE_WINDOW = 300
 
 for (const dir of ['f', 'b'] as const) {
-  check(`event-reports: ${dir === 'f' ? 'forward' : 'backward'} walks with from/next_token at several page sizes reproduce the full set`, ['hs'], async (t) => {
-    const w0 = await win()
-    if (w0.total === 0) skip('the target has no event reports')
-    // The reference: the whole listing on a small target, else the window at this end (head or tail).
-    const ref = dir === 'f' ? w0.head.items : w0.tail.items
-    for (const limit of pageSizes(ref.length)) {
-      const windowed = limit < 50 && ref.length > SMALL_PAGE_WINDOW
-      const cap = windowed ? SMALL_PAGE_WINDOW : w0.complete ? undefined : ref.length
-      const w = await walkReports({ dir, limit, maxItems: cap })
-      assertWalk(t, w, `dir=${dir}&limit=${limit}`, w0.total)
-      if (cap !== undefined) {
-        const part = ref.slice(0, w.items.length)
-        const edge = part.at(-1)?.received_ts ?? 0
-        sameSet(t, beforeEdge(w.items, dir, edge), beforeEdge(part, dir, edge), `dir=${dir}&limit=${limit}: the first ${w.items.length} reports (a window) equal the same stretch of the reference walk`)
-      } else sameSet(t, w.items, ref, `dir=${dir}&limit=${limit} reaches every report once`)
-      t.notOk(monotone(w.items, dir), `dir=${dir}&limit=${limit}: pages put together keep the order`, { problem: monotone(w.items, dir) })
-    }
-  })
+  check(
+    `event-reports: ${dir === 'f' ? 'forward' : 'backward'} walks with from/next_token at several page sizes reproduce the full set`,
+    ['hs'],
+    async (t) => {
+      const w0 = await win()
+      if (w0.total === 0) skip('the target has no event reports')
+      // The reference: the whole listing on a small target, else the window at this end (head or tail).
+      const ref = dir === 'f' ? w0.head.items : w0.tail.items
+      for (const limit of pageSizes(ref.length)) {
+        const windowed = limit < 50 && ref.length > SMALL_PAGE_WINDOW
+        const cap = windowed ? SMALL_PAGE_WINDOW : w0.complete ? undefined : ref.length
+        const w = await walkReports({ dir, limit, maxItems: cap })
+        assertWalk(t, w, `dir=${dir}&limit=${limit}`, w0.total)
+        if (cap !== undefined) {
+          const part = ref.slice(0, w.items.length)
+          const edge = part.at(-1)?.received_ts ?? 0
+          sameSet(
+            t,
+            beforeEdge(w.items, dir, edge),
+            beforeEdge(part, dir, edge),
+            `dir=${dir}&limit=${limit}: the first ${w.items.length} reports (a window) equal the same stretch of the reference walk`,
+          )
+        } else sameSet(t, w.items, ref, `dir=${dir}&limit=${limit} reaches every report once`)
+        t.notOk(monotone(w.items, dir), `dir=${dir}&limit=${limit}: pages put together keep the order`, { problem: monotone(w.items, dir) })
+      }
+    },
+  )
 }
 
 check('event-reports: total equals the number of reports walked', ['hs'], async (t) => {
@@ -107,11 +170,19 @@ check('event-reports: total equals the number of reports walked', ['hs'], async 
   t.notOk(w.head.stopped, 'the listing can be walked', { stopped: w.head.stopped })
   const totals = [...w.head.pages, ...w.tail.pages].map((p) => p.body?.total)
   if (w.complete) {
-    t.ok(totals.every((n) => n === w.head.items.length), `total is ${w.head.items.length} on every page`, { found: totals })
+    t.ok(
+      totals.every((n) => n === w.head.items.length),
+      `total is ${w.head.items.length} on every page`,
+      { found: totals },
+    )
     return
   }
   // A window: the same total on every page of both ends, and the last offset holds exactly one report.
-  t.ok(totals.every((n) => n === w.total), `total is ${w.total} on every page of the oldest and the newest ${windowSize()}`, { found: [...new Set(totals)] })
+  t.ok(
+    totals.every((n) => n === w.total),
+    `total is ${w.total} on every page of the oldest and the newest ${windowSize()}`,
+    { found: [...new Set(totals)] },
+  )
   const last = await reportsPage({ dir: 'f', from: w.total - 1, limit: 10 })
   if (expectStatus(t, last.res, 200, `dir=f&from=${w.total - 1}`)) {
     t.equal(last.body?.event_reports?.length, 1, `from=${w.total - 1} (total - 1) holds exactly the one last report`)
@@ -162,23 +233,46 @@ check('event-reports: next_token appears only while more reports follow', ['hs']
  * must be exactly the window's matches, and `total` must be the same on every page and cover at least
  * the matches walked; where the filtered walk ends before the edge, `total` must equal what it walked.
  */
-async function compareFiltered(t: Parameters<Parameters<typeof check>[2]>[0], filters: ReportFilters, limit: number, what: string): Promise<void> {
+async function compareFiltered(
+  t: Parameters<Parameters<typeof check>[2]>[0],
+  filters: ReportFilters,
+  limit: number,
+  what: string,
+): Promise<void> {
   const w0 = await win()
   const wanted = w0.head.items.filter((r) => matches(r, filters))
   const w = await walkReports({ dir: 'f', limit, filters, untilTs: w0.edge, maxItems: w0.complete ? undefined : windowSize() })
   if (w0.complete) {
     assertWalk(t, w, `${what} (limit ${limit})`, wanted.length)
     sameSet(t, w.items, wanted, `${what}: the filtered listing equals the full set filtered client-side`)
-    t.ok(w.pages.every((p) => p.body?.total === wanted.length), `${what}: total counts the ${wanted.length} matching reports`, { found: w.pages.map((p) => p.body?.total) })
+    t.ok(
+      w.pages.every((p) => p.body?.total === wanted.length),
+      `${what}: total counts the ${wanted.length} matching reports`,
+      { found: w.pages.map((p) => p.body?.total) },
+    )
     return
   }
   const total = w.pages[0]?.body?.total
   if (!t.ok(typeof total === 'number', `${what}: the first filtered page has a total`, { found: total })) return
   assertWalk(t, w, `${what} (limit ${limit}, up to the window's end)`, total!)
   const edge = Math.min(w0.edge!, w.truncated ? (w.items.at(-1)?.received_ts ?? w0.edge!) : w0.edge!)
-  sameSet(t, beforeEdge(w.items, 'f', edge), beforeEdge(wanted, 'f', edge), `${what}: the filtered listing up to the window's end equals the window filtered client-side`)
-  if (!w.truncated) t.equal(total, w.items.length, `${what}: the filtered listing ended within the window, and total counts the ${w.items.length} reports it holds`)
-  else t.ok(total! >= w.items.length && total! <= w0.total, `${what}: total (${total}) counts at least the ${w.items.length} matches walked and at most every report`)
+  sameSet(
+    t,
+    beforeEdge(w.items, 'f', edge),
+    beforeEdge(wanted, 'f', edge),
+    `${what}: the filtered listing up to the window's end equals the window filtered client-side`,
+  )
+  if (!w.truncated)
+    t.equal(
+      total,
+      w.items.length,
+      `${what}: the filtered listing ended within the window, and total counts the ${w.items.length} reports it holds`,
+    )
+  else
+    t.ok(
+      total! >= w.items.length && total! <= w0.total,
+      `${what}: total (${total}) counts at least the ${w.items.length} matches walked and at most every report`,
+    )
 }
 
 function filterCase(name: string, fields: Field[], needsSender: boolean): void {
@@ -244,13 +338,41 @@ async function integerMessage(param: 'from' | 'limit'): Promise<string> {
 }
 
 check('event-reports: invalid from → 400 M_INVALID_PARAM', ['hs'], async (t) => {
-  expectHsError(t, await hs('GET', '/event_reports', { query: { from: 'abc' } }), 400, 'M_INVALID_PARAM', 'from=abc', await integerMessage('from'))
-  expectHsError(t, await hs('GET', '/event_reports', { query: { from: '-1' } }), 400, 'M_INVALID_PARAM', 'from=-1', await negativeMessage('from'))
+  expectHsError(
+    t,
+    await hs('GET', '/event_reports', { query: { from: 'abc' } }),
+    400,
+    'M_INVALID_PARAM',
+    'from=abc',
+    await integerMessage('from'),
+  )
+  expectHsError(
+    t,
+    await hs('GET', '/event_reports', { query: { from: '-1' } }),
+    400,
+    'M_INVALID_PARAM',
+    'from=-1',
+    await negativeMessage('from'),
+  )
 })
 
 check('event-reports: invalid limit → 400 M_INVALID_PARAM', ['hs'], async (t) => {
-  expectHsError(t, await hs('GET', '/event_reports', { query: { limit: 'abc' } }), 400, 'M_INVALID_PARAM', 'limit=abc', await integerMessage('limit'))
-  expectHsError(t, await hs('GET', '/event_reports', { query: { limit: '-5' } }), 400, 'M_INVALID_PARAM', 'limit=-5', await negativeMessage('limit'))
+  expectHsError(
+    t,
+    await hs('GET', '/event_reports', { query: { limit: 'abc' } }),
+    400,
+    'M_INVALID_PARAM',
+    'limit=abc',
+    await integerMessage('limit'),
+  )
+  expectHsError(
+    t,
+    await hs('GET', '/event_reports', { query: { limit: '-5' } }),
+    400,
+    'M_INVALID_PARAM',
+    'limit=-5',
+    await negativeMessage('limit'),
+  )
 })
 
 check('event-reports: invalid dir → 400 M_INVALID_PARAM', ['hs'], async (t) => {
@@ -267,7 +389,14 @@ check('event-reports: from or limit beyond 64 bits → 200 or 400, never a 5xx',
   for (const name of ['from', 'limit']) {
     const res = await hs('GET', '/event_reports', { query: { [name]: '99999999999999999999999' } })
     const clear = res.status === 200 || res.status === 400
-    await underDeviation('event-report-listing-overflow-500', () => void t.ok(clear, `GET ${PATH}?${name}=99999999999999999999999: status 200 or 400`, { found: res.status, expected: 'status 200 or 400' }))
+    await underDeviation(
+      'event-report-listing-overflow-500',
+      () =>
+        void t.ok(clear, `GET ${PATH}?${name}=99999999999999999999999: status 200 or 400`, {
+          found: res.status,
+          expected: 'status 200 or 400',
+        }),
+    )
     if (res.status === 400) expectSchema(t, 'homeserver/error', res.json, `${name}=99999999999999999999999: error body`, res)
   }
 })
@@ -295,7 +424,10 @@ const OVERSIZED_ID = '99999999999999999999999'
 check('event-reports: a report id beyond 64 bits → 400 or 404, never a 5xx', ['hs'], async (t) => {
   const res = await hs('GET', `/event_reports/${OVERSIZED_ID}`)
   const clear = res.status === 400 || res.status === 404
-  await underDeviation('event-report-id-overflow-500', () => void t.ok(clear, `GET ${PATH}/${OVERSIZED_ID}: status 400 or 404`, { found: res.status, expected: 'status 400 or 404' }))
+  await underDeviation(
+    'event-report-id-overflow-500',
+    () => void t.ok(clear, `GET ${PATH}/${OVERSIZED_ID}: status 400 or 404`, { found: res.status, expected: 'status 400 or 404' }),
+  )
   if (clear) expectSchema(t, 'homeserver/error', res.json, `GET ${PATH}/${OVERSIZED_ID}: error body`, res)
 })
 
@@ -311,10 +443,19 @@ check('event-reports: a single report has the list fields and an event_json of t
     if (r.sender === null && res.status === 404) {
       // The listing shows the event missing (sender null: unknown or purged event); a healthy server
       // then answers exactly 404 M_NOT_FOUND for the single report.
-      expectHsError(t, res, 404, 'M_NOT_FOUND', `GET ${PATH}/${r.id} (its event is gone: sender null in the listing)`, 'Event report not found')
+      expectHsError(
+        t,
+        res,
+        404,
+        'M_NOT_FOUND',
+        `GET ${PATH}/${r.id} (its event is gone: sender null in the listing)`,
+        'Event report not found',
+      )
       continue
     }
-    const body = expectOk<Report & { event_json: Record<string, unknown> }>(t, res, `GET ${PATH}/${r.id}`, { schema: 'homeserver/event-report#Single' })
+    const body = expectOk<Report & { event_json: Record<string, unknown> }>(t, res, `GET ${PATH}/${r.id}`, {
+      schema: 'homeserver/event-report#Single',
+    })
     if (!body) continue
     const listed = Object.fromEntries(LIST_KEYS.map((k) => [k, r[k]]))
     const single = Object.fromEntries(LIST_KEYS.map((k) => [k, body[k]]))
@@ -358,7 +499,9 @@ check('event-reports: a report filed without score or reason lists them as null'
   const res = await hsClient('POST', path, { as: where.as, body: {} })
   if (!expectStatus(t, res, 200, `POST ${target.hs!.clientPrefix}/client/v3${path} with {}`)) return
   const after = await hs('GET', '/event_reports', { query: { room_id: where.roomId, dir: 'b', limit: 1000 } })
-  const fresh = ((after.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).filter((r) => !known.has(r.id) && r.event_id === where.eventId)
+  const fresh = ((after.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).filter(
+    (r) => !known.has(r.id) && r.event_id === where.eventId,
+  )
   for (const r of fresh) cleanup(() => removeReport(r.id))
   if (!t.equal(fresh.length, 1, 'the new report is listed once')) return
   t.equal(fresh[0]!.score, null, 'score is null')
@@ -370,11 +513,16 @@ check('event-reports: the client report endpoint rejects a score that is not an 
   if (typeof where === 'string') skip(`no report could be filed: ${where}`)
   const path = reportPath(where.roomId, where.eventId)
   const before = await reportsPage({ limit: 1 })
-  const res = await hsClient('POST', path, { as: where.as, body: { reason: `admin-conformance ${target.runId} bad score`, score: 'string' } })
+  const res = await hsClient('POST', path, {
+    as: where.as,
+    body: { reason: `admin-conformance ${target.runId} bad score`, score: 'string' },
+  })
   if (res.status === 200) {
     // the bug filed a report: remove it
     const list = await hs('GET', '/event_reports', { query: { room_id: where.roomId, dir: 'b', limit: 100 } })
-    for (const r of ((list.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).filter((x) => x.reason === `admin-conformance ${target.runId} bad score`)) {
+    for (const r of ((list.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).filter(
+      (x) => x.reason === `admin-conformance ${target.runId} bad score`,
+    )) {
       cleanup(() => removeReport(r.id))
     }
   }
@@ -397,18 +545,36 @@ check('event-reports: delete → 200 {}, then the report is gone', ['hs', 'write
   const res = await hs('DELETE', `/event_reports/${f.id}`)
   const body = expectOk(t, res, `DELETE ${PATH}/${f.id}`, { schema: 'homeserver/event-report#DeleteResponse' })
   if (body !== undefined) t.same(body, {}, 'the body is an empty object')
-  expectHsError(t, await hs('GET', `/event_reports/${f.id}`), 404, 'M_NOT_FOUND', `GET ${PATH}/${f.id} after the delete`, 'Event report not found')
-  expectHsError(t, await hs('DELETE', `/event_reports/${f.id}`), 404, 'M_NOT_FOUND', `DELETE ${PATH}/${f.id} again`, 'Event report not found')
+  expectHsError(
+    t,
+    await hs('GET', `/event_reports/${f.id}`),
+    404,
+    'M_NOT_FOUND',
+    `GET ${PATH}/${f.id} after the delete`,
+    'Event report not found',
+  )
+  expectHsError(
+    t,
+    await hs('DELETE', `/event_reports/${f.id}`),
+    404,
+    'M_NOT_FOUND',
+    `DELETE ${PATH}/${f.id} again`,
+    'Event report not found',
+  )
   const after = await reportsPage({ limit: 1 })
   if (typeof before.body?.total === 'number') t.equal(after.body?.total, before.body.total - 1, 'total shrank by one')
   const room = await hs('GET', '/event_reports', { query: { room_id: f.roomId, limit: 1000 } })
-  t.notOk(((room.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).some((r) => r.id === f.id), 'the listing no longer has it')
+  t.notOk(
+    ((room.json as { event_reports?: Report[] } | undefined)?.event_reports ?? []).some((r) => r.id === f.id),
+    'the listing no longer has it',
+  )
 })
 
 check('event-reports: delete with an invalid id → 400, with an unknown id → 404', ['hs', 'writes'], async (t) => {
   if (!(await hsFeature('event-report-delete'))) {
     // Before v1.79.0 every DELETE here is unrouted, whatever the id.
-    for (const id of ['-123', 'abcdef', String(await unknownId())]) await expectUnrouted(t, await hs('DELETE', `/event_reports/${id}`), 'GET', `DELETE ${PATH}/${id}`)
+    for (const id of ['-123', 'abcdef', String(await unknownId())])
+      await expectUnrouted(t, await hs('DELETE', `/event_reports/${id}`), 'GET', `DELETE ${PATH}/${id}`)
     return
   }
   setRule(await hsFeatureRule('event-report-delete'))

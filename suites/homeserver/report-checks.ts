@@ -1,7 +1,20 @@
 // Helpers of the event-report checks (area B): the window, set and order comparisons, the assertions
 // on a walk's pages, the filter values every reading of SQL LIKE agrees on, and filing a report through
 // the client API (deleted at the end of the file, or listed as left behind). Area knowledge.
-import { hs, hsClient, memo, skip, note, cleanup, target, expectStatus, schemaFailed, PAGES_DETAILED, type Test, type As } from '../lib/suite.ts'
+import {
+  hs,
+  hsClient,
+  memo,
+  skip,
+  note,
+  cleanup,
+  target,
+  expectStatus,
+  schemaFailed,
+  PAGES_DETAILED,
+  type Test,
+  type As,
+} from '../lib/suite.ts'
 import { reportWindow, removeReport, like, type Report, type ReportWalk, type ReportFilters, type ReportWindow } from './reports.ts'
 
 /** The window (every report on a small target); skips when its walk failed (the walk checks report that). */
@@ -50,7 +63,8 @@ export function monotone(items: Report[], dir: 'b' | 'f'): string | undefined {
   for (let i = 1; i < items.length; i++) {
     const a = items[i - 1]!.received_ts
     const b = items[i]!.received_ts
-    if (dir === 'f' ? b < a : b > a) return `report ${items[i]!.id} (received_ts ${b}) comes after report ${items[i - 1]!.id} (received_ts ${a})`
+    if (dir === 'f' ? b < a : b > a)
+      return `report ${items[i]!.id} (received_ts ${b}) comes after report ${items[i - 1]!.id} (received_ts ${a})`
   }
   return undefined
 }
@@ -83,7 +97,12 @@ export function assertWalk(t: Test, w: ReportWalk, what: string, total: number, 
     const hasNext = p.body?.next_token !== undefined
     if (hasNext !== offset < total) {
       bad++
-      if (bad <= DETAILED_PROBLEMS) t.fail(`${what}: ${p.request}: next_token ${offset < total ? 'present while more reports follow' : 'absent on the last page'}`, { next_token: p.body?.next_token, reached: offset, total })
+      if (bad <= DETAILED_PROBLEMS)
+        t.fail(`${what}: ${p.request}: next_token ${offset < total ? 'present while more reports follow' : 'absent on the last page'}`, {
+          next_token: p.body?.next_token,
+          reached: offset,
+          total,
+        })
     }
   }
   if (bad > DETAILED_PROBLEMS) t.fail(`${what}: problems on ${bad - DETAILED_PROBLEMS} more page(s) (the first ${DETAILED_PROBLEMS} above)`)
@@ -92,9 +111,11 @@ export function assertWalk(t: Test, w: ReportWalk, what: string, total: number, 
     bad++
     t.fail(`${what}: the walk stopped: ${w.stopped}`)
   }
-  if (bad === 0) t.pass(`${what}: ${w.pages.length} page(s), each 200, matching the schema, with total ${total} and next_token exactly while more follow`)
+  if (bad === 0)
+    t.pass(
+      `${what}: ${w.pages.length} page(s), each 200, matching the schema, with total ${total} and next_token exactly while more follow`,
+    )
 }
-
 
 export type Field = 'user_id' | 'room_id' | 'event_sender_user_id'
 // user_id and room_id are SQL `LIKE '%value%'` patterns in the real server (`%` and `_` are wildcards,
@@ -131,7 +152,6 @@ export function pick(all: Report[], field: Field, within: ReportFilters = {}): s
   }
   return undefined
 }
-
 
 // --- writes: file a report through the client API, read it back, delete it
 
@@ -186,12 +206,15 @@ export function filed(t: Test): Promise<Filed | string> {
     const as = reporters[0]!
     const room = await hsClient('POST', '/createRoom', { as, body: { name: `admin-conformance ${target.runId}` } })
     const roomId = (room.json as { room_id?: string } | undefined)?.room_id
-    if (room.status !== 200 || !roomId) return `no reportable event (${tried.join('; ') || 'no reports listed'}), and createRoom answered ${room.status}`
-    const sent = await hsClient('PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/ac${Date.now()}`, { as, body: { msgtype: 'm.text', body: 'admin-conformance test message' } })
+    if (room.status !== 200 || !roomId)
+      return `no reportable event (${tried.join('; ') || 'no reports listed'}), and createRoom answered ${room.status}`
+    const sent = await hsClient('PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/ac${Date.now()}`, {
+      as,
+      body: { msgtype: 'm.text', body: 'admin-conformance test message' },
+    })
     const eventId = (sent.json as { event_id?: string } | undefined)?.event_id
     if (sent.status !== 200 || !eventId) return `no reportable event (${tried.join('; ')}), and sending a message answered ${sent.status}`
     note(t, `created room ${roomId} and event ${eventId} to report`)
     return (await attempt(roomId, eventId, as)) ?? `reporting a fresh event failed (${tried.join('; ')})`
   })
 }
-

@@ -1,10 +1,22 @@
 // The event-report listing of the homeserver admin API (area B): one page, a walk following
 // next_token, and the window shared by the checks of a file (decision 0004: the oldest and the newest
 // reports, at most windowSize() of each, whatever the target holds). Area knowledge; the framework stays generic.
-import { hs, memo, leftover, hsFeature, hsFeatureRule, hsKnownVersion, setRule, expectHsError, windowSize, walkBounds, pastBound, type Test } from '../lib/suite.ts'
+import {
+  hs,
+  memo,
+  leftover,
+  hsFeature,
+  hsFeatureRule,
+  hsKnownVersion,
+  setRule,
+  expectHsError,
+  windowSize,
+  walkBounds,
+  pastBound,
+  type Test,
+} from '../lib/suite.ts'
 import type { HttpResponse } from '../../lib/http.ts'
 import { validate } from '../../lib/schemas.ts'
-
 
 export interface Report {
   id: number
@@ -42,7 +54,10 @@ export type ReportFilters = Partial<Record<'user_id' | 'room_id' | 'event_sender
 export async function reportsPage(query: Record<string, string | number | undefined>): Promise<ReportPage> {
   const res = await hs('GET', '/event_reports', { query })
   const body = res.status === 200 && res.json && typeof res.json === 'object' ? (res.json as ReportPage['body']) : undefined
-  const q = Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`).join('&')
+  const q = Object.entries(query)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&')
   return { request: `event_reports?${q}`, res, body, schema: validate('homeserver/event-report#List', res.json) }
 }
 
@@ -149,15 +164,19 @@ export function reportWindow(): Promise<ReportWindow> {
     const head = await walkReports({ dir: 'f', limit: windowLimit(), maxItems: windowSize() })
     const total = head.pages[0]?.body?.total ?? head.items.length
     const complete = !head.truncated
-    const tail = complete ? { items: [...head.items].reverse(), pages: [] } : await walkReports({ dir: 'b', limit: windowLimit(), maxItems: windowSize() })
+    const tail = complete
+      ? { items: [...head.items].reverse(), pages: [] }
+      : await walkReports({ dir: 'b', limit: windowLimit(), maxItems: windowSize() })
     return { total, head, tail, complete, edge: complete ? undefined : head.items.at(-1)?.received_ts }
   })
 }
 
-
 /** SQL `LIKE '%needle%'` as the real server applies it: `_` is any one character, `%` any run (unescaped); case-insensitive on SQLite. */
 export function like(hay: string, needle: string, ci: boolean): boolean {
-  const re = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/_/g, '.').replace(/%/g, '.*')
+  const re = needle
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/_/g, '.')
+    .replace(/%/g, '.*')
   return new RegExp(re, ci ? 'is' : 's').test(hay)
 }
 
@@ -168,13 +187,19 @@ export function like(hay: string, needle: string, ci: boolean): boolean {
 export async function removeReport(id: number): Promise<void> {
   const v = await hsKnownVersion()
   if (!(await hsFeature('event-report-delete'))) {
-    leftover({ target: 'hs', kind: 'event-report', id: String(id), reason: `the homeserver is ${v.shown}; DELETE of a report exists since v1.79.0` })
+    leftover({
+      target: 'hs',
+      kind: 'event-report',
+      id: String(id),
+      reason: `the homeserver is ${v.shown}; DELETE of a report exists since v1.79.0`,
+    })
     return
   }
   try {
     const res = await hs('DELETE', `/event_reports/${id}`)
     // 404: already deleted (the delete check does that on purpose)
-    if (res.status !== 200 && res.status !== 404) leftover({ target: 'hs', kind: 'event-report', id: String(id), reason: `DELETE answered ${res.status}` })
+    if (res.status !== 200 && res.status !== 404)
+      leftover({ target: 'hs', kind: 'event-report', id: String(id), reason: `DELETE answered ${res.status}` })
   } catch (e) {
     leftover({ target: 'hs', kind: 'event-report', id: String(id), reason: `DELETE got no answer: ${(e as Error).message}` })
   }

@@ -27,7 +27,8 @@ interface List {
   prev_batch?: number
 }
 
-const listPath = (q: Record<string, string | number>) => `GET ${PATH}/rooms?${new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)]))}`
+const listPath = (q: Record<string, string | number>) =>
+  `GET ${PATH}/rooms?${new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)]))}`
 
 async function listed(t: Test, q: Record<string, string | number>): Promise<List | undefined> {
   const res = await hs('GET', '/rooms', { query: q })
@@ -55,7 +56,10 @@ check('rooms: limit=0, as admin UIs count rooms → no room, the real total_room
   if (!body) return
   t.same(body.rooms, [], 'no room on the page')
   t.equal(body.offset, 0, 'offset is from')
-  t.equal(body.next_batch, body.total_rooms > 0 ? 0 : undefined, 'next_batch is from + limit = 0 while 0 < total_rooms', { total_rooms: body.total_rooms, next_batch: body.next_batch })
+  t.equal(body.next_batch, body.total_rooms > 0 ? 0 : undefined, 'next_batch is from + limit = 0 while 0 < total_rooms', {
+    total_rooms: body.total_rooms,
+    next_batch: body.next_batch,
+  })
 })
 
 check('rooms: pages of 3 → the same total_rooms on every page, next_batch and prev_batch as from ± limit', ['hs'], async (t) => {
@@ -80,16 +84,27 @@ check('rooms: dir=b lists the exact reverse of dir=f (order_by=name, room_id bre
   const f = await listed(t, { limit: n, order_by: 'name' })
   const b = await listed(t, { limit: n, order_by: 'name', dir: 'b' })
   if (!f || !b) return
-  t.same(b.rooms.map((r) => r.room_id), f.rooms.map((r) => r.room_id).reverse(), 'the backward list is the forward one reversed')
+  t.same(
+    b.rooms.map((r) => r.room_id),
+    f.rooms.map((r) => r.room_id).reverse(),
+    'the backward list is the forward one reversed',
+  )
   const names = f.rooms.map((r) => r.name).filter((x): x is string => x !== null)
-  t.ok(names.every((x, i) => i === 0 || names[i - 1]! <= x), 'names ascend forwards', { names: names.slice(0, 20) })
+  t.ok(
+    names.every((x, i) => i === 0 || names[i - 1]! <= x),
+    'names ascend forwards',
+    { names: names.slice(0, 20) },
+  )
 })
 
 check('rooms: search_term with a room id → exactly that room, total_rooms 1', ['hs'], async (t) => {
   const room = await aRoom(t)
   const body = await listed(t, { search_term: room.room_id })
   if (!body) return
-  t.same([body.total_rooms, body.rooms.map((r) => r.room_id)], [1, [room.room_id]], 'the one room', { total_rooms: body.total_rooms, rooms: body.rooms.map((r) => r.room_id) })
+  t.same([body.total_rooms, body.rooms.map((r) => r.room_id)], [1, [room.room_id]], 'the one room', {
+    total_rooms: body.total_rooms,
+    rooms: body.rooms.map((r) => r.room_id),
+  })
 })
 
 check('rooms: one room → 200 matching the schema, as the list shows it', ['hs'], async (t) => {
@@ -97,13 +112,20 @@ check('rooms: one room → 200 matching the schema, as the list shows it', ['hs'
   const res = await hs('GET', roomPath(room.room_id))
   const body = expectOk<Room>(t, res, `GET ${PATH}${roomPath(room.room_id)}`, { schema: 'homeserver/rooms#Room' })
   if (!body) return
-  t.same([body.room_id, body.joined_members, body.state_events], [room.room_id, room.joined_members, room.state_events], 'room_id, joined_members and state_events as listed', diag(res))
+  t.same(
+    [body.room_id, body.joined_members, body.state_events],
+    [room.room_id, room.joined_members, room.state_events],
+    'room_id, joined_members and state_events as listed',
+    diag(res),
+  )
 })
 
 check('rooms: its members → the joined members, total their number, as joined_members counts them', ['hs'], async (t) => {
   const room = await aRoom(t)
   const res = await hs('GET', roomPath(room.room_id, '/members'))
-  const body = expectOk<{ members: string[]; total: number }>(t, res, `GET ${PATH}${roomPath(room.room_id, '/members')}`, { schema: 'homeserver/rooms#Members' })
+  const body = expectOk<{ members: string[]; total: number }>(t, res, `GET ${PATH}${roomPath(room.room_id, '/members')}`, {
+    schema: 'homeserver/rooms#Members',
+  })
   if (!body) return
   t.equal(body.total, body.members.length, 'total is the number of members listed', diag(res))
   t.equal(body.total, room.joined_members, 'as many as joined_members', diag(res))
@@ -112,22 +134,50 @@ check('rooms: its members → the joined members, total their number, as joined_
 check('rooms: its state → the current state events, m.room.create among them, as many as state_events', ['hs'], async (t) => {
   const room = await aRoom(t)
   const res = await hs('GET', roomPath(room.room_id, '/state'))
-  const body = expectOk<{ state: { type: string; state_key: string; room_id: string }[] }>(t, res, `GET ${PATH}${roomPath(room.room_id, '/state')}`, { schema: 'homeserver/rooms#State' })
+  const body = expectOk<{ state: { type: string; state_key: string; room_id: string }[] }>(
+    t,
+    res,
+    `GET ${PATH}${roomPath(room.room_id, '/state')}`,
+    { schema: 'homeserver/rooms#State' },
+  )
   if (!body) return
-  t.ok(body.state.some((e) => e.type === 'm.room.create' && e.state_key === ''), 'm.room.create is in the state', diag(res))
-  t.ok(body.state.every((e) => e.room_id === room.room_id), 'every event is in the room', diag(res))
+  t.ok(
+    body.state.some((e) => e.type === 'm.room.create' && e.state_key === ''),
+    'm.room.create is in the state',
+    diag(res),
+  )
+  t.ok(
+    body.state.every((e) => e.room_id === room.room_id),
+    'every event is in the room',
+    diag(res),
+  )
   t.equal(body.state.length, room.state_events, 'as many as state_events', diag(res))
 })
 
 check('rooms: an unknown room → 404 M_NOT_FOUND "Room not found" for the room, its members and its state', ['hs'], async (t) => {
   const server = (await whoami())?.split(':').slice(1).join(':') || 'example.invalid'
   const id = `!admin-conformance-no-such-room:${server}`
-  for (const sub of ['', '/members', '/state']) expectHsError(t, await hs('GET', roomPath(id, sub)), 404, 'M_NOT_FOUND', `GET ${PATH}${roomPath(id, sub)}`, 'Room not found')
+  for (const sub of ['', '/members', '/state'])
+    expectHsError(t, await hs('GET', roomPath(id, sub)), 404, 'M_NOT_FOUND', `GET ${PATH}${roomPath(id, sub)}`, 'Room not found')
 })
 
 check('rooms: errors of the list → 400 M_INVALID_PARAM in the real words', ['hs'], async (t) => {
-  expectHsError(t, await hs('GET', '/rooms', { query: { search_term: '' } }), 400, 'M_INVALID_PARAM', listPath({ search_term: '' }), 'search_term cannot be an empty string')
-  expectHsError(t, await hs('GET', '/rooms', { query: { order_by: 'bogus' } }), 400, 'M_INVALID_PARAM', listPath({ order_by: 'bogus' }), /^Query parameter 'order_by' must be one of \['alphabetical', 'size', 'name', /)
+  expectHsError(
+    t,
+    await hs('GET', '/rooms', { query: { search_term: '' } }),
+    400,
+    'M_INVALID_PARAM',
+    listPath({ search_term: '' }),
+    'search_term cannot be an empty string',
+  )
+  expectHsError(
+    t,
+    await hs('GET', '/rooms', { query: { order_by: 'bogus' } }),
+    400,
+    'M_INVALID_PARAM',
+    listPath({ order_by: 'bogus' }),
+    /^Query parameter 'order_by' must be one of \['alphabetical', 'size', 'name', /,
+  )
 })
 
 const whoami = (): Promise<string | undefined> =>
@@ -136,18 +186,43 @@ const whoami = (): Promise<string | undefined> =>
     return res.status === 200 ? (res.json as { user_id?: string } | undefined)?.user_id : undefined
   })
 
-check('users/{user}/admin: the admin token’s own user → {"admin": true}; a remote user → 400', ['hs'], async (t) => {
-  const me = await whoami()
-  if (!me) skip('whoami did not answer for the admin token')
-  const path = `/users/${encodeURIComponent(me)}/admin`
-  const body = expectOk<{ admin: boolean }>(t, await hs('GET', path), `GET ${PATH}${path}`, { schema: 'homeserver/rooms#UserAdmin' })
-  if (body) t.equal(body.admin, true, 'the admin is a server admin')
-  const remote = '/users/%40someone%3Aexample.invalid/admin'
-  expectHsError(t, await hs('GET', remote), 400, 'M_UNKNOWN', `GET ${PATH}${remote}`, 'Only local users can be admins of this homeserver')
-}, { rule: 'Synapse docs/admin_api/user_admin_api.md, Get whether a user is a server administrator or not (synapse/rest/admin/users.py UserAdminServlet)' })
+check(
+  'users/{user}/admin: the admin token’s own user → {"admin": true}; a remote user → 400',
+  ['hs'],
+  async (t) => {
+    const me = await whoami()
+    if (!me) skip('whoami did not answer for the admin token')
+    const path = `/users/${encodeURIComponent(me)}/admin`
+    const body = expectOk<{ admin: boolean }>(t, await hs('GET', path), `GET ${PATH}${path}`, { schema: 'homeserver/rooms#UserAdmin' })
+    if (body) t.equal(body.admin, true, 'the admin is a server admin')
+    const remote = '/users/%40someone%3Aexample.invalid/admin'
+    expectHsError(t, await hs('GET', remote), 400, 'M_UNKNOWN', `GET ${PATH}${remote}`, 'Only local users can be admins of this homeserver')
+  },
+  {
+    rule: 'Synapse docs/admin_api/user_admin_api.md, Get whether a user is a server administrator or not (synapse/rest/admin/users.py UserAdminServlet)',
+  },
+)
 
-check('rooms: no token → 401 M_MISSING_TOKEN; a non-admin → 403 M_FORBIDDEN, on the list and users/{user}/admin', ['hs', 'hs-user'], async (t) => {
-  expectHsError(t, await hs('GET', '/rooms', { as: 'none' }), 401, 'M_MISSING_TOKEN', `GET ${PATH}/rooms without a token`)
-  expectHsError(t, await hs('GET', '/rooms', { as: 'user' }), 403, 'M_FORBIDDEN', `GET ${PATH}/rooms as a non-admin`, 'You are not a server admin')
-  expectHsError(t, await hs('GET', '/users/%40someone%3Aexample.invalid/admin', { as: 'user' }), 403, 'M_FORBIDDEN', `GET ${PATH}/users/…/admin as a non-admin`, 'You are not a server admin')
-})
+check(
+  'rooms: no token → 401 M_MISSING_TOKEN; a non-admin → 403 M_FORBIDDEN, on the list and users/{user}/admin',
+  ['hs', 'hs-user'],
+  async (t) => {
+    expectHsError(t, await hs('GET', '/rooms', { as: 'none' }), 401, 'M_MISSING_TOKEN', `GET ${PATH}/rooms without a token`)
+    expectHsError(
+      t,
+      await hs('GET', '/rooms', { as: 'user' }),
+      403,
+      'M_FORBIDDEN',
+      `GET ${PATH}/rooms as a non-admin`,
+      'You are not a server admin',
+    )
+    expectHsError(
+      t,
+      await hs('GET', '/users/%40someone%3Aexample.invalid/admin', { as: 'user' }),
+      403,
+      'M_FORBIDDEN',
+      `GET ${PATH}/users/…/admin as a non-admin`,
+      'You are not a server admin',
+    )
+  },
+)

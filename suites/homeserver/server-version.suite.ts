@@ -1,5 +1,17 @@
 // Homeserver version (area B): GET <prefix>/admin/v1/server_version, which needs no token.
-import { check, hs, target, expectOk, note, parseServerVersionString, setDefaultRule, setRule, hsFeature, hsFeatureRule, diag } from '../lib/suite.ts'
+import {
+  check,
+  hs,
+  target,
+  expectOk,
+  note,
+  parseServerVersionString,
+  setDefaultRule,
+  setRule,
+  hsFeature,
+  hsFeatureRule,
+  diag,
+} from '../lib/suite.ts'
 
 setDefaultRule('spec/interface.md, Endpoints > Area B; reference/synapse-admin-api.md §3 (server_version)')
 
@@ -26,6 +38,7 @@ check('server_version: no python_version key since v1.94.0', ['hs-url'], async (
   if (!body) return
   // Each release is held to its own shape: python_version until v1.94.0, none since.
   setRule(await hsFeatureRule('server-version-python-version'))
-  if (await hsFeature('server-version-python-version')) t.type(body.python_version, 'string', 'python_version is present before v1.94.0', diag(res))
+  if (await hsFeature('server-version-python-version'))
+    t.type(body.python_version, 'string', 'python_version is present before v1.94.0', diag(res))
   else t.notOk('python_version' in body, 'python_version is absent', diag(res))
 })

@@ -4,9 +4,30 @@
 // check skips with the release's reason on a homeserver older than the API. Reports filed here are
 // deleted when the file ends; pre-existing reports are only read.
 import {
-  check, hs, hsClient, skip, note, cleanup, memo, target, shown, requireSynapseFeature, setDefaultRule,
-  expectOk, expectHsError, expectStatus, expectSchema, schemaFailed, windowSize, walkBounds, pastBound, PAGES_DETAILED, leftover, underDeviation,
-  type Test, type As,
+  check,
+  hs,
+  hsClient,
+  skip,
+  note,
+  cleanup,
+  memo,
+  target,
+  shown,
+  requireSynapseFeature,
+  setDefaultRule,
+  expectOk,
+  expectHsError,
+  expectStatus,
+  expectSchema,
+  schemaFailed,
+  windowSize,
+  walkBounds,
+  pastBound,
+  PAGES_DETAILED,
+  leftover,
+  underDeviation,
+  type Test,
+  type As,
 } from '../lib/suite.ts'
 import type { HttpResponse } from '../../lib/http.ts'
 import { validate, type ValidationResult } from '../../lib/schemas.ts'
@@ -53,12 +74,22 @@ interface Walk {
 async function page(query: Record<string, string | number | undefined>): Promise<Page> {
   const res = await hs('GET', '/user_reports', { query })
   const body = res.status === 200 && res.json && typeof res.json === 'object' ? (res.json as Page['body']) : undefined
-  const q = Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`).join('&')
+  const q = Object.entries(query)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&')
   return { request: `user_reports?${q}`, res, body, schema: validate(LIST_REF, res.json) }
 }
 
 /** Walk the listing following next_token; with maxItems or untilTs (dir=f), a window. */
-async function walk(opts: { dir: 'b' | 'f'; limit: number; filters?: Filters; maxItems?: number; from?: number; untilTs?: number }): Promise<Walk> {
+async function walk(opts: {
+  dir: 'b' | 'f'
+  limit: number
+  filters?: Filters
+  maxItems?: number
+  from?: number
+  untilTs?: number
+}): Promise<Walk> {
   const out: Walk = { items: [], pages: [] }
   const bounds = walkBounds()
   let from = opts.from
@@ -133,7 +164,9 @@ function reportWindow(): Promise<Window> {
     const head = await walk({ dir: 'f', limit: windowLimit(), maxItems: windowSize() })
     const total = head.pages[0]?.body?.total ?? head.items.length
     const complete = !head.truncated
-    const tail = complete ? { items: [...head.items].reverse(), pages: [] } : await walk({ dir: 'b', limit: windowLimit(), maxItems: windowSize() })
+    const tail = complete
+      ? { items: [...head.items].reverse(), pages: [] }
+      : await walk({ dir: 'b', limit: windowLimit(), maxItems: windowSize() })
     return { total, head, tail, complete, edge: complete ? undefined : head.items.at(-1)?.received_ts }
   })
 }
@@ -159,14 +192,21 @@ function sameSet(t: Test, found: UserReport[], wanted: UserReport[], what: strin
   const missing = [...ws].filter((id) => !fs.has(id))
   const extra = [...fs].filter((id) => !ws.has(id))
   if (f.length === fs.size && missing.length === 0 && extra.length === 0) return t.pass(`${what} (${ws.size} reports)`)
-  return t.fail(what, { found: f.length, wanted: ws.size, duplicates: f.length !== fs.size, missing: missing.slice(0, 10), extra: extra.slice(0, 10) })
+  return t.fail(what, {
+    found: f.length,
+    wanted: ws.size,
+    duplicates: f.length !== fs.size,
+    missing: missing.slice(0, 10),
+    extra: extra.slice(0, 10),
+  })
 }
 
 function monotone(items: UserReport[], dir: 'b' | 'f'): string | undefined {
   for (let i = 1; i < items.length; i++) {
     const a = items[i - 1]!.received_ts
     const b = items[i]!.received_ts
-    if (dir === 'f' ? b < a : b > a) return `report ${items[i]!.id} (received_ts ${b}) comes after report ${items[i - 1]!.id} (received_ts ${a})`
+    if (dir === 'f' ? b < a : b > a)
+      return `report ${items[i]!.id} (received_ts ${b}) comes after report ${items[i - 1]!.id} (received_ts ${a})`
   }
   return undefined
 }
@@ -199,20 +239,28 @@ function assertWalk(t: Test, w: Walk, what: string, total: number, start = 0): v
     offset += p.count ?? 0
     if ((p.body?.next_token !== undefined) !== offset < total) {
       bad++
-      t.fail(`${what}: ${p.request}: next_token ${offset < total ? 'present while more reports follow' : 'absent on the last page'}`, { next_token: p.body?.next_token, reached: offset, total })
+      t.fail(`${what}: ${p.request}: next_token ${offset < total ? 'present while more reports follow' : 'absent on the last page'}`, {
+        next_token: p.body?.next_token,
+        reached: offset,
+        total,
+      })
     }
   }
   if (w.stopped) {
     bad++
     t.fail(`${what}: the walk stopped: ${w.stopped}`)
   }
-  if (bad === 0) t.pass(`${what}: ${w.pages.length} page(s), each 200, matching the schema, with total ${total} and next_token exactly while more follow`)
+  if (bad === 0)
+    t.pass(
+      `${what}: ${w.pages.length} page(s), each 200, matching the schema, with total ${total} and next_token exactly while more follow`,
+    )
 }
 
 // user_id and target_user_id are SQL `LIKE '%value%'` in the real server (case-insensitive on SQLite,
 // not on PostgreSQL; `%` and `_` wildcards): values are chosen so that every reading agrees.
 const matches = (r: UserReport, f: Filters): boolean =>
-  (f.user_id === undefined || like(r.user_id, f.user_id, false)) && (f.target_user_id === undefined || like(r.target_user_id, f.target_user_id, false))
+  (f.user_id === undefined || like(r.user_id, f.user_id, false)) &&
+  (f.target_user_id === undefined || like(r.target_user_id, f.target_user_id, false))
 
 function unambiguous(all: UserReport[], field: keyof Filters, v: string, exactToo: boolean): boolean {
   const values = all.map((r) => r[field])
@@ -226,7 +274,10 @@ function unambiguous(all: UserReport[], field: keyof Filters, v: string, exactTo
 function pick(all: UserReport[], field: keyof Filters, within: Filters = {}): string | undefined {
   const counts = new Map<string, number>()
   for (const r of all.filter((x) => matches(x, within))) counts.set(r[field], (counts.get(r[field]) ?? 0) + 1)
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([v]) => v).find((v) => unambiguous(all, field, v, true))
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([v]) => v)
+    .find((v) => unambiguous(all, field, v, true))
 }
 
 /**
@@ -248,15 +299,23 @@ async function compareFiltered(t: Test, filters: Filters, what: string): Promise
   if (!t.ok(typeof total === 'number', `${what}: the first filtered page has a total`, { found: total })) return
   assertWalk(t, w, `${what} (limit ${limit}, up to the window's end)`, total!)
   const edge = Math.min(w0.edge!, w.truncated ? (w.items.at(-1)?.received_ts ?? w0.edge!) : w0.edge!)
-  sameSet(t, beforeEdge(w.items, 'f', edge), beforeEdge(wanted, 'f', edge), `${what}: the filtered listing up to the window's end equals the window filtered client-side`)
-  if (!w.truncated) t.equal(total, w.items.length, `${what}: the filtered listing ended within the window, and total counts its ${w.items.length} reports`)
+  sameSet(
+    t,
+    beforeEdge(w.items, 'f', edge),
+    beforeEdge(wanted, 'f', edge),
+    `${what}: the filtered listing up to the window's end equals the window filtered client-side`,
+  )
+  if (!w.truncated)
+    t.equal(total, w.items.length, `${what}: the filtered listing ended within the window, and total counts its ${w.items.length} reports`)
 }
 
 // --- listing
 
 check('user-reports: GET the listing → 200 matching the list schema, items with exactly the five keys', ['hs'], async (t) => {
   await requireSynapseFeature(t, FEATURE)
-  const body = expectOk<{ user_reports: UserReport[]; total: number }>(t, await hs('GET', '/user_reports'), `GET ${PATH}`, { schema: 'homeserver/user-report#List' })
+  const body = expectOk<{ user_reports: UserReport[]; total: number }>(t, await hs('GET', '/user_reports'), `GET ${PATH}`, {
+    schema: 'homeserver/user-report#List',
+  })
   if (!body) return
   const want = [...KEYS].sort().join(',')
   const bad = (body.user_reports ?? []).filter((r) => Object.keys(r).sort().join(',') !== want)
@@ -277,30 +336,43 @@ check('user-reports: the default listing is dir=b (newest first, at most 100); d
   t.equal(items.length, Math.min(100, w.total), 'the default limit is 100')
   t.notOk(monotone(items, 'b'), 'newest first without dir', { problem: monotone(items, 'b') })
   const newest = [...w.tail.items].sort((a, b) => b.received_ts - a.received_ts).slice(0, 100)
-  t.same(items.slice(0, newest.length).map((r) => r.received_ts), newest.map((r) => r.received_ts), 'the page holds the newest reports')
+  t.same(
+    items.slice(0, newest.length).map((r) => r.received_ts),
+    newest.map((r) => r.received_ts),
+    'the page holds the newest reports',
+  )
   t.equal(body.next_token !== undefined, w.total > 100, `next_token ${w.total > 100 ? 'present' : 'absent'} with ${w.total} reports`)
   t.notOk(monotone(w.head.items, 'f'), 'dir=f: received_ts never decreases', { problem: monotone(w.head.items, 'f') })
 })
 
 for (const dir of ['f', 'b'] as const) {
-  check(`user-reports: ${dir === 'f' ? 'forward' : 'backward'} walks with from/next_token at several page sizes reach every report once`, ['hs'], async (t) => {
-    const w0 = await win(t)
-    if (w0.total === 0) skip('the target has no user reports')
-    const ref = dir === 'f' ? w0.head.items : w0.tail.items
-    const sizes = new Set([3, Math.max(1, Math.ceil(ref.length / 2))])
-    if (ref.length <= 200) sizes.add(1)
-    for (const limit of [...sizes].sort((a, b) => a - b)) {
-      const w = await walk({ dir, limit, maxItems: w0.complete ? undefined : ref.length })
-      assertWalk(t, w, `dir=${dir}&limit=${limit}`, w0.total)
-      t.notOk(monotone(w.items, dir), `dir=${dir}&limit=${limit}: pages put together keep the order`, { problem: monotone(w.items, dir) })
-      if (w0.complete) sameSet(t, w.items, ref, `dir=${dir}&limit=${limit} reaches every report once`)
-      else {
-        const part = ref.slice(0, w.items.length)
-        const edge = part.at(-1)?.received_ts
-        sameSet(t, beforeEdge(w.items, dir, edge), beforeEdge(part, dir, edge), `dir=${dir}&limit=${limit}: the first ${w.items.length} reports equal the same stretch of the reference walk`)
+  check(
+    `user-reports: ${dir === 'f' ? 'forward' : 'backward'} walks with from/next_token at several page sizes reach every report once`,
+    ['hs'],
+    async (t) => {
+      const w0 = await win(t)
+      if (w0.total === 0) skip('the target has no user reports')
+      const ref = dir === 'f' ? w0.head.items : w0.tail.items
+      const sizes = new Set([3, Math.max(1, Math.ceil(ref.length / 2))])
+      if (ref.length <= 200) sizes.add(1)
+      for (const limit of [...sizes].sort((a, b) => a - b)) {
+        const w = await walk({ dir, limit, maxItems: w0.complete ? undefined : ref.length })
+        assertWalk(t, w, `dir=${dir}&limit=${limit}`, w0.total)
+        t.notOk(monotone(w.items, dir), `dir=${dir}&limit=${limit}: pages put together keep the order`, { problem: monotone(w.items, dir) })
+        if (w0.complete) sameSet(t, w.items, ref, `dir=${dir}&limit=${limit} reaches every report once`)
+        else {
+          const part = ref.slice(0, w.items.length)
+          const edge = part.at(-1)?.received_ts
+          sameSet(
+            t,
+            beforeEdge(w.items, dir, edge),
+            beforeEdge(part, dir, edge),
+            `dir=${dir}&limit=${limit}: the first ${w.items.length} reports equal the same stretch of the reference walk`,
+          )
+        }
       }
-    }
-  })
+    },
+  )
 }
 
 check('user-reports: next_token only while more reports follow; limit=0 and from at the total', ['hs'], async (t) => {
@@ -380,7 +452,16 @@ check('user-reports: invalid from, limit or dir → 400 M_INVALID_PARAM with the
     [{ dir: 'bar' }, "Query parameter 'dir' must be one of ['b', 'f']"],
   ]
   for (const [query, message] of cases) {
-    expectHsError(t, await hs('GET', '/user_reports', { query }), 400, 'M_INVALID_PARAM', Object.entries(query).map(([k, v]) => `${k}=${v}`).join('&'), message)
+    expectHsError(
+      t,
+      await hs('GET', '/user_reports', { query }),
+      400,
+      'M_INVALID_PARAM',
+      Object.entries(query)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('&'),
+      message,
+    )
   }
 })
 
@@ -391,7 +472,14 @@ check('user-reports: from or limit beyond 64 bits → 200 or 400, never a 5xx', 
   for (const name of ['from', 'limit']) {
     const res = await hs('GET', '/user_reports', { query: { [name]: '99999999999999999999999' } })
     const clear = res.status === 200 || res.status === 400
-    await underDeviation('user-report-listing-overflow-500', () => void t.ok(clear, `GET ${PATH}?${name}=99999999999999999999999: status 200 or 400`, { found: res.status, expected: 'status 200 or 400' }))
+    await underDeviation(
+      'user-report-listing-overflow-500',
+      () =>
+        void t.ok(clear, `GET ${PATH}?${name}=99999999999999999999999: status 200 or 400`, {
+          found: res.status,
+          expected: 'status 200 or 400',
+        }),
+    )
     if (res.status === 400) expectSchema(t, 'homeserver/error', res.json, `${name}=99999999999999999999999: error body`, res)
   }
 })
@@ -417,7 +505,10 @@ check('user-reports: a report id beyond 64 bits → 400 or 404, never a 5xx', ['
   await requireSynapseFeature(t, 'user-reports-admin-api')
   const res = await hs('GET', `/user_reports/${OVERSIZED_ID}`)
   const clear = res.status === 400 || res.status === 404
-  await underDeviation('user-report-id-overflow-500', () => void t.ok(clear, `GET ${PATH}/${OVERSIZED_ID}: status 400 or 404`, { found: res.status, expected: 'status 400 or 404' }))
+  await underDeviation(
+    'user-report-id-overflow-500',
+    () => void t.ok(clear, `GET ${PATH}/${OVERSIZED_ID}: status 400 or 404`, { found: res.status, expected: 'status 400 or 404' }),
+  )
   if (clear) expectSchema(t, 'homeserver/error', res.json, `GET ${PATH}/${OVERSIZED_ID}: error body`, res)
 })
 
@@ -426,7 +517,9 @@ check('user-reports: a single report equals its listed item', ['hs'], async (t) 
   const newest = (await win(t)).tail.items[0]!
   const picks = [...new Map([all[0]!, all[Math.floor(all.length / 2)]!, newest].map((r) => [r.id, r])).values()]
   for (const r of picks) {
-    const body = expectOk<UserReport>(t, await hs('GET', `/user_reports/${r.id}`), `GET ${PATH}/${r.id}`, { schema: 'homeserver/user-report#UserReport' })
+    const body = expectOk<UserReport>(t, await hs('GET', `/user_reports/${r.id}`), `GET ${PATH}/${r.id}`, {
+      schema: 'homeserver/user-report#UserReport',
+    })
     if (body) t.same(body, r, `report ${r.id}: the single response equals the listed item`)
   }
 })
@@ -435,16 +528,36 @@ check('user-reports: a single report equals its listed item', ['hs'], async (t) 
 
 check('user-reports: no token → 401 M_MISSING_TOKEN on the listing and a single report', ['hs-url'], async (t) => {
   await requireSynapseFeature(t, FEATURE)
-  for (const p of ['/user_reports', '/user_reports/1']) expectHsError(t, await hs('GET', p, { as: 'none' }), 401, 'M_MISSING_TOKEN', `GET ${PREFIX}/admin/v1${p} without a token`)
-  expectHsError(t, await hs('GET', '/user_reports', { as: 'none', query: { dir: 'bogus' } }), 401, 'M_MISSING_TOKEN', 'no token and dir=bogus (auth before parameters)')
+  for (const p of ['/user_reports', '/user_reports/1'])
+    expectHsError(t, await hs('GET', p, { as: 'none' }), 401, 'M_MISSING_TOKEN', `GET ${PREFIX}/admin/v1${p} without a token`)
+  expectHsError(
+    t,
+    await hs('GET', '/user_reports', { as: 'none', query: { dir: 'bogus' } }),
+    401,
+    'M_MISSING_TOKEN',
+    'no token and dir=bogus (auth before parameters)',
+  )
 })
 
 check('user-reports: a non-admin token → 403 M_FORBIDDEN', ['hs-user'], async (t) => {
   await requireSynapseFeature(t, FEATURE)
   for (const p of ['/user_reports', '/user_reports/1']) {
-    expectHsError(t, await hs('GET', p, { as: 'user' }), 403, 'M_FORBIDDEN', `GET ${PREFIX}/admin/v1${p} as a non-admin`, 'You are not a server admin')
+    expectHsError(
+      t,
+      await hs('GET', p, { as: 'user' }),
+      403,
+      'M_FORBIDDEN',
+      `GET ${PREFIX}/admin/v1${p} as a non-admin`,
+      'You are not a server admin',
+    )
   }
-  expectHsError(t, await hs('GET', '/user_reports', { as: 'user', query: { limit: '-5' } }), 403, 'M_FORBIDDEN', 'non-admin token and limit=-5 (the admin check before parameters)')
+  expectHsError(
+    t,
+    await hs('GET', '/user_reports', { as: 'user', query: { limit: '-5' } }),
+    403,
+    'M_FORBIDDEN',
+    'non-admin token and limit=-5 (the admin check before parameters)',
+  )
 })
 
 // --- writes: file through the client API, read back, delete
@@ -460,7 +573,8 @@ async function whoami(as: As): Promise<string | undefined> {
 async function removeUserReport(id: number): Promise<void> {
   try {
     const res = await hs('DELETE', `/user_reports/${id}`)
-    if (res.status !== 200 && res.status !== 404) leftover({ target: 'hs', kind: 'user-report', id: String(id), reason: `DELETE answered ${res.status}` })
+    if (res.status !== 200 && res.status !== 404)
+      leftover({ target: 'hs', kind: 'user-report', id: String(id), reason: `DELETE answered ${res.status}` })
   } catch (e) {
     leftover({ target: 'hs', kind: 'user-report', id: String(id), reason: `DELETE got no answer: ${(e as Error).message}` })
   }
@@ -469,7 +583,9 @@ async function removeUserReport(id: number): Promise<void> {
 /** The reports against `targetId` whose reason is `reason` (the newest 1000 against that target). */
 async function findByReason(targetId: string, reason: string): Promise<UserReport[]> {
   const res = await hs('GET', '/user_reports', { query: { target_user_id: targetId, dir: 'b', limit: 1000 } })
-  return ((res.json as { user_reports?: UserReport[] } | undefined)?.user_reports ?? []).filter((r) => r.reason === reason && r.target_user_id === targetId)
+  return ((res.json as { user_reports?: UserReport[] } | undefined)?.user_reports ?? []).filter(
+    (r) => r.reason === reason && r.target_user_id === targetId,
+  )
 }
 
 interface Filed {
@@ -508,35 +624,46 @@ check('user-reports: a report filed through the client API is listed and reads b
     return
   }
   t.pass(`the report filed through ${target.hs!.clientPrefix}/client/v3/users/{userId}/report is listed with id ${f.id}`)
-  const body = expectOk<UserReport>(t, await hs('GET', `/user_reports/${f.id}`), `GET ${PATH}/${f.id}`, { schema: 'homeserver/user-report#UserReport' })
+  const body = expectOk<UserReport>(t, await hs('GET', `/user_reports/${f.id}`), `GET ${PATH}/${f.id}`, {
+    schema: 'homeserver/user-report#UserReport',
+  })
   if (body) {
     t.equal(body.user_id, f.reporter, 'user_id is the reporter')
     t.equal(body.target_user_id, f.targetId, 'target_user_id is the reported user')
     t.equal(body.reason, f.reason, 'reason is as sent (non-ASCII included)')
-    t.ok(Math.abs(body.received_ts - f.filedAt) < 3_600_000, 'received_ts is the time of filing, in milliseconds', { received_ts: body.received_ts, filedAt: f.filedAt })
+    t.ok(Math.abs(body.received_ts - f.filedAt) < 3_600_000, 'received_ts is the time of filing, in milliseconds', {
+      received_ts: body.received_ts,
+      filedAt: f.filedAt,
+    })
   }
   const after = await page({ limit: 0 })
   if (typeof before.body?.total === 'number') t.equal(after.body?.total, before.body.total + 1, 'total grew by one')
 })
 
-check('user-reports: a report against a user that does not exist or is not local → 200 {} and nothing stored', ['hs', 'writes'], async (t) => {
-  await requireSynapseFeature(t, FEATURE)
-  const me = await whoami('admin')
-  if (!me) skip('whoami did not name the admin')
-  const server = me.slice(me.indexOf(':') + 1)
-  const reason = `admin-conformance ${target.runId} dropped`
-  const before = await page({ limit: 0 })
-  for (const who of [`@admin-conformance-nobody-${target.runId.toLowerCase()}:${server}`, '@someone:other.invalid']) {
-    const res = await hsClient('POST', REPORT_PATH(who), { body: { reason } })
-    const body = expectOk(t, res, `POST ${target.hs!.clientPrefix}/client/v3${REPORT_PATH(who)}`, { schema: 'homeserver/user-report#FileResponse' })
-    if (body !== undefined) t.same(body, {}, `${who}: an empty object`)
-    const stored = await findByReason(who, reason)
-    for (const r of stored) cleanup(() => removeUserReport(r.id))
-    t.equal(stored.length, 0, `${who}: no report stored`)
-  }
-  const after = await page({ limit: 0 })
-  t.equal(after.body?.total, before.body?.total, 'total unchanged')
-})
+check(
+  'user-reports: a report against a user that does not exist or is not local → 200 {} and nothing stored',
+  ['hs', 'writes'],
+  async (t) => {
+    await requireSynapseFeature(t, FEATURE)
+    const me = await whoami('admin')
+    if (!me) skip('whoami did not name the admin')
+    const server = me.slice(me.indexOf(':') + 1)
+    const reason = `admin-conformance ${target.runId} dropped`
+    const before = await page({ limit: 0 })
+    for (const who of [`@admin-conformance-nobody-${target.runId.toLowerCase()}:${server}`, '@someone:other.invalid']) {
+      const res = await hsClient('POST', REPORT_PATH(who), { body: { reason } })
+      const body = expectOk(t, res, `POST ${target.hs!.clientPrefix}/client/v3${REPORT_PATH(who)}`, {
+        schema: 'homeserver/user-report#FileResponse',
+      })
+      if (body !== undefined) t.same(body, {}, `${who}: an empty object`)
+      const stored = await findByReason(who, reason)
+      for (const r of stored) cleanup(() => removeUserReport(r.id))
+      t.equal(stored.length, 0, `${who}: no report stored`)
+    }
+    const after = await page({ limit: 0 })
+    t.equal(after.body?.total, before.body?.total, 'total unchanged')
+  },
+)
 
 check('user-reports: the client call refuses a missing, non-string or too long reason → 400', ['hs', 'writes'], async (t) => {
   await requireSynapseFeature(t, FEATURE)
@@ -547,7 +674,14 @@ check('user-reports: the client call refuses a missing, non-string or too long r
   const what = `POST ${target.hs!.clientPrefix}/client/v3${REPORT_PATH(me)}`
   expectHsError(t, await hsClient('POST', REPORT_PATH(me), { body: {} }), 400, 'M_MISSING_PARAM', `${what} with {}`)
   expectHsError(t, await hsClient('POST', REPORT_PATH(me), { body: { reason: 5 } }), 400, 'M_BAD_JSON', `${what} with reason 5`)
-  expectHsError(t, await hsClient('POST', REPORT_PATH(me), { body: { reason: long } }), 400, 'M_BAD_JSON', `${what} with a reason of 1001 characters`, 'Reason must be less than 1000 characters')
+  expectHsError(
+    t,
+    await hsClient('POST', REPORT_PATH(me), { body: { reason: long } }),
+    400,
+    'M_BAD_JSON',
+    `${what} with a reason of 1001 characters`,
+    'Reason must be less than 1000 characters',
+  )
   for (const r of await findByReason(me, long)) cleanup(() => removeUserReport(r.id))
   const after = await page({ limit: 0 })
   t.equal(after.body?.total, before.body?.total, 'no report was stored')
@@ -558,7 +692,9 @@ check('user-reports: delete → 200 {}, then the report is gone', ['hs', 'writes
   const f = await filed()
   if (typeof f === 'string') skip(`no report could be filed: ${f}`)
   const before = await page({ limit: 0 })
-  const body = expectOk(t, await hs('DELETE', `/user_reports/${f.id}`), `DELETE ${PATH}/${f.id}`, { schema: 'homeserver/user-report#DeleteResponse' })
+  const body = expectOk(t, await hs('DELETE', `/user_reports/${f.id}`), `DELETE ${PATH}/${f.id}`, {
+    schema: 'homeserver/user-report#DeleteResponse',
+  })
   if (body !== undefined) t.same(body, {}, 'the body is an empty object')
   expectHsError(t, await hs('GET', `/user_reports/${f.id}`), 404, 'M_NOT_FOUND', `GET ${PATH}/${f.id} after the delete`, NOT_FOUND)
   expectHsError(t, await hs('DELETE', `/user_reports/${f.id}`), 404, 'M_NOT_FOUND', `DELETE ${PATH}/${f.id} again`, NOT_FOUND)
@@ -569,7 +705,14 @@ check('user-reports: delete → 200 {}, then the report is gone', ['hs', 'writes
 
 check('user-reports: delete with an invalid id → 400, an unknown id → 404, no token → 401', ['hs', 'writes'], async (t) => {
   const id = await unknownId(t)
-  for (const bad of ['-123', 'abcdef']) expectHsError(t, await hs('DELETE', `/user_reports/${bad}`), 400, 'M_INVALID_PARAM', `DELETE ${PATH}/${bad}`, BAD_ID_MESSAGE)
+  for (const bad of ['-123', 'abcdef'])
+    expectHsError(t, await hs('DELETE', `/user_reports/${bad}`), 400, 'M_INVALID_PARAM', `DELETE ${PATH}/${bad}`, BAD_ID_MESSAGE)
   expectHsError(t, await hs('DELETE', `/user_reports/${id}`), 404, 'M_NOT_FOUND', `DELETE ${PATH}/${id}`, NOT_FOUND)
-  expectHsError(t, await hs('DELETE', `/user_reports/${id}`, { as: 'none' }), 401, 'M_MISSING_TOKEN', `DELETE ${PATH}/${id} without a token`)
+  expectHsError(
+    t,
+    await hs('DELETE', `/user_reports/${id}`, { as: 'none' }),
+    401,
+    'M_MISSING_TOKEN',
+    `DELETE ${PATH}/${id} without a token`,
+  )
 })

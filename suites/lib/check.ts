@@ -50,7 +50,10 @@ class Checker implements Test {
   private pendingSkips: [string, string][] = []
   deviation?: ActiveDeviation
 
-  constructor(private readonly tt: TapTest, readonly state: CheckState) {}
+  constructor(
+    private readonly tt: TapTest,
+    readonly state: CheckState,
+  ) {}
 
   /** Extra fields of an assertion: the failure context (request, response, curl, rule); no harness stack. */
   private extra(user: Extra | undefined, expected?: unknown): Extra {
@@ -79,26 +82,26 @@ class Checker implements Test {
   }
 
   ok(v: unknown, m?: string, e?: Extra): boolean {
-    return this.emit(!!v, (x) => this.tt.ok(v, m ?? "", x), e)
+    return this.emit(!!v, (x) => this.tt.ok(v, m ?? '', x), e)
   }
   notOk(v: unknown, m?: string, e?: Extra): boolean {
-    return this.emit(!v, (x) => this.tt.notOk(v, m ?? "", x), e)
+    return this.emit(!v, (x) => this.tt.notOk(v, m ?? '', x), e)
   }
   equal(f: unknown, w: unknown, m?: string, e?: Extra): boolean {
-    return this.emit(f === w, (x) => this.tt.equal(f, w, m ?? "", x), e, w)
+    return this.emit(f === w, (x) => this.tt.equal(f, w, m ?? '', x), e, w)
   }
   not(f: unknown, w: unknown, m?: string, e?: Extra): boolean {
-    return this.emit(f !== w, (x) => this.tt.not(f, w, m ?? "", x), e, { not: w })
+    return this.emit(f !== w, (x) => this.tt.not(f, w, m ?? '', x), e, { not: w })
   }
   same(f: unknown, w: unknown, m?: string, e?: Extra): boolean {
-    return this.emit(isDeepStrictEqual(f, w), (x) => this.tt.same(f, w, m ?? "", x), e, w)
+    return this.emit(isDeepStrictEqual(f, w), (x) => this.tt.same(f, w, m ?? '', x), e, w)
   }
   match(f: unknown, p: unknown, m?: string, e?: Extra): boolean {
     const holds = p instanceof RegExp ? p.test(String(f)) : undefined
-    return this.emit(holds, (x) => this.tt.match(f, p, m ?? "", x), e, String(p))
+    return this.emit(holds, (x) => this.tt.match(f, p, m ?? '', x), e, String(p))
   }
   type(f: unknown, k: string | Function, m?: string, e?: Extra): boolean {
-    return this.emit(undefined, (x) => this.tt.type(f, k, m ?? "", x), e, `a ${typeof k === 'string' ? k : k.name}`)
+    return this.emit(undefined, (x) => this.tt.type(f, k, m ?? '', x), e, `a ${typeof k === 'string' ? k : k.name}`)
   }
   pass(m?: string, e?: Extra): boolean {
     if (e && typeof e.skip === 'string' && this.real === 0) {
@@ -106,10 +109,10 @@ class Checker implements Test {
       this.pendingSkips.push([m ?? '', e.skip])
       return true
     }
-    return this.emit(true, (x) => this.tt.pass(m ?? "", x), e)
+    return this.emit(true, (x) => this.tt.pass(m ?? '', x), e)
   }
   fail(m?: string, e?: Extra): boolean {
-    return this.emit(false, (x) => this.tt.fail(m ?? "", x), e)
+    return this.emit(false, (x) => this.tt.fail(m ?? '', x), e)
   }
   comment(text: string): void {
     this.tt.comment(cleanText(text)!)
@@ -124,7 +127,10 @@ class Checker implements Test {
         this.tt.plan(0, cleanText(reasons.join('; ')))
         return
       }
-      this.tt.fail(`the check "${this.state.name}" asserted nothing (a check that proves nothing is not a pass)`, { at: null, rule: 'a check that asserted nothing is never counted as passed' })
+      this.tt.fail(`the check "${this.state.name}" asserted nothing (a check that proves nothing is not a pass)`, {
+        at: null,
+        rule: 'a check that asserted nothing is never counted as passed',
+      })
       return
     }
     this.flush()

@@ -32,7 +32,11 @@ export function expectStatus(t: Test, res: HttpResponse, want: number, what: str
 
 export function expectJsonContentType(t: Test, res: HttpResponse, what: string): boolean {
   const ct = res.headers['content-type'] ?? ''
-  return t.ok(/^application\/json\s*(;|$)/i.test(ct), `${what}: content-type application/json`, diag(res, { found: ct || '(none)', expected: 'Content-Type: application/json' }))
+  return t.ok(
+    /^application\/json\s*(;|$)/i.test(ct),
+    `${what}: content-type application/json`,
+    diag(res, { found: ct || '(none)', expected: 'Content-Type: application/json' }),
+  )
 }
 
 /** Validate against a schema ref; a failure lists each failing instance path with its exact schema path. */
@@ -65,7 +69,12 @@ export function schemaFailed(t: Test, ref: string, r: ValidationResult, what: st
  * Status, JSON content type, a JSON body, and (when given) the schema. Returns the body when the status
  * and body are right (schema failures are reported but the body is still returned for further checks).
  */
-export function expectOk<T = any>(t: Test, res: HttpResponse, what: string, opts: { status?: number; schema?: string } = {}): T | undefined {
+export function expectOk<T = any>(
+  t: Test,
+  res: HttpResponse,
+  what: string,
+  opts: { status?: number; schema?: string } = {},
+): T | undefined {
   const status = opts.status ?? 200
   if (!expectStatus(t, res, status, what)) return undefined
   expectJsonContentType(t, res, what)
@@ -102,7 +111,8 @@ export function expectHsError(t: Test, res: HttpResponse, status: number, errcod
   const body = (res.json ?? {}) as { errcode?: unknown; error?: unknown }
   t.equal(body.errcode, errcode, `${what}: errcode ${errcode}`, diag(res, { expected: `errcode ${errcode}` }))
   if (error !== undefined) {
-    if (typeof error === 'string') t.equal(body.error, error, `${what}: error message`, diag(res, { expected: `error ${JSON.stringify(error)}` }))
+    if (typeof error === 'string')
+      t.equal(body.error, error, `${what}: error message`, diag(res, { expected: `error ${JSON.stringify(error)}` }))
     else t.match(String(body.error), error, `${what}: error message`, diag(res, { expected: `error matching ${String(error)}` }))
   }
 }

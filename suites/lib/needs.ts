@@ -22,7 +22,8 @@ export type Need = 'mas' | 'mas-url' | 'mas-user' | 'hs' | 'hs-url' | 'hs-user' 
 
 export const WRITES_REASON = 'needs --allow-writes'
 /** why a check that would put a token in a URL skips (see Target.allowTokenInUrl) */
-export const TOKEN_IN_URL_REASON = 'sends the admin token in the URL (query parameter access_token), which proxies and load balancers log; --allow-token-in-url runs it (with a throwaway token)'
+export const TOKEN_IN_URL_REASON =
+  'sends the admin token in the URL (query parameter access_token), which proxies and load balancers log; --allow-token-in-url runs it (with a throwaway token)'
 
 export function unmetNeed(needs: readonly Need[], t: Target): string | undefined {
   for (const n of needs) {
@@ -32,7 +33,8 @@ export function unmetNeed(needs: readonly Need[], t: Target): string | undefined
       case 'mas-user':
         if (!t.mas) return 'no auth service target (give --mas-url or MAS_URL)'
         if (n === 'mas' && !t.mas.adminToken) return 'needs an auth service admin token (--mas-token or MAS_ADMIN_TOKEN)'
-        if (n === 'mas-user' && !t.mas.userToken) return 'needs an auth service token without the admin scope (--mas-user-token or MAS_USER_TOKEN)'
+        if (n === 'mas-user' && !t.mas.userToken)
+          return 'needs an auth service token without the admin scope (--mas-user-token or MAS_USER_TOKEN)'
         break
       case 'hs':
       case 'hs-url':

@@ -44,7 +44,13 @@ function tokenRef(side: 'mas' | 'hs', as: As, token: string | undefined, inQuery
 
 /** The target's tokens (and the run's introspection secret): never in a URL unless the user opted in. */
 function secretsOf(): string[] {
-  return [target.mas?.adminToken, target.mas?.userToken, target.mas?.introspection?.clientSecret, target.hs?.adminToken, target.hs?.userToken].filter((s): s is string => !!s)
+  return [
+    target.mas?.adminToken,
+    target.mas?.userToken,
+    target.mas?.introspection?.clientSecret,
+    target.hs?.adminToken,
+    target.hs?.userToken,
+  ].filter((s): s is string => !!s)
 }
 
 /**
@@ -59,12 +65,28 @@ function refuseTokenInUrl(query: CallOptions['query'], path: string, inQuery: bo
   if (values.some((v) => secrets.some((s) => v.includes(s)))) throw new Skip(TOKEN_IN_URL_REASON)
 }
 
-async function send(side: 'mas' | 'hs', base: string, path: string, method: string, opts: CallOptions, token: string | undefined, inQuery: boolean, as: As): Promise<HttpResponse> {
+async function send(
+  side: 'mas' | 'hs',
+  base: string,
+  path: string,
+  method: string,
+  opts: CallOptions,
+  token: string | undefined,
+  inQuery: boolean,
+  as: As,
+): Promise<HttpResponse> {
   refuseTokenInUrl(opts.query, path, inQuery, token)
   let query = opts.query
   const shownUrl = client.url(base, path, query)
   if (inQuery && token) query = [...queryPairs(query), ['access_token', token]]
-  const res = await client.request(base, path, { method, query, body: opts.body, rawBody: opts.rawBody, headers: opts.headers, token: inQuery ? undefined : token })
+  const res = await client.request(base, path, {
+    method,
+    query,
+    body: opts.body,
+    rawBody: opts.rawBody,
+    headers: opts.headers,
+    token: inQuery ? undefined : token,
+  })
   const headers: Record<string, string> = { ...opts.headers }
   if (opts.body !== undefined) headers['content-type'] ??= 'application/json'
   const body = opts.body !== undefined ? JSON.stringify(opts.body) : opts.rawBody
@@ -75,7 +97,11 @@ async function send(side: 'mas' | 'hs', base: string, path: string, method: stri
 function queryPairs(query: Query | undefined): [string, string][] {
   if (Array.isArray(query)) return [...(query as [string, string][])]
   return Object.entries((query ?? {}) as Record<string, unknown>).flatMap(([k, v]) =>
-    v === undefined || v === null ? [] : Array.isArray(v) ? v.map((x) => [k, String(x)] as [string, string]) : [[k, String(v)] as [string, string]],
+    v === undefined || v === null
+      ? []
+      : Array.isArray(v)
+        ? v.map((x) => [k, String(x)] as [string, string])
+        : [[k, String(v)] as [string, string]],
   )
 }
 
@@ -101,7 +127,8 @@ export function masRaw(method: string, path: string, opts: CallOptions = {}): Pr
  * services only show inside (scheduled jobs); on any other target they are skipped with the reason.
  */
 export function mockControl(method: string, path: string, body?: unknown): Promise<HttpResponse> {
-  if (!target.isMock || !target.mockControlUrl) throw new Skip('observable only on the bundled mock (its control API shows the scheduled jobs)')
+  if (!target.isMock || !target.mockControlUrl)
+    throw new Skip('observable only on the bundled mock (its control API shows the scheduled jobs)')
   return client.request(target.mockControlUrl, `/_mock${path}`, { method, body, headers: { [MOCK_CONTROL_HEADER]: '1' } })
 }
 

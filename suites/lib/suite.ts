@@ -14,14 +14,47 @@ export { target, client, cleanup, memo, redactText } from './context.ts'
 export { TARGETS_ENV } from '../../lib/target.ts'
 export { Skip, skip, unmetNeed, WRITES_REASON, type Need } from './needs.ts'
 export { mas, masRaw, hs, hsClient, hsRaw, mockControl, MAS_API, type As, type CallOptions } from './requests.ts'
-export { diag, shown, expectStatus, expectJsonContentType, expectSchema, schemaFailed, expectOk, expectMasError, expectHsError } from './expect.ts'
+export {
+  diag,
+  shown,
+  expectStatus,
+  expectJsonContentType,
+  expectSchema,
+  schemaFailed,
+  expectOk,
+  expectMasError,
+  expectHsError,
+} from './expect.ts'
 export { curlOf, responseFields } from './failure.ts'
 export {
-  masVersion, hsVersion, masKnownVersion, hsKnownVersion, masFeature, hsFeature, hsFeatureRule,
-  requireMasFeature, requireSynapseFeature, underDeviation,
-  parseServerVersionString, synapseHasFeature, masHasFeature, type KnownVersion,
+  masVersion,
+  hsVersion,
+  masKnownVersion,
+  hsKnownVersion,
+  masFeature,
+  hsFeature,
+  hsFeatureRule,
+  requireMasFeature,
+  requireSynapseFeature,
+  underDeviation,
+  parseServerVersionString,
+  synapseHasFeature,
+  masHasFeature,
+  type KnownVersion,
 } from './versions.ts'
-export { mostCommon, tsNs, isoSeconds, cutoffNear, paramsOf, pathOf, windowSize, walkBounds, pastBound, PAGES_DETAILED, type WalkBounds } from './values.ts'
+export {
+  mostCommon,
+  tsNs,
+  isoSeconds,
+  cutoffNear,
+  paramsOf,
+  pathOf,
+  windowSize,
+  walkBounds,
+  pastBound,
+  PAGES_DETAILED,
+  type WalkBounds,
+} from './values.ts'
 export { WritesNotAllowed, HttpError } from '../../lib/http.ts'
 
 /** A syntactically valid ULID that no real deployment holds (the one the upstream tests use for "unknown"). */

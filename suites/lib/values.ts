@@ -39,7 +39,10 @@ export function isoSeconds(ns: bigint): string {
  * strict before/after semantics are not blurred by a tie. Undefined when there are no timestamps.
  */
 export function cutoffNear(values: (string | null | undefined)[]): string | undefined {
-  const ns = values.map(tsNs).filter((v): v is bigint => v !== undefined).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const ns = values
+    .map(tsNs)
+    .filter((v): v is bigint => v !== undefined)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   if (ns.length === 0) return undefined
   const mid = ns[Math.floor(ns.length / 2)]!
   let c = (mid / 1_000_000_000n) * 1_000_000_000n
@@ -94,7 +97,8 @@ export function walkBounds(): WalkBounds {
 
 /** Why a walk stops at a bound (undefined: within them), after `pages` pages, `items` items and `bytes` bytes. */
 export function pastBound(b: WalkBounds, pages: number, items: number, bytes: number): string | undefined {
-  if (items > b.items) return `the walk read more than ${b.items} items (4 × the window, AC_WINDOW): a listing this walk should find within the window does not end`
+  if (items > b.items)
+    return `the walk read more than ${b.items} items (4 × the window, AC_WINDOW): a listing this walk should find within the window does not end`
   if (bytes > b.bytes) return `the walk read more than ${b.bytes / 1024 / 1024} MiB of pages: stopped there`
   if (pages >= b.pages) return `the walk did not end after ${b.pages} pages`
   return undefined

@@ -1,7 +1,17 @@
 // The target's versions and what they decide. Every behaviour that changed between releases is looked
 // up in lib/data (features by release, known deviations); an unparsable version is said once per target
 // and taken as the newest release. A check that cannot apply to the version skips with it as the reason.
-import { masHas, synapseHas, MAS_FEATURES, SYNAPSE_FEATURES, formatVersion, parseServerVersionString, type MasFeature, type SynapseFeature, type Version } from '../../lib/versions.ts'
+import {
+  masHas,
+  synapseHas,
+  MAS_FEATURES,
+  SYNAPSE_FEATURES,
+  formatVersion,
+  parseServerVersionString,
+  type MasFeature,
+  type SynapseFeature,
+  type Version,
+} from '../../lib/versions.ts'
 import { DEVIATIONS, deviationRange, hasDeviation, type DeviationId } from '../../lib/deviations.ts'
 import { memo, target } from './context.ts'
 import { skip } from './needs.ts'
@@ -75,7 +85,9 @@ function holds(info: { since: Version | null; until: Version | null }, has: bool
 }
 
 function range(info: { since: Version | null; until: Version | null }): string {
-  return [info.since ? `since ${formatVersion(info.since)}` : '', info.until ? `until ${formatVersion(info.until)}` : ''].filter(Boolean).join(', ')
+  return [info.since ? `since ${formatVersion(info.since)}` : '', info.until ? `until ${formatVersion(info.until)}` : '']
+    .filter(Boolean)
+    .join(', ')
 }
 
 /** Whether the target's auth service has the feature (unknown version: the newest release). */

@@ -25,7 +25,8 @@ function traffic(): Promise<Traffic | string> {
   return memo('requestlog:traffic', async () => {
     const f = target.logFile
     if (!f) return 'no request log'
-    if (f === '-' || target.logStdin) return 'the log comes from stdin, which the suite cannot follow while it sends requests (give the log as a file)'
+    if (f === '-' || target.logStdin)
+      return 'the log comes from stdin, which the suite cannot follow while it sends requests (give the log as a file)'
     if (!target.mas) return 'no auth service target to send requests to (give --mas-url with --log-file)'
     return sendAndCollect(f)
   })
@@ -46,7 +47,14 @@ function analysis(): Promise<Analysis | { error: string }> {
       return await analyse(f === '-' ? stdinSource() : f)
     } catch (e) {
       const err = e as NodeJS.ErrnoException
-      const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied' : err.code === 'EISDIR' ? 'it is a directory' : err.message
+      const why =
+        err.code === 'ENOENT'
+          ? 'no such file'
+          : err.code === 'EACCES'
+            ? 'permission denied'
+            : err.code === 'EISDIR'
+              ? 'it is a directory'
+              : err.message
       return { error: `cannot read the request log ${f}: ${why}` }
     }
   })
@@ -98,15 +106,21 @@ check('log: each request this suite sent appears exactly once, with its method, 
   if (answered.length === 0) return
   const mine = tr.lines.length
   if (mine === 0) {
-    t.fail(`none of the ${answered.length} requests this suite sent reached the log (waited ${(tr.waitedMs / 1000).toFixed(1)} s, at most ${FLUSH_DEADLINE_MS / 1000} s, or ${IDLE_GIVE_UP_MS / 1000} s while the log did not grow)`, {
-      logFile: target.logFile,
-      hint: `is ${target.logFile} the log of the service at ${target.mas?.url}, and does it log at INFO level?`,
-    })
+    t.fail(
+      `none of the ${answered.length} requests this suite sent reached the log (waited ${(tr.waitedMs / 1000).toFixed(1)} s, at most ${FLUSH_DEADLINE_MS / 1000} s, or ${IDLE_GIVE_UP_MS / 1000} s while the log did not grow)`,
+      {
+        logFile: target.logFile,
+        hint: `is ${target.logFile} the log of the service at ${target.mas?.url}, and does it log at INFO level?`,
+      },
+    )
     return
   }
   // Lines of the suite that do not parse even as a response line are the parse check's business; say so here too.
   for (const m of tr.lines.filter((m) => m.parsed.kind === 'malformed')) {
-    t.fail(`line ${m.no} carries this suite's User-Agent but does not parse`, { error: m.parsed.kind === 'malformed' ? describeParseError(m.parsed.error) : '', line: redactText(m.text) })
+    t.fail(`line ${m.no} carries this suite's User-Agent but does not parse`, {
+      error: m.parsed.kind === 'malformed' ? describeParseError(m.parsed.error) : '',
+      line: redactText(m.text),
+    })
   }
   for (const s of answered) {
     const found = linesOf(tr, s)
@@ -123,7 +137,10 @@ check('log: each request this suite sent appears exactly once, with its method, 
     t.equal(rec.method, s.method, `${what}: the request line has the method`, at)
     // The query string is the query check's business: compare the path part.
     const path = rec.path.split('?')[0]!
-    t.ok(path === s.expectedPath || s.expectedPath.endsWith(path), `${what}: the request line has the path ${s.expectedPath}`, { found: path, ...at })
+    t.ok(path === s.expectedPath || s.expectedPath.endsWith(path), `${what}: the request line has the path ${s.expectedPath}`, {
+      found: path,
+      ...at,
+    })
     t.equal(rec.status, s.status, `${what}: the line has the status the suite received`, at)
     t.equal(rec.requestId.method, tagFor(s.method), `${what}: the request id is ${tagFor(s.method)}-<counter>`, at)
   }
@@ -149,10 +166,14 @@ check('log: the requests this suite sent are attributed: a requester when authen
       t.equal(requesterText(rec), '(none)', `${what}: no requester (the request is unauthenticated)`, at)
     } else if (s.expect === 'authenticated') {
       // The admin API records the requester once the token is known, before the scope check.
-      t.ok(rec.requester !== undefined && (rec.requester.kind === 'user' || rec.requester.kind === 'oauth2-client'), `${what}: a requester, user:<id>[(<name>)] or oauth2-client:<id>`, { found: requesterText(rec), ...at })
+      t.ok(
+        rec.requester !== undefined && (rec.requester.kind === 'user' || rec.requester.kind === 'oauth2-client'),
+        `${what}: a requester, user:<id>[(<name>)] or oauth2-client:<id>`,
+        { found: requesterText(rec), ...at },
+      )
     } else checked--
   }
-  if (checked === 0) skip('none of this suite\'s requests was logged with the v1.20 fields')
+  if (checked === 0) skip("none of this suite's requests was logged with the v1.20 fields")
 })
 
 // ---------------------------------------------------------------------------------------------------
@@ -161,7 +182,10 @@ check('log: the requests this suite sent are attributed: a requester when authen
 check('log: the log holds http.server.response lines', [], async (t) => {
   const a = await readLog(t)
   t.ok(a.responses > 0, `http.server.response lines: ${a.responses} of ${a.lines} lines`, { logFile: target.logFile })
-  note(t, `${a.lines} lines: ${a.responses} responses (v1.20 ${a.formats['v1.20']}, pre-v1.20 ${a.formats['pre-v1.20']}), ${a.events} other events, ${a.blank} blank, ${a.parse.count} malformed`)
+  note(
+    t,
+    `${a.lines} lines: ${a.responses} responses (v1.20 ${a.formats['v1.20']}, pre-v1.20 ${a.formats['pre-v1.20']}), ${a.events} other events, ${a.blank} blank, ${a.parse.count} malformed`,
+  )
 })
 
 check('log: every line parses (responses by the full grammar, other events by timestamp, level and name)', [], async (t) => {
@@ -178,7 +202,8 @@ check('log: the request line has no query string', [], async (t) => {
   const a = await readLog(t)
   expectNone(t, a.query, 'no request line holds a query string')
   const tr = await traffic().catch(() => undefined)
-  if (tr && typeof tr !== 'string' && !tr.sent.some((s) => s.path.includes('?') && s.status !== undefined)) note(t, 'this suite sent no request with a query string')
+  if (tr && typeof tr !== 'string' && !tr.sent.some((s) => s.path.includes('?') && s.status !== undefined))
+    note(t, 'this suite sent no request with a query string')
 })
 
 check('log: the status code has its reason phrase', [], async (t) => {
@@ -193,8 +218,12 @@ check('log: request ids are METHOD-counter with the method of the request line (
 
 check('log: all lines of one request share its id, and each request has its own', [], async (t) => {
   const a = await readLog(t)
-  expectNone(t, a.sharedId, 'event lines carry the id of their request\'s response line; no two responses share an id')
-  if (a.inFlight > 0) note(t, `${a.inFlight} event line(s) of requests without a response line yet, within ${IN_FLIGHT_GRACE_MS / 1000} s of the log's end (in flight)`)
+  expectNone(t, a.sharedId, "event lines carry the id of their request's response line; no two responses share an id")
+  if (a.inFlight > 0)
+    note(
+      t,
+      `${a.inFlight} event line(s) of requests without a response line yet, within ${IN_FLIGHT_GRACE_MS / 1000} s of the log's end (in flight)`,
+    )
   if (a.sharedId.items.some((o) => o.detail.includes('already answered'))) {
     note(t, 'a request id used twice can also mean the service restarted while this log was written: check the log of one run')
   }
@@ -208,13 +237,13 @@ check('log: requester is absent on unauthenticated requests', [], async (t) => {
 
 check('log: requester has one of the four forms', [], async (t) => {
   const a = await readLog(t)
-  expectNone(t, a.requesterForm, "every requester is user:<id>(<username>), user:<id>, oauth2-client:<id> or homeserver")
+  expectNone(t, a.requesterForm, 'every requester is user:<id>(<username>), user:<id>, oauth2-client:<id> or homeserver')
   if (a.requestersSeen === 0 && a.requesterForm.count === 0) note(t, 'no line of the log has a requester')
 })
 
 check('log: token requests are attributed to the OAuth 2.0 client (introspection: the client or the homeserver)', [], async (t) => {
   const a = await readLog(t)
-  expectNone(t, a.tokenRequester, 'token and revocation requests name the OAuth 2.0 client; introspection never the token\'s subject')
+  expectNone(t, a.tokenRequester, "token and revocation requests name the OAuth 2.0 client; introspection never the token's subject")
   if (a.tokenRequestsSeen === 0) note(t, 'the log holds no token, revocation or introspection request')
 })
 
@@ -231,7 +260,10 @@ check('log: client.address is a valid IP address when present', [], async (t) =>
     if (!m || m.parsed.kind !== 'response') continue
     const rec = m.parsed.value.rec
     if (has === false || (has === 'unknown' && rec.format !== 'v1.20')) continue
-    t.ok(rec.clientAddress !== undefined && isIP(rec.clientAddress) !== 0, `${shownRequest(s)}: client.address is logged`, { line: m.no, text: redactText(m.text) })
+    t.ok(rec.clientAddress !== undefined && isIP(rec.clientAddress) !== 0, `${shownRequest(s)}: client.address is logged`, {
+      line: m.no,
+      text: redactText(m.text),
+    })
   }
 })
 

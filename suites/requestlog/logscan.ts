@@ -8,7 +8,17 @@ import type { Readable } from 'node:stream'
 import { levelForStatus, parseLine, reasonPhrase, type EventLine, type ParseError, type ResponseLine } from '../../lib/requestlog.ts'
 
 /** Methods the service tags with their own name; any other method is tagged `_OTHER`. */
-export const STANDARD_METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'DELETE', 'HEAD', 'OPTIONS', 'PATCH', 'CONNECT', 'TRACE'])
+export const STANDARD_METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'POST',
+  'PUT',
+  'DELETE',
+  'HEAD',
+  'OPTIONS',
+  'PATCH',
+  'CONNECT',
+  'TRACE',
+])
 export const OTHER_TAG = '_OTHER'
 
 export function tagFor(method: string): string {
@@ -34,7 +44,10 @@ export interface LogLine {
  * source may still be growing (a file being written): it is then a line cut in the middle, not a
  * malformed one. From stdin (read to its end) the last line is complete.
  */
-export async function* readLines(source: string | Readable, opts: { fromByte?: number } = {}): AsyncGenerator<LogLine & { partial: boolean; endByte: number }> {
+export async function* readLines(
+  source: string | Readable,
+  opts: { fromByte?: number } = {},
+): AsyncGenerator<LogLine & { partial: boolean; endByte: number }> {
   const stream: Readable = typeof source === 'string' ? createReadStream(source, { start: opts.fromByte ?? 0 }) : source
   const growing = typeof source === 'string'
   let rest: Buffer | null = null
@@ -88,7 +101,13 @@ export interface ParsedResponse {
  * rejects those) is recovered with the right level, so that the level check reports it and every other
  * check still sees the record.
  */
-export function parseResponse(text: string): { kind: 'response'; value: ParsedResponse } | { kind: 'event'; event: EventLine } | { kind: 'blank' } | { kind: 'malformed'; error: ParseError } {
+export function parseResponse(
+  text: string,
+):
+  | { kind: 'response'; value: ParsedResponse }
+  | { kind: 'event'; event: EventLine }
+  | { kind: 'blank' }
+  | { kind: 'malformed'; error: ParseError } {
   const p = parseLine(text)
   if (p.kind === 'response') return { kind: 'response', value: { rec: p.line } }
   if (p.kind === 'event') return { kind: 'event', event: p.event }
@@ -112,7 +131,12 @@ export function describeParseError(e: ParseError): string {
 }
 
 /** The call-context rejections after which the request is unauthenticated (no requester may be logged). */
-const UNAUTHENTICATED_REJECTIONS = ['Missing authorization header', 'Invalid authorization header', 'Invalid type of access token', 'Unknown access token']
+const UNAUTHENTICATED_REJECTIONS = [
+  'Missing authorization header',
+  'Invalid authorization header',
+  'Invalid type of access token',
+  'Unknown access token',
+]
 const CALL_CONTEXT_TARGET = 'mas_handlers::admin::call_context'
 
 function endsWithSegment(path: string, tail: string): boolean {
@@ -216,7 +240,8 @@ export async function analyse(source: string | Readable): Promise<Analysis> {
       if (id === undefined || !HTTP_TAGS.has(id.method)) continue
       const done = answered.get(id.counter)
       if (done === undefined && !pending.has(id.counter)) pending.set(id.counter, { line: l.no, text: l.text, tag: id.method, at })
-      if (ev.target === CALL_CONTEXT_TARGET && UNAUTHENTICATED_REJECTIONS.some((m) => ev.message.startsWith(m))) unauthenticated.add(id.counter)
+      if (ev.target === CALL_CONTEXT_TARGET && UNAUTHENTICATED_REJECTIONS.some((m) => ev.message.startsWith(m)))
+        unauthenticated.add(id.counter)
       continue
     }
 
@@ -228,51 +253,79 @@ export async function analyse(source: string | Readable): Promise<Analysis> {
     if (at > lastAt) lastAt = at
     const id = `${rec.requestId.method}-${rec.requestId.counter}`
 
-    if (wrongLevel) a.level.add(l.no, l.text, `status ${rec.status} is logged at ${wrongLevel.found}; the service logs ${levelForStatus(rec.status)} for ${Math.floor(rec.status / 100)}xx`)
-    if (rec.path.includes('?')) a.query.add(l.no, l.text, `the request line of ${id} has a query string: ${rec.path.slice(rec.path.indexOf('?'))}`)
+    if (wrongLevel)
+      a.level.add(
+        l.no,
+        l.text,
+        `status ${rec.status} is logged at ${wrongLevel.found}; the service logs ${levelForStatus(rec.status)} for ${Math.floor(rec.status / 100)}xx`,
+      )
+    if (rec.path.includes('?'))
+      a.query.add(l.no, l.text, `the request line of ${id} has a query string: ${rec.path.slice(rec.path.indexOf('?'))}`)
     const phrase = reasonPhrase(rec.status)
     if (rec.reason !== phrase) a.reason.add(l.no, l.text, `status ${rec.status} is followed by "${rec.reason}", expected "${phrase}"`)
     const tag = tagFor(rec.method)
-    if (rec.requestId.method !== tag) a.requestIdTag.add(l.no, l.text, `request id ${id} for a ${rec.method} request; expected ${tag}-<counter>`)
+    if (rec.requestId.method !== tag)
+      a.requestIdTag.add(l.no, l.text, `request id ${id} for a ${rec.method} request; expected ${tag}-<counter>`)
 
     const counter = rec.requestId.counter
     const before = answered.get(counter)
-    if (before !== undefined) a.sharedId.add(l.no, l.text, `the request id ${id} already answered the request of line ${before}: each request has its own id`)
+    if (before !== undefined)
+      a.sharedId.add(l.no, l.text, `the request id ${id} already answered the request of line ${before}: each request has its own id`)
     else answered.set(counter, l.no)
     const ev = pending.get(counter)
     if (ev !== undefined) {
       pending.delete(counter)
-      if (ev.tag !== rec.requestId.method) a.sharedId.add(ev.line, ev.text, `event line with id ${ev.tag}-${counter}, but the response line ${l.no} of that request has ${id}`)
+      if (ev.tag !== rec.requestId.method)
+        a.sharedId.add(ev.line, ev.text, `event line with id ${ev.tag}-${counter}, but the response line ${l.no} of that request has ${id}`)
     }
 
     if (rec.requester !== undefined) a.requestersSeen++
     if (unauthenticated.has(counter)) {
       unauthenticated.delete(counter)
       a.unauthenticatedSeen++
-      if (rec.requester !== undefined) a.unauthenticated.add(l.no, l.text, `${id} was rejected before authentication (see the event line before it) but is logged with requester=${requesterText(rec)}`)
+      if (rec.requester !== undefined)
+        a.unauthenticated.add(
+          l.no,
+          l.text,
+          `${id} was rejected before authentication (see the event line before it) but is logged with requester=${requesterText(rec)}`,
+        )
     }
 
     if (rec.method === 'POST' && (endsWithSegment(rec.path, '/oauth2/token') || endsWithSegment(rec.path, '/oauth2/revoke'))) {
       a.tokenRequestsSeen++
       if (rec.requester !== undefined && rec.requester.kind !== 'oauth2-client') {
-        a.tokenRequester.add(l.no, l.text, `${rec.path} is attributed to ${requesterText(rec)}; a token request is attributed to the OAuth 2.0 client`)
+        a.tokenRequester.add(
+          l.no,
+          l.text,
+          `${rec.path} is attributed to ${requesterText(rec)}; a token request is attributed to the OAuth 2.0 client`,
+        )
       } else if (rec.requester === undefined && rec.status === 200 && rec.format === 'v1.20') {
         a.tokenRequester.add(l.no, l.text, `a successful ${rec.path} request has no requester; it is attributed to the OAuth 2.0 client`)
       }
     } else if (rec.method === 'POST' && endsWithSegment(rec.path, '/oauth2/introspect')) {
       a.tokenRequestsSeen++
       if (rec.requester !== undefined && rec.requester.kind === 'user') {
-        a.tokenRequester.add(l.no, l.text, `introspection is attributed to ${requesterText(rec)}; it is attributed to the calling client or the homeserver, never the token's subject`)
+        a.tokenRequester.add(
+          l.no,
+          l.text,
+          `introspection is attributed to ${requesterText(rec)}; it is attributed to the calling client or the homeserver, never the token's subject`,
+        )
       } else if (rec.requester === undefined && rec.status === 200 && rec.format === 'v1.20') {
-        a.tokenRequester.add(l.no, l.text, 'a successful introspection has no requester; it is attributed to the calling client or the homeserver')
+        a.tokenRequester.add(
+          l.no,
+          l.text,
+          'a successful introspection has no requester; it is attributed to the calling client or the homeserver',
+        )
       }
     }
 
-    if (rec.clientAddress !== undefined && isIP(rec.clientAddress) === 0) a.clientAddress.add(l.no, l.text, `client.address=${rec.clientAddress} is not an IP address`)
+    if (rec.clientAddress !== undefined && isIP(rec.clientAddress) === 0)
+      a.clientAddress.add(l.no, l.text, `client.address=${rec.clientAddress} is not an IP address`)
 
     const hasGraphql = rec.graphqlOperationType !== undefined || rec.graphqlOperationName !== undefined
     if (endsWithSegment(rec.path, '/graphql')) a.graphqlSeen++
-    else if (hasGraphql) a.graphql.add(l.no, l.text, `graphql.operation.* on ${rec.method} ${rec.path}; these fields belong to /graphql requests only`)
+    else if (hasGraphql)
+      a.graphql.add(l.no, l.text, `graphql.operation.* on ${rec.method} ${rec.path}; these fields belong to /graphql requests only`)
 
     if (rec.format === 'pre-v1.20') {
       const fields = [
@@ -281,7 +334,12 @@ export async function analyse(source: string | Readable): Promise<Analysis> {
         rec.graphqlOperationType !== undefined && 'graphql.operation.type',
         rec.graphqlOperationName !== undefined && 'graphql.operation.name',
       ].filter(Boolean)
-      if (fields.length) a.fieldsOnOldFormat.add(l.no, l.text, `pre-v1.20 stats (no db/queries/fetched) with ${fields.join(', ')}: the fields and the v1.20 stats came together`)
+      if (fields.length)
+        a.fieldsOnOldFormat.add(
+          l.no,
+          l.text,
+          `pre-v1.20 stats (no db/queries/fetched) with ${fields.join(', ')}: the fields and the v1.20 stats came together`,
+        )
     }
   }
 
@@ -290,7 +348,11 @@ export async function analyse(source: string | Readable): Promise<Analysis> {
       a.inFlight++
       continue
     }
-    a.sharedId.add(ev.line, ev.text, `event line of request ${ev.tag}-${counter}, but no http.server.response line with that id follows: all lines of one request share its id`)
+    a.sharedId.add(
+      ev.line,
+      ev.text,
+      `event line of request ${ev.tag}-${counter}, but no http.server.response line with that id follows: all lines of one request share its id`,
+    )
   }
   return a
 }
@@ -298,7 +360,13 @@ export async function analyse(source: string | Readable): Promise<Analysis> {
 export function requesterText(rec: ResponseLine): string {
   const r = rec.requester
   if (!r) return '(none)'
-  return r.kind === 'user' ? (r.username === undefined ? `user:${r.id}` : `user:${r.id}(${r.username})`) : r.kind === 'oauth2-client' ? `oauth2-client:${r.id}` : 'homeserver'
+  return r.kind === 'user'
+    ? r.username === undefined
+      ? `user:${r.id}`
+      : `user:${r.id}(${r.username})`
+    : r.kind === 'oauth2-client'
+      ? `oauth2-client:${r.id}`
+      : 'homeserver'
 }
 
 export interface MarkedLine {

@@ -65,15 +65,40 @@ export function plan(): { planned: Planned[]; notSent: string[] } {
   if (hasAdmin) {
     planned.push(
       { label: 'admin API with the admin token', method: 'GET', path: `${MAS_API}/version`, token: 'admin', requester: 'authenticated' },
-      { label: 'a listing with a query string', method: 'GET', path: `${MAS_API}/compat-sessions?page[first]=1&count=false`, token: 'admin', requester: 'authenticated' },
-      { label: 'an unknown session id (404)', method: 'GET', path: `${MAS_API}/compat-sessions/${UNKNOWN_ULID}`, token: 'admin', requester: 'authenticated' },
+      {
+        label: 'a listing with a query string',
+        method: 'GET',
+        path: `${MAS_API}/compat-sessions?page[first]=1&count=false`,
+        token: 'admin',
+        requester: 'authenticated',
+      },
+      {
+        label: 'an unknown session id (404)',
+        method: 'GET',
+        path: `${MAS_API}/compat-sessions/${UNKNOWN_ULID}`,
+        token: 'admin',
+        requester: 'authenticated',
+      },
     )
   } else notSent.push('the admin-token requests (no auth service admin token)')
-  if (hasUser) planned.push({ label: 'admin API with a token without the admin scope (401 after the requester is known)', method: 'GET', path: `${MAS_API}/version`, token: 'user', requester: 'authenticated' })
+  if (hasUser)
+    planned.push({
+      label: 'admin API with a token without the admin scope (401 after the requester is known)',
+      method: 'GET',
+      path: `${MAS_API}/version`,
+      token: 'user',
+      requester: 'authenticated',
+    })
   else notSent.push('the request with a non-admin token (no such token given)')
   planned.push(
     { label: 'no Authorization header (400)', method: 'GET', path: `${MAS_API}/compat-sessions`, requester: 'none' },
-    { label: 'an Authorization header that is no token (401)', method: 'GET', path: `${MAS_API}/version`, headers: { authorization: 'Bearer not-a-token' }, requester: 'none' },
+    {
+      label: 'an Authorization header that is no token (401)',
+      method: 'GET',
+      path: `${MAS_API}/version`,
+      headers: { authorization: 'Bearer not-a-token' },
+      requester: 'none',
+    },
     // The request id of a method outside the standard ones is tagged _OTHER.
     { label: 'a non-standard method', method: 'PROPFIND', path: `${MAS_API}/version`, requester: 'none' },
   )

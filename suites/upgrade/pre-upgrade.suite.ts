@@ -75,28 +75,32 @@ check(`upgrade: the admin API is served under ${PREFIX}/admin/v1`, ['hs-url'], a
   t.type(body.server_version, 'string', `${SERVER_VERSION} answers a server_version`)
 })
 
-check(`upgrade: the legacy admin prefixes removed in ${formatVersion(LEGACY_ADMIN_REMOVED_IN)} answer as unrouted requests`, ['hs-url'], async (t) => {
-  const v = await hsVersion()
-  if (synapseHas(v, 'legacy-admin-prefixes') === true) {
-    skip(`the homeserver is ${v}; the legacy prefixes were served until ${formatVersion(LEGACY_ADMIN_REMOVED_IN)}`)
-  }
-  const h = target.hs!
-  // The data says /_matrix (the interface's `_compat`); a deployment with another client prefix moves them.
-  const clientPrefix = (p: string) => (p.startsWith('/_matrix/') ? h.clientPrefix + p.slice('/_matrix'.length) : p)
-  // With the admin token when there is one: a 401 would not tell "removed" from "needs a token". server_version
-  // needs no token at all, so a server still serving the old prefix would answer it 200 either way.
-  const token = h.adminToken
-  const paths = [...legacyAdminProbePaths('server_version'), ...legacyAdminProbePaths('event_reports')].map(clientPrefix)
-  t.equal(paths.length, LEGACY_ADMIN_PREFIXES.length * 2, `${LEGACY_ADMIN_PREFIXES.length} legacy prefixes probed`)
-  // Unrouted, as the version answers it: 404 since v1.78.0, before that 400 M_UNRECOGNIZED (asserted with its errcode).
-  const since = await hsFeature('unrouted-404-405')
-  if (!since) setRule(await hsFeatureRule('unrouted-404-405'))
-  for (const path of paths) {
-    const res = await client.request(h.url, path, { method: 'GET', token })
-    if (since) t.equal(res.status, 404, `GET ${path} → 404`, diag(res))
-    else expectHsError(t, res, 400, 'M_UNRECOGNIZED', `GET ${path} (unrouted before v1.78.0)`, 'Unrecognized request')
-  }
-})
+check(
+  `upgrade: the legacy admin prefixes removed in ${formatVersion(LEGACY_ADMIN_REMOVED_IN)} answer as unrouted requests`,
+  ['hs-url'],
+  async (t) => {
+    const v = await hsVersion()
+    if (synapseHas(v, 'legacy-admin-prefixes') === true) {
+      skip(`the homeserver is ${v}; the legacy prefixes were served until ${formatVersion(LEGACY_ADMIN_REMOVED_IN)}`)
+    }
+    const h = target.hs!
+    // The data says /_matrix (the interface's `_compat`); a deployment with another client prefix moves them.
+    const clientPrefix = (p: string) => (p.startsWith('/_matrix/') ? h.clientPrefix + p.slice('/_matrix'.length) : p)
+    // With the admin token when there is one: a 401 would not tell "removed" from "needs a token". server_version
+    // needs no token at all, so a server still serving the old prefix would answer it 200 either way.
+    const token = h.adminToken
+    const paths = [...legacyAdminProbePaths('server_version'), ...legacyAdminProbePaths('event_reports')].map(clientPrefix)
+    t.equal(paths.length, LEGACY_ADMIN_PREFIXES.length * 2, `${LEGACY_ADMIN_PREFIXES.length} legacy prefixes probed`)
+    // Unrouted, as the version answers it: 404 since v1.78.0, before that 400 M_UNRECOGNIZED (asserted with its errcode).
+    const since = await hsFeature('unrouted-404-405')
+    if (!since) setRule(await hsFeatureRule('unrouted-404-405'))
+    for (const path of paths) {
+      const res = await client.request(h.url, path, { method: 'GET', token })
+      if (since) t.equal(res.status, 404, `GET ${path} → 404`, diag(res))
+      else expectHsError(t, res, 400, 'M_UNRECOGNIZED', `GET ${path} (unrouted before v1.78.0)`, 'Unrecognized request')
+    }
+  },
+)
 
 check('upgrade: no background update is running', ['hs'], async (t) => {
   const running = new Map<string, string>()
@@ -113,11 +117,18 @@ check('upgrade: no background update is running', ['hs'], async (t) => {
     }
   }
   const list = [...running.values()]
-  t.same(list, [], list.length === 0
-    ? `current_updates is {} in ${STATUS_READS} reads`
-    : `no background update is running — running: ${list.join('; ')}; wait until ${STATUS} answers "current_updates": {} before upgrading`)
+  t.same(
+    list,
+    [],
+    list.length === 0
+      ? `current_updates is {} in ${STATUS_READS} reads`
+      : `no background update is running — running: ${list.join('; ')}; wait until ${STATUS} answers "current_updates": {} before upgrading`,
+  )
   if (paused) {
-    note(t, `background updates are paused ("enabled": false): queued updates do not show in current_updates; resume them (POST ${PREFIX}/admin/v1/background_updates/enabled {"enabled": true}) and let them finish before upgrading`)
+    note(
+      t,
+      `background updates are paused ("enabled": false): queued updates do not show in current_updates; resume them (POST ${PREFIX}/admin/v1/background_updates/enabled {"enabled": true}) and let them finish before upgrading`,
+    )
   }
 })
 
@@ -137,17 +148,28 @@ check('upgrade: the rollback floor of the running homeserver version is known', 
   switch (r.kind) {
     case 'floor':
       note(t, `rollback floor of ${version}: ${formatVersion(r.floor)} (range ${formatRange(r.range)}, ${r.table} table, ${r.section})`)
-      note(t, `after upgrading from ${version}, plan-upgrade --from ${version} --to <target> tells whether a rollback to ${version} stays possible`)
+      note(
+        t,
+        `after upgrading from ${version}, plan-upgrade --from ${version} --to <target> tells whether a rollback to ${version} stays possible`,
+      )
       t.pass(`${version} has a rollback floor (${formatVersion(r.floor)})`)
       return
     case 'beyond-table': {
       const last = r.lastRow
-      note(t, `${version} is beyond the interface document's rollback table (its last row: ${formatRange(last)} → ${formatVersion(last.floor)}); no floor is assumed`)
+      note(
+        t,
+        `${version} is beyond the interface document's rollback table (its last row: ${formatRange(last)} → ${formatVersion(last.floor)}); no floor is assumed`,
+      )
       const ref = r.reference.kind === 'floor' ? r.reference : null
       if (ref) {
-        note(t, `reference table (not the default; plan-upgrade --table reference): floor ${formatVersion(ref.floor)} (range ${formatRange(ref.range)})${ref.extrapolated ? ', extrapolated past the newest release it was computed from' : ''}`)
+        note(
+          t,
+          `reference table (not the default; plan-upgrade --table reference): floor ${formatVersion(ref.floor)} (range ${formatRange(ref.range)})${ref.extrapolated ? ', extrapolated past the newest release it was computed from' : ''}`,
+        )
       }
-      t.pass(`${version} is reported as beyond the interface rollback table${ref ? ` (reference table: floor ${formatVersion(ref.floor)})` : ''}`)
+      t.pass(
+        `${version} is reported as beyond the interface rollback table${ref ? ` (reference table: floor ${formatVersion(ref.floor)})` : ''}`,
+      )
       return
     }
     case 'not-covered':

@@ -14,7 +14,16 @@ import { startTestMock } from '../mock/admin/helpers.ts'
 import { seededUser } from '../mock/auth-service/oidc-helpers.ts'
 
 const CHROMIUM = process.env.AC_CHROMIUM ?? '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const required = process.env.AC_REQUIRE_CHROMIUM === '1'
 const absent = !existsSync(CHROMIUM) && `${CHROMIUM} not found (apt-get install -y chromium, or .ci/chromium.sh)`
 if (required && absent) t.fail(`AC_REQUIRE_CHROMIUM=1 but ${absent}`)
@@ -83,7 +92,10 @@ t.test('OpenID Connect sign-in in headless Chromium, then the admin API with the
   await page.waitForFunction("document.getElementById('result').textContent !== ''", undefined, { timeout: 20_000 })
   const result = JSON.parse((await page.textContent('#result')) ?? '{}')
   t.match(result, { step: 'done', scope: 'openid urn:mas:admin', hasIdToken: true, status: 200 }, JSON.stringify(result))
-  const seeded = mas.users.all().map((u) => u.username).sort()
+  const seeded = mas.users
+    .all()
+    .map((u) => u.username)
+    .sort()
   t.same([...(result.usernames ?? [])].sort(), seeded.slice(0, 100), 'the admin API lists the seeded users')
   const sessions = mas.oauth2.all().filter((s) => s.userId === admin.id && s.scope === 'openid urn:mas:admin')
   t.equal(sessions.length, 1, 'one OAuth 2.0 session of the signed-in user in the store')

@@ -6,7 +6,11 @@ t.test('visible: every control, format and separator character as a visible esca
   t.equal(visible('plain text, ünïcödé, 😀'), 'plain text, ünïcödé, 😀', 'printable text as it is')
   t.equal(visible('\u001b[2J\u001b]0;t\u0007\r\b\t\u007f'), '\\x1b[2J\\x1b]0;t\\x07\\r\\x08\\t\\x7f', 'C0 and DEL')
   t.equal(visible('\u0085\u009b31m'), '\\x85\\x9b31m', 'C1')
-  t.equal(visible('a\u202eb\u202ac\u2066d\u2069e\u200bf\ufeffg\u00adh'), 'a\\u202eb\\u202ac\\u2066d\\u2069e\\u200bf\\ufeffg\\xadh', 'bidi overrides and isolates, zero-width and other format characters')
+  t.equal(
+    visible('a\u202eb\u202ac\u2066d\u2069e\u200bf\ufeffg\u00adh'),
+    'a\\u202eb\\u202ac\\u2066d\\u2069e\\u200bf\\ufeffg\\xadh',
+    'bidi overrides and isolates, zero-width and other format characters',
+  )
   t.equal(visible('a\u2028b\u2029c'), 'a\\u2028b\\u2029c', 'line and paragraph separators')
   t.equal(visible('tag\u{e0041}'), 'tag\\u{e0041}', 'a format character beyond the BMP')
   t.equal(visible('one\ntwo'), 'one\\ntwo', "a newline is escaped by default (the target's: it could fake a line)")

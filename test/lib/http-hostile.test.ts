@@ -17,7 +17,14 @@ async function serve(t: Test, handler: (req: IncomingMessage, res: ServerRespons
 }
 
 const client = (over: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}) =>
-  new HttpClient({ allowWrites: false, connectTimeoutMs: 2000, requestTimeoutMs: 5000, userAgent: 'test', maxResponseBytes: 64 * 1024, ...over })
+  new HttpClient({
+    allowWrites: false,
+    connectTimeoutMs: 2000,
+    requestTimeoutMs: 5000,
+    userAgent: 'test',
+    maxResponseBytes: 64 * 1024,
+    ...over,
+  })
 
 const zeros = Buffer.alloc(8 * 1024 * 1024, 0x20)
 
@@ -42,7 +49,10 @@ t.test('a compressed body is decoded to at most the cap: bombs fail as too large
     t.ok(e instanceof ResponseTooLarge, `${enc}: 8 MiB packed into a few KiB fails as too large`)
     t.match((e as Error).message, /decode to more than the cap/)
   }
-  t.ok(seen.every((s) => s === 'identity'), 'the client asks for no compression')
+  t.ok(
+    seen.every((s) => s === 'identity'),
+    'the client asks for no compression',
+  )
 })
 
 t.test('JSON nested deeper than the bound is not parsed; the pre-scan skips brackets in strings', async (t) => {

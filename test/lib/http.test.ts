@@ -2,13 +2,32 @@
 import t from 'tap'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { BudgetSpent, DEFAULT_MAX_RESPONSE_BYTES, HttpClient, HttpError, ResponseTooLarge, WritesNotAllowed, encodeQuery, endpointOf, redact, REDACTED, type RequestRecord } from '../../lib/http.ts'
+import {
+  BudgetSpent,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  HttpClient,
+  HttpError,
+  ResponseTooLarge,
+  WritesNotAllowed,
+  encodeQuery,
+  endpointOf,
+  redact,
+  REDACTED,
+  type RequestRecord,
+} from '../../lib/http.ts'
 import { refusingPort, silentServer } from '../scripts/run/helpers.ts'
 
 const SECRET = 'mat_abcdefghijklmnopqrstuvwxyz0123_ABCDEF'
 
 function client(over: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}) {
-  return new HttpClient({ allowWrites: false, connectTimeoutMs: 2000, requestTimeoutMs: 1500, userAgent: 'test', secrets: [SECRET], ...over })
+  return new HttpClient({
+    allowWrites: false,
+    connectTimeoutMs: 2000,
+    requestTimeoutMs: 1500,
+    userAgent: 'test',
+    secrets: [SECRET],
+    ...over,
+  })
 }
 
 t.test('mutating requests are refused on a read-only client, before anything is sent', async (t) => {
@@ -68,7 +87,10 @@ t.test('redact', async (t) => {
 })
 
 t.test('encodeQuery keeps brackets readable and repeats arrays', async (t) => {
-  t.equal(encodeQuery({ 'filter[client]': ['A', 'B'], 'page[first]': 3, skip: undefined }), 'filter[client]=A&filter[client]=B&page[first]=3')
+  t.equal(
+    encodeQuery({ 'filter[client]': ['A', 'B'], 'page[first]': 3, skip: undefined }),
+    'filter[client]=A&filter[client]=B&page[first]=3',
+  )
   t.equal(encodeQuery([['filter[scope]', 'not a valid scope']]), 'filter[scope]=not%20a%20valid%20scope')
 })
 
@@ -78,7 +100,14 @@ t.test('encodeQuery keeps brackets readable and repeats arrays', async (t) => {
 async function serve(handler: Parameters<typeof createServer>[1]) {
   const server = createServer(handler)
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()) }) }
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      }),
+  }
 }
 
 t.test('a response over the cap fails the request, naming target, request and size, without reading on', async (t) => {
@@ -113,12 +142,20 @@ t.test('a response over the cap fails the request, naming target, request and si
   t.type(announced, ResponseTooLarge)
   t.type(announced, HttpError, 'a kind of HttpError: callers that handle network errors handle it')
   t.equal(announced.kind, 'too-large')
-  t.match(announced.message, new RegExp(`^GET ${s.base.replace(/\./g, '\\.')}/announced/x\\?access_token=\\[REDACTED\\]: the response is larger than the cap of 1 MiB \\(1048576 bytes\\): the server announced 209715200 bytes \\(200 MiB\\)$`))
+  t.match(
+    announced.message,
+    new RegExp(
+      `^GET ${s.base.replace(/\./g, '\\.')}/announced/x\\?access_token=\\[REDACTED\\]: the response is larger than the cap of 1 MiB \\(1048576 bytes\\): the server announced 209715200 bytes \\(200 MiB\\)$`,
+    ),
+  )
   t.equal(announced.size, 200 * 1024 * 1024)
   const rssBefore = process.memoryUsage().rss
   const streamed = await c.request(s.base, '/stream').catch((e) => e)
   t.type(streamed, ResponseTooLarge)
-  t.match(streamed.message, /GET http:\/\/127\.0\.0\.1:\d+\/stream: the response is larger than the cap of 1 MiB \(1048576 bytes\): stopped after reading \d+ bytes/)
+  t.match(
+    streamed.message,
+    /GET http:\/\/127\.0\.0\.1:\d+\/stream: the response is larger than the cap of 1 MiB \(1048576 bytes\): stopped after reading \d+ bytes/,
+  )
   t.ok(streamed.size > 1024 * 1024 && streamed.size < 2 * 1024 * 1024, `stopped just past the cap (${streamed.size} bytes)`)
   for (let i = 0; i < 50 && !closed; i++) await new Promise((r) => setTimeout(r, 20))
   t.ok(closed, 'the connection was aborted')
@@ -149,10 +186,13 @@ t.test('the default cap is a few MiB and answers under it pass', async (t) => {
 t.test('budget, rate and meter', async (t) => {
   const s = await serve((req, res) => {
     const slow = req.url?.startsWith('/slow')
-    setTimeout(() => {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end('{}')
-    }, slow ? 120 : 0)
+    setTimeout(
+      () => {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end('{}')
+      },
+      slow ? 120 : 0,
+    )
   })
   t.teardown(s.close)
   const seen: RequestRecord[] = []
@@ -180,7 +220,11 @@ t.test('budget, rate and meter', async (t) => {
   t.equal(seen.length, 4)
   t.match(seen[2], { method: 'GET', base: s.base, status: 200, bytes: 2, endpoint: 'GET /slow/_synapse/admin/v1/event_reports/{id}' })
   t.equal(endpointOf('GET', 'http://h/u/%40alice%3Aexample.org/x'), 'GET /u/{id}/x', 'a Matrix id is an id')
-  t.equal(endpointOf('GET', 'http://h/api/admin/v1/users/by-username/alice-1'), 'GET /api/admin/v1/users/by-username/{username}', 'a user name in a by-username path is an id')
+  t.equal(
+    endpointOf('GET', 'http://h/api/admin/v1/users/by-username/alice-1'),
+    'GET /api/admin/v1/users/by-username/{username}',
+    'a user name in a by-username path is an id',
+  )
 
   const paced = client({ requestsPerSecond: 20 })
   t.teardown(() => paced.close())

@@ -23,11 +23,24 @@ t.test('the data validates; a gap without a reason or with an unknown cause does
   const badCause = structuredClone(data)
   badCause.gaps[first].cause = 'luck'
   t.notOk(validate(badCause), 'unknown cause')
-  t.ok(MODEL_GAPS.length >= 1 && MODEL_GAPS.every((g) => g.reason.length > 20 && g.observedIn.length > 0), 'each gap has its reason and a release it was seen against')
+  t.ok(
+    MODEL_GAPS.length >= 1 && MODEL_GAPS.every((g) => g.reason.length > 20 && g.observedIn.length > 0),
+    'each gap has its reason and a release it was seen against',
+  )
 })
 
 t.test('a gap covers its operation and aspect patterns, at the releases it concerns', async (t) => {
-  const g: ModelGap = { id: 'x', product: 'synapse', cause: 'model', operation: 'GET /_matrix/client/versions', aspects: ['body:$.unstable_features.*', 'header:cache-control'], since: parseVersion('v1.100.0'), until: parseVersion('v1.200.0'), observedIn: [], reason: 'a reason long enough to say why' }
+  const g: ModelGap = {
+    id: 'x',
+    product: 'synapse',
+    cause: 'model',
+    operation: 'GET /_matrix/client/versions',
+    aspects: ['body:$.unstable_features.*', 'header:cache-control'],
+    since: parseVersion('v1.100.0'),
+    until: parseVersion('v1.200.0'),
+    observedIn: [],
+    reason: 'a reason long enough to say why',
+  }
   t.equal(gapFor([g], 'synapse', 'GET /_matrix/client/versions', 'body:$.unstable_features.org.matrix.msc4151')?.id, 'x')
   t.equal(gapFor([g], 'synapse', 'GET /_matrix/client/versions', 'header:cache-control')?.id, 'x')
   t.equal(gapFor([g], 'synapse', 'GET /_matrix/client/versions', 'body:$.versions[]'), undefined, 'another field')

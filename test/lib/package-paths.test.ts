@@ -15,7 +15,11 @@ t.test('the user cache: under XDG_CACHE_HOME, else ~/.cache; made 0700', async (
   const dir = userCacheDir({ XDG_CACHE_HOME: xdg })
   t.equal(dir, path.join(xdg, 'admin-conformance'))
   t.equal(statSync(dir).mode & 0o777, 0o700, 'closed to others')
-  t.equal(userCacheDir({ XDG_CACHE_HOME: 'relative/cache' }).startsWith(path.join(process.env.HOME ?? '', '.cache')), true, 'a relative XDG_CACHE_HOME is ignored, as the spec says')
+  t.equal(
+    userCacheDir({ XDG_CACHE_HOME: 'relative/cache' }).startsWith(path.join(process.env.HOME ?? '', '.cache')),
+    true,
+    'a relative XDG_CACHE_HOME is ignored, as the spec says',
+  )
   const own = packageCacheDir('suites', '/some/install', { XDG_CACHE_HOME: xdg })
   t.match(path.relative(dir, own), /^[0-9a-f]{16}[\\/]suites$/, 'one folder per copy of the package, then per kind')
   t.equal(statSync(own).mode & 0o777, 0o700)

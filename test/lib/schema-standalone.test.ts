@@ -10,7 +10,16 @@ import { execFileSync } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
-import { ajvValidator, fileById, loadPrecompiled, parseRef, pointerEscape, precompiledFile, schemaAt, schemaFingerprint } from '../../lib/schema-registry.ts'
+import {
+  ajvValidator,
+  fileById,
+  loadPrecompiled,
+  parseRef,
+  pointerEscape,
+  precompiledFile,
+  schemaAt,
+  schemaFingerprint,
+} from '../../lib/schema-registry.ts'
 import { standaloneModule, writePrecompiled } from '../../lib/schema-standalone.ts'
 import { listSchemaRefs, validate, validateWith, type JsonSchema } from '../../lib/schemas.ts'
 import { isDocumented, routesAt, type RouteTable } from '../../mock/core/table.ts'
@@ -32,7 +41,11 @@ t.test('the module: one validator per ref, for these schemas, each schema consta
   const text = standaloneModule({ minify: false })
   const constants = [...text.matchAll(/\bconst schema\d+ = ([^;]+);/g)].map((m) => m[1]!)
   t.ok(constants.length > 50, `${constants.length} schema constants`)
-  t.same(constants.filter((c) => !c.startsWith('schemaAt(')), [], 'no schema is a literal copy')
+  t.same(
+    constants.filter((c) => !c.startsWith('schemaAt(')),
+    [],
+    'no schema is a literal copy',
+  )
   t.equal(writePrecompiled(dir), file, 'written once: the existing file is kept')
 })
 
@@ -41,7 +54,8 @@ t.test('the module: one validator per ref, for these schemas, each schema consta
 
 type Json = unknown
 const corpus = new Map<string, Json[]>(refs.map((r) => [r, []]))
-const add = (ref: string, v: Json) => corpus.get(parseRef(ref).file.key + (parseRef(ref).def === undefined ? '' : `#${parseRef(ref).def}`))?.push(v)
+const add = (ref: string, v: Json) =>
+  corpus.get(parseRef(ref).file.key + (parseRef(ref).def === undefined ? '' : `#${parseRef(ref).def}`))?.push(v)
 
 /** The schema a $ref names, and the $id of its file (for the $refs inside it). */
 function resolve(ref: string, base: string): { schema: JsonSchema; base: string } {
@@ -72,14 +86,36 @@ function arb(s: unknown, base: string, depth = 0): fc.Arbitrary<Json> {
   if (alts) {
     // each alternative with the rest of the schema (`{"type": "string", "anyOf": [{"format": "ipv4"}, …]}`)
     const { anyOf: _a, oneOf: _o, ...rest } = schema
-    return fc.oneof(...alts.map((a) => (typeof a === 'object' && a !== null && !('$ref' in a) ? arb({ ...rest, ...a, properties: { ...(rest.properties as object), ...((a as JsonSchema).properties as object) } }, base, depth + 1) : arb(a, base, depth + 1))))
+    return fc.oneof(
+      ...alts.map((a) =>
+        typeof a === 'object' && a !== null && !('$ref' in a)
+          ? arb(
+              { ...rest, ...a, properties: { ...(rest.properties as object), ...((a as JsonSchema).properties as object) } },
+              base,
+              depth + 1,
+            )
+          : arb(a, base, depth + 1),
+      ),
+    )
   }
   if (Array.isArray(schema.allOf)) {
     const parts = schema.allOf.map((a) => arb(a, base, depth + 1))
-    const own = Object.keys(schema).some((k) => ['type', 'properties'].includes(k)) ? [arb({ ...schema, allOf: undefined }, base, depth + 1)] : []
-    return fc.tuple(...parts, ...own).map((vs) => (vs.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v)) ? Object.assign({}, ...vs) : vs[vs.length - 1]))
+    const own = Object.keys(schema).some((k) => ['type', 'properties'].includes(k))
+      ? [arb({ ...schema, allOf: undefined }, base, depth + 1)]
+      : []
+    return fc
+      .tuple(...parts, ...own)
+      .map((vs) =>
+        vs.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v)) ? Object.assign({}, ...vs) : vs[vs.length - 1],
+      )
   }
-  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : schema.properties ? ['object'] : []
+  const types = Array.isArray(schema.type)
+    ? (schema.type as string[])
+    : typeof schema.type === 'string'
+      ? [schema.type]
+      : schema.properties
+        ? ['object']
+        : []
   if (types.length === 0) return fc.jsonValue({ maxDepth: 2 })
   return fc.oneof(...types.map((ty) => typed(ty, schema, base, depth)))
 }
@@ -92,24 +128,36 @@ function typed(type: string, schema: JsonSchema, base: string, depth: number): f
       return fc.boolean()
     case 'integer':
     case 'number':
-      return fc.integer({ min: typeof schema.minimum === 'number' ? schema.minimum : -1000, max: typeof schema.maximum === 'number' ? schema.maximum : 100000 })
+      return fc.integer({
+        min: typeof schema.minimum === 'number' ? schema.minimum : -1000,
+        max: typeof schema.maximum === 'number' ? schema.maximum : 100000,
+      })
     case 'string':
       if (typeof schema.format === 'string' && FORMATS[schema.format]) return FORMATS[schema.format]!
       if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern, 'u'))
       return fc.string({ minLength: typeof schema.minLength === 'number' ? schema.minLength : 0, maxLength: 12 })
     case 'array': {
       const min = typeof schema.minItems === 'number' ? schema.minItems : 0
-      const items = schema.items === undefined || schema.items === false ? fc.jsonValue({ maxDepth: 1 }) : arb(schema.items, base, depth + 1)
+      const items =
+        schema.items === undefined || schema.items === false ? fc.jsonValue({ maxDepth: 1 }) : arb(schema.items, base, depth + 1)
       const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems.map((p) => arb(p, base, depth + 1)) : []
-      return fc.tuple(fc.tuple(...prefix), fc.array(items, { minLength: Math.max(0, min - prefix.length), maxLength: 3 })).map(([a, b]) => [...a, ...b])
+      return fc
+        .tuple(fc.tuple(...prefix), fc.array(items, { minLength: Math.max(0, min - prefix.length), maxLength: 3 }))
+        .map(([a, b]) => [...a, ...b])
     }
     default: {
       const props = { ...((schema.properties ?? {}) as Record<string, unknown>) }
       const required = Array.isArray(schema.required) ? [...(schema.required as string[])] : []
       // keys named by an enum (propertyNames), each with the additionalProperties schema
-      const names = typeof schema.propertyNames === 'object' && schema.propertyNames !== null ? namesOf(schema.propertyNames as JsonSchema, base) : undefined
-      if (names && typeof schema.additionalProperties === 'object') for (const n of names) (props[n] = schema.additionalProperties), required.push(n)
-      const model = Object.fromEntries([...new Set([...Object.keys(props), ...required])].map((k) => [k, arb(props[k] ?? true, base, depth + 1)]))
+      const names =
+        typeof schema.propertyNames === 'object' && schema.propertyNames !== null
+          ? namesOf(schema.propertyNames as JsonSchema, base)
+          : undefined
+      if (names && typeof schema.additionalProperties === 'object')
+        for (const n of names) ((props[n] = schema.additionalProperties), required.push(n))
+      const model = Object.fromEntries(
+        [...new Set([...Object.keys(props), ...required])].map((k) => [k, arb(props[k] ?? true, base, depth + 1)]),
+      )
       return fc.record(model, { requiredKeys: required })
     }
   }
@@ -125,7 +173,8 @@ function namesOf(s: JsonSchema, base: string): string[] | undefined {
 
 /** Wrong values at every place of a value: each key removed, each value replaced by others of every type, a key added. */
 function mutations(v: Json, out: Json[] = [], at: (x: Json) => Json = (x) => x, depth = 0): Json[] {
-  for (const other of [null, true, -1, 1.5, '', 'x', '2022-13-45T99:00:00Z', [], {}, [1], { a: 1 }]) if (JSON.stringify(other) !== JSON.stringify(v)) out.push(at(other))
+  for (const other of [null, true, -1, 1.5, '', 'x', '2022-13-45T99:00:00Z', [], {}, [1], { a: 1 }])
+    if (JSON.stringify(other) !== JSON.stringify(v)) out.push(at(other))
   if (depth > 6) return out
   if (Array.isArray(v)) {
     v.forEach((item, i) => mutations(item, out, (x) => at(v.map((y, j) => (j === i ? x : y))), depth + 1))
@@ -146,7 +195,13 @@ function mutations(v: Json, out: Json[] = [], at: (x: Json) => Json = (x) => x, 
 const tm = await startTestMock(t, { seed: 7, sessions: 30, reports: 5, hsAdminToken: HS_ADMIN, hsUserToken: HS_USER })
 const tables: RouteTable[] = [adminTable(), homeserverTable(tm.mock.options)]
 const answers: { ref: string; body: Json }[] = []
-const idsOf = (body: any): string[] => (Array.isArray(body?.data) ? body.data.slice(0, 2).map((d: any) => d?.id) : Array.isArray(body?.event_reports) ? body.event_reports.slice(0, 2).map((d: any) => String(d?.id)) : []).filter(Boolean)
+const idsOf = (body: any): string[] =>
+  (Array.isArray(body?.data)
+    ? body.data.slice(0, 2).map((d: any) => d?.id)
+    : Array.isArray(body?.event_reports)
+      ? body.event_reports.slice(0, 2).map((d: any) => String(d?.id))
+      : []
+  ).filter(Boolean)
 for (const table of tables) {
   const routes = routesAt(table, tm.mock.options)
   const docs = new Map(table.routes.map((e) => [`${e.method} ${e.pattern}`, e.doc]))
@@ -156,11 +211,18 @@ for (const table of tables) {
       const doc = docs.get(`GET ${r.pattern}`)
       if (!doc || !isDocumented(doc)) continue
       const params = r.pattern.replace(/\/:[^/]+.*$/, '')
-      const paths = pass === 0 ? [r.pattern] : [...(lists.get(params) ?? []), '01FSHN9AG0MZAA6S4AF7CTV32E', 'not-an-id'].map((id) => r.pattern.replace(/:[A-Za-z_]+\??/, encodeURIComponent(id)))
+      const paths =
+        pass === 0
+          ? [r.pattern]
+          : [...(lists.get(params) ?? []), '01FSHN9AG0MZAA6S4AF7CTV32E', 'not-an-id'].map((id) =>
+              r.pattern.replace(/:[A-Za-z_]+\??/, encodeURIComponent(id)),
+            )
       for (const p of paths.filter((p) => !p.includes(':'))) {
         for (const token of [undefined, null]) {
           const res = p.startsWith('/_synapse') ? await tm.get(p, token === null ? null : HS_ADMIN) : await tm.get(p, token)
-          const ref = doc.responses[String(res.status)]?.ref ?? (res.status === 401 || res.status === 403 ? (p.startsWith('/_synapse') ? 'homeserver/error' : 'admin/error') : undefined)
+          const ref =
+            doc.responses[String(res.status)]?.ref ??
+            (res.status === 401 || res.status === 403 ? (p.startsWith('/_synapse') ? 'homeserver/error' : 'admin/error') : undefined)
           if (res.body === undefined || ref === undefined) continue
           answers.push({ ref, body: res.body })
           if (pass === 0 && res.status === 200) lists.set(r.pattern, idsOf(res.body))
@@ -172,14 +234,18 @@ for (const table of tables) {
 
 /** Every object inside a value (each entry of a listing, its attributes, ...). */
 function nested(v: Json, out: Json[] = []): Json[] {
-  if (typeof v === 'object' && v !== null) for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) (out.push(x), nested(x, out))
+  if (typeof v === 'object' && v !== null)
+    for (const x of Object.values(v)) if (typeof x === 'object' && x !== null) (out.push(x), nested(x, out))
   return out
 }
 const refsOfFile = (ref: string) => refs.filter((r) => r.split('#')[0] === ref.split('#')[0])
 // a personal session created: the one write whose answer has shapes of its own (Created)
 {
   const user = tm.world().mas.users.all()[0]!
-  for (const body of [{ actor_user_id: user.id, human_name: 'CI token', scope: 'urn:mas:admin', expires_in: 3600 }, { actor_user_id: user.id, human_name: 'x', scope: 'openid' }]) {
+  for (const body of [
+    { actor_user_id: user.id, human_name: 'CI token', scope: 'urn:mas:admin', expires_in: 3600 },
+    { actor_user_id: user.id, human_name: 'x', scope: 'openid' },
+  ]) {
     const res = await tm.post('/api/admin/v1/personal-sessions', body)
     if (res.status === 201 || res.status === 200) answers.push({ ref: 'admin/personal-session#Created', body: res.body })
   }
@@ -228,12 +294,13 @@ function same(t: Test, a: ValidateFunction, b: ValidateFunction, v: Json, what: 
     const { parentSchema: pa, schema: sa, data: da, ...ra } = x
     const { parentSchema: pb, schema: sb, data: db, ...rb } = y
     if (pa !== pb) return t.fail(`${what}: error ${i} parentSchema is another object`) as false
-    if ((typeof sa === 'object' && sa !== null ? sa !== sb : !Object.is(sa, sb)) || da !== db) return t.fail(`${what}: error ${i} schema or data differ`) as false
-    if (JSON.stringify(ra) !== JSON.stringify(rb)) return t.fail(`${what}: error ${i}: ${JSON.stringify(ra)} vs ${JSON.stringify(rb)}`) as false
+    if ((typeof sa === 'object' && sa !== null ? sa !== sb : !Object.is(sa, sb)) || da !== db)
+      return t.fail(`${what}: error ${i} schema or data differ`) as false
+    if (JSON.stringify(ra) !== JSON.stringify(rb))
+      return t.fail(`${what}: error ${i}: ${JSON.stringify(ra)} vs ${JSON.stringify(rb)}`) as false
   }
   return true
 }
-
 
 t.test('precompiled and compiled validators agree on every value of the corpus', async (t) => {
   t.ok(pre, 'the module loads')
@@ -261,10 +328,21 @@ t.test('precompiled and compiled validators agree on every value of the corpus',
     }
   }
   t.equal(mismatches, 0, `${values} values, ${errors} errors, all the same (valid, ajv errors with the same schema objects, text)`)
-  t.same(refs.filter((r) => !invalid.has(r)), [], 'every ref rejected some value')
-  t.same(refs.filter((r) => !valid.has(r)).map((r) => `${r}: ${validate(r, corpus.get(r)![0]).text}`), [], `every ref accepted some value (${valid.size} of ${refs.length})`)
+  t.same(
+    refs.filter((r) => !invalid.has(r)),
+    [],
+    'every ref rejected some value',
+  )
+  t.same(
+    refs.filter((r) => !valid.has(r)).map((r) => `${r}: ${validate(r, corpus.get(r)![0]).text}`),
+    [],
+    `every ref accepted some value (${valid.size} of ${refs.length})`,
+  )
   t.ok(answers.length > 20, `${answers.length} answers of the mock among them`)
-  t.ok(answers.every((a) => validate(a.ref, a.body).valid), 'the answers match their documented refs')
+  t.ok(
+    answers.every((a) => validate(a.ref, a.body).valid),
+    'the answers match their documented refs',
+  )
 })
 
 t.test('a missing, foreign or broken module is not used', async (t) => {
@@ -299,7 +377,12 @@ t.test('schemas edited: the old module is not used, the edit is', async (t) => {
   )
   // A cache folder of its own: the user's holds the modules other runs wrote for the same schemas.
   const cache = path.join(pkg, 'cache')
-  const run = (...args: string[]) => execFileSync(process.execPath, ['--import=tsx', probe, ...args], { cwd: pkg, encoding: 'utf8', env: { ...process.env, AC_SCHEMA_VALIDATORS: '', XDG_CACHE_HOME: cache } })
+  const run = (...args: string[]) =>
+    execFileSync(process.execPath, ['--import=tsx', probe, ...args], {
+      cwd: pkg,
+      encoding: 'utf8',
+      env: { ...process.env, AC_SCHEMA_VALIDATORS: '', XDG_CACHE_HOME: cache },
+    })
   const before = JSON.parse(run())
   t.equal(before.source, 'compiled', 'no module yet: compiled')
   run('write')

@@ -1,6 +1,21 @@
 // lib/target.ts: the target travels to the suites through the environment, tokens apart from the rest.
 import t from 'tap'
-import { loadTarget, loadTargets, targetEnv, targetsEnv, knownTokens, leftoverComment, normaliseBaseUrl, normalisePrefix, TargetError, DEVIATION_PREFIX, STRICT_ENV, TARGET_ENV, TARGETS_ENV, type Target } from '../../lib/target.ts'
+import {
+  loadTarget,
+  loadTargets,
+  targetEnv,
+  targetsEnv,
+  knownTokens,
+  leftoverComment,
+  normaliseBaseUrl,
+  normalisePrefix,
+  TargetError,
+  DEVIATION_PREFIX,
+  STRICT_ENV,
+  TARGET_ENV,
+  TARGETS_ENV,
+  type Target,
+} from '../../lib/target.ts'
 
 const target: Target = {
   mas: { url: 'http://127.0.0.1:1', adminToken: 'mat_admin_token_value', userToken: 'mat_user_token_value' },
@@ -22,7 +37,10 @@ t.test('round trip through the environment', async (t) => {
 })
 
 t.test('the introspection client of a run travels like a token: its secret in its own variable', async (t) => {
-  const withClient: Target = { ...target, mas: { ...target.mas!, introspection: { clientId: '01JCLIENT', clientSecret: 'client_secret_value' } } }
+  const withClient: Target = {
+    ...target,
+    mas: { ...target.mas!, introspection: { clientId: '01JCLIENT', clientSecret: 'client_secret_value' } },
+  }
   const env = targetEnv(withClient)
   t.notMatch(env[TARGET_ENV]!, /client_secret_value/, 'AC_TARGET holds no secret')
   t.match(env[TARGET_ENV]!, /01JCLIENT/, 'the client id is plain')
@@ -51,15 +69,28 @@ t.test('bad input', async (t) => {
 })
 
 t.test('the fault matrix codec: several targets, each for some suite folders, tokens apart', async (t) => {
-  const env = { ...targetEnv(target), ...targetsEnv([
-    { label: 'clean', dirs: [], target },
-    { label: 'fault-a', dirs: ['suites/admin'], target: { ...target, mas: { url: 'http://127.0.0.1:3' } } },
-  ]) }
+  const env = {
+    ...targetEnv(target),
+    ...targetsEnv([
+      { label: 'clean', dirs: [], target },
+      { label: 'fault-a', dirs: ['suites/admin'], target: { ...target, mas: { url: 'http://127.0.0.1:3' } } },
+    ]),
+  }
   t.notMatch(env[TARGETS_ENV]!, /token_value/, 'AC_TARGETS holds no token')
   const admin = loadTargets('suites/admin', env)!
-  t.same(admin.map((x) => [x.label, x.target.mas?.url]), [['clean', 'http://127.0.0.1:1'], ['fault-a', 'http://127.0.0.1:3']])
+  t.same(
+    admin.map((x) => [x.label, x.target.mas?.url]),
+    [
+      ['clean', 'http://127.0.0.1:1'],
+      ['fault-a', 'http://127.0.0.1:3'],
+    ],
+  )
   t.equal(admin[1]!.target.mas?.adminToken, 'mat_admin_token_value', 'each target gets the shared tokens from their own variables')
-  t.same(loadTargets('suites/homeserver', env)!.map((x) => x.label), ['clean'], 'a folder gets only the targets for it')
+  t.same(
+    loadTargets('suites/homeserver', env)!.map((x) => x.label),
+    ['clean'],
+    'a folder gets only the targets for it',
+  )
   t.equal(loadTargets('suites/admin', {}), undefined, 'no AC_TARGETS: no matrix')
   t.throws(() => loadTargets('suites/admin', { [TARGETS_ENV]: '{}' }), /must be a JSON array/)
 })
@@ -67,5 +98,8 @@ t.test('the fault matrix codec: several targets, each for some suite folders, to
 t.test('the suites-to-runner conventions', async (t) => {
   t.equal(STRICT_ENV, 'AC_STRICT')
   t.equal(DEVIATION_PREFIX, 'deviation: ')
-  t.equal(leftoverComment({ target: 'hs', kind: 'event report', id: '3', reason: 'r' }), 'ac-leftover {"target":"hs","kind":"event report","id":"3","reason":"r"}')
+  t.equal(
+    leftoverComment({ target: 'hs', kind: 'event report', id: '3', reason: 'r' }),
+    'ac-leftover {"target":"hs","kind":"event report","id":"3","reason":"r"}',
+  )
 })

@@ -32,14 +32,50 @@ const chance = (p: number) => rand() < p
 
 // Without the claimed releases' deviations: their known defects (a 500 for an id beyond 64 bits, as the
 // real server answers) are reproduced on purpose and are no crash of the mock's.
-const tm = await startTestMock(t, { seed: 7, sessions: 120, reports: 15, hsAdminToken: HS_ADMIN, hsUserToken: HS_USER, adminToken: generateToken('mat'), deviations: false })
+const tm = await startTestMock(t, {
+  seed: 7,
+  sessions: 120,
+  reports: 15,
+  hsAdminToken: HS_ADMIN,
+  hsUserToken: HS_USER,
+  adminToken: generateToken('mat'),
+  deviations: false,
+})
 const world = tm.world()
 const mas = world.mas
 const o = tm.mock.options
 
-const JUNK = ['', '%', '%ZZ', '%00', '%C3%28', '..', '%2F', 'é', '٣', '-1', '0', '1e3', '9'.repeat(40), 'null', '[]', '{}', '01J' + 'Z'.repeat(23), '01j0000000000000000000000a', 'x'.repeat(300), '%E2%80%AE', ' ', '+', 'true']
+const JUNK = [
+  '',
+  '%',
+  '%ZZ',
+  '%00',
+  '%C3%28',
+  '..',
+  '%2F',
+  'é',
+  '٣',
+  '-1',
+  '0',
+  '1e3',
+  '9'.repeat(40),
+  'null',
+  '[]',
+  '{}',
+  '01J' + 'Z'.repeat(23),
+  '01j0000000000000000000000a',
+  'x'.repeat(300),
+  '%E2%80%AE',
+  ' ',
+  '+',
+  'true',
+]
 const ids = () => [...mas.compat.all().slice(0, 3), ...mas.oauth2.all().slice(0, 3), ...mas.personal.all().slice(0, 3)].map((s) => s.id)
-const users = () => mas.users.all().slice(0, 4).map((u) => u.id)
+const users = () =>
+  mas.users
+    .all()
+    .slice(0, 4)
+    .map((u) => u.id)
 const rooms = () => [...world.hs.rooms.keys()].slice(0, 3)
 const events = () => [...world.hs.events.keys()].slice(0, 5)
 
@@ -56,14 +92,71 @@ function param(name: string): string {
     case 'eventId':
       return encodeURIComponent(pick(events().length ? events() : ['$none']))
     case 'username':
-      return pick(mas.users.all().slice(0, 3).map((u) => u.username))
+      return pick(
+        mas.users
+          .all()
+          .slice(0, 3)
+          .map((u) => u.username),
+      )
     default:
       return `v${Math.floor(rand() * 1e6)}`
   }
 }
 
-const QUERY_KEYS = ['page[first]', 'page[last]', 'page[after]', 'page[before]', 'count', 'filter[status]', 'filter[user]', 'filter[client]', 'filter[client-kind]', 'filter[scope]', 'filter[user-session]', 'filter[owner_user]', 'filter[actor_user]', 'filter[expires]', 'filter[expires_after]', 'filter[created-before]', 'filter[last-active-after]', 'from', 'limit', 'dir', 'user_id', 'room_id', 'event_sender_user_id', 'access_token', 'sub', 'client_id', 'redirect_uri']
-const QUERY_VALUES = ['1', '5', '100', '0', '-1', 'true', 'false', 'only', 'active', 'finished', 'revoked', 'static', 'dynamic', 'b', 'f', 'urn:mas:admin', 'openid', '2026-01-01T00:00:00Z', '2026-13-45T99:99:99Z', '%', '_', '@u', ...JUNK]
+const QUERY_KEYS = [
+  'page[first]',
+  'page[last]',
+  'page[after]',
+  'page[before]',
+  'count',
+  'filter[status]',
+  'filter[user]',
+  'filter[client]',
+  'filter[client-kind]',
+  'filter[scope]',
+  'filter[user-session]',
+  'filter[owner_user]',
+  'filter[actor_user]',
+  'filter[expires]',
+  'filter[expires_after]',
+  'filter[created-before]',
+  'filter[last-active-after]',
+  'from',
+  'limit',
+  'dir',
+  'user_id',
+  'room_id',
+  'event_sender_user_id',
+  'access_token',
+  'sub',
+  'client_id',
+  'redirect_uri',
+]
+const QUERY_VALUES = [
+  '1',
+  '5',
+  '100',
+  '0',
+  '-1',
+  'true',
+  'false',
+  'only',
+  'active',
+  'finished',
+  'revoked',
+  'static',
+  'dynamic',
+  'b',
+  'f',
+  'urn:mas:admin',
+  'openid',
+  '2026-01-01T00:00:00Z',
+  '2026-13-45T99:99:99Z',
+  '%',
+  '_',
+  '@u',
+  ...JUNK,
+]
 
 function query(): string {
   if (chance(0.4)) return ''
@@ -71,7 +164,10 @@ function query(): string {
   const n = 1 + Math.floor(rand() * 4)
   for (let i = 0; i < n; i++) {
     const key = pick(QUERY_KEYS)
-    const value = key.startsWith('page[after') || key.startsWith('page[before') || key === 'filter[user]' ? pick([...ids(), ...users(), ...QUERY_VALUES]) : pick(QUERY_VALUES)
+    const value =
+      key.startsWith('page[after') || key.startsWith('page[before') || key === 'filter[user]'
+        ? pick([...ids(), ...users(), ...QUERY_VALUES])
+        : pick(QUERY_VALUES)
     parts.push(`${key}=${encodeURIComponent(value).replace(/%25/g, chance(0.5) ? '%' : '%25')}`)
   }
   return `?${parts.join('&')}`
@@ -83,11 +179,26 @@ function body(): { body?: string; type?: string } {
   if (r < 0.25) return {}
   if (r < 0.4) return { body: '{}', type: 'application/json' }
   if (r < 0.55) {
-    const fields = { scope: pick(['urn:mas:admin', 'openid', 'urn:matrix:client:api:*', 7, '']), actor_user_id: pick([...users(), 'x']), expires_in: pick([60, -1, 0, 1e12, '1']), data: pick([{}, { a: 1 }, [], null]), reason: pick(['r', 5, null]), score: pick([-100, 0, 1.5, '1']), enabled: pick([true, 'no']), msgtype: 'm.text', body: 'b', password: pick(['', 'correct horse battery', 5]) }
+    const fields = {
+      scope: pick(['urn:mas:admin', 'openid', 'urn:matrix:client:api:*', 7, '']),
+      actor_user_id: pick([...users(), 'x']),
+      expires_in: pick([60, -1, 0, 1e12, '1']),
+      data: pick([{}, { a: 1 }, [], null]),
+      reason: pick(['r', 5, null]),
+      score: pick([-100, 0, 1.5, '1']),
+      enabled: pick([true, 'no']),
+      msgtype: 'm.text',
+      body: 'b',
+      password: pick(['', 'correct horse battery', 5]),
+    }
     const picked = Object.fromEntries(Object.entries(fields).filter(() => chance(0.4)))
     return { body: JSON.stringify(picked), type: pick(['application/json', 'application/json; charset=utf-8', 'text/plain']) }
   }
-  if (r < 0.7) return { body: pick(['{', '[1,', 'nul', '{"a":}', '"\\ud800"', '\u0000', '{"a":1}x', '1e999', '{"score":1.0}', '[]', 'true']), type: 'application/json' }
+  if (r < 0.7)
+    return {
+      body: pick(['{', '[1,', 'nul', '{"a":}', '"\\ud800"', '\u0000', '{"a":1}x', '1e999', '{"score":1.0}', '[]', 'true']),
+      type: 'application/json',
+    }
   if (r < 0.8) return { body: `{"a":${nest(pick([10, 127, 129, 500, 941, 2000]))}}`, type: 'application/json' }
   if (r < 0.9) return { body: 'username=u&password=p&next=%2F', type: 'application/x-www-form-urlencoded' }
   return { body: 'x'.repeat(Math.floor(rand() * 5000)), type: pick(['application/json', 'application/octet-stream']) }
@@ -99,7 +210,17 @@ function auth(): Record<string, string> {
   if (r < 0.45) return { authorization: `Bearer ${HS_ADMIN}` }
   if (r < 0.55) return { authorization: `Bearer ${HS_USER}` }
   if (r < 0.62) return { authorization: `Bearer ${tm.user}` }
-  if (r < 0.7) return { authorization: pick(['Bearer', 'Bearer ', 'Basic Zm9vOmJhcg==', 'Bearer mat_junk', 'bearer ' + tm.admin, 'Bearer ' + 'x'.repeat(5000)]) }
+  if (r < 0.7)
+    return {
+      authorization: pick([
+        'Bearer',
+        'Bearer ',
+        'Basic Zm9vOmJhcg==',
+        'Bearer mat_junk',
+        'bearer ' + tm.admin,
+        'Bearer ' + 'x'.repeat(5000),
+      ]),
+    }
   return {}
 }
 
@@ -164,7 +285,14 @@ t.test(`fuzz: ${REQUESTS} requests (seed ${SEED})`, async (t) => {
     while (next < REQUESTS) {
       next++
       const r = requestFor()
-      const res = await pool.request({ method: r.method as 'GET', path: r.path, headers: r.headers, body: r.body, headersTimeout: 20_000, bodyTimeout: 20_000 })
+      const res = await pool.request({
+        method: r.method as 'GET',
+        path: r.path,
+        headers: r.headers,
+        body: r.body,
+        headersTimeout: 20_000,
+        bodyTimeout: 20_000,
+      })
       const text = await res.body.text()
       byStatus.set(res.statusCode, (byStatus.get(res.statusCode) ?? 0) + 1)
       const type = String(res.headers['content-type'] ?? '')
@@ -175,11 +303,17 @@ t.test(`fuzz: ${REQUESTS} requests (seed ${SEED})`, async (t) => {
   }
   await Promise.all(Array.from({ length: 8 }, worker))
   const seconds = (Date.now() - started) / 1000
-  const histogram = [...byStatus].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ')
+  const histogram = [...byStatus]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ')
   t.comment(`${REQUESTS} requests in ${seconds.toFixed(1)} s: ${histogram}`)
   t.same(problems.slice(0, 20), [], `no 5xx and every error in its area's envelope (${problems.length} problems)`)
   t.ok(byStatus.size >= 8, `${byStatus.size} distinct statuses: the fuzz reaches many answers`)
-  t.ok([...byStatus.keys()].some((s) => s >= 200 && s < 300), 'and successes, so writes happened')
+  t.ok(
+    [...byStatus.keys()].some((s) => s >= 200 && s < 300),
+    'and successes, so writes happened',
+  )
 })
 
 t.test('after the fuzz every listing counts what a walk finds', async (t) => {
@@ -209,8 +343,10 @@ t.test('after the fuzz every listing counts what a walk finds', async (t) => {
   if (hsAdmin) mas.setUserState(hsAdmin, { lockedAt: null, deactivatedAt: null, admin: hsAdmin.admin })
   const reports: unknown[] = []
   let total = -1
-  for (let from: number | undefined = 0; from !== undefined; ) {
-    const res = await tm.req('GET', `${o.hsPrefix}/admin/v1/event_reports?limit=4&from=${from}`, { headers: { authorization: `Bearer ${HS_ADMIN}` } })
+  for (let from: number | undefined = 0; from !== undefined;) {
+    const res = await tm.req('GET', `${o.hsPrefix}/admin/v1/event_reports?limit=4&from=${from}`, {
+      headers: { authorization: `Bearer ${HS_ADMIN}` },
+    })
     t.equal(res.status, 200)
     reports.push(...res.body.event_reports)
     total = res.body.total

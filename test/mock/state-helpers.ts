@@ -20,8 +20,29 @@ export interface Mock {
 }
 
 export async function start(dir: string): Promise<Mock> {
-  const args = [BIN, 'mock', '--port', '0', '--quiet', '--state', dir, '--no-deviations', '--sessions', '300', '--reports', '60', '--log-file', 'none']
-  const env = { ...process.env, MOCK_ADMIN_TOKEN: ADMIN, MOCK_HS_ADMIN_TOKEN: HS_ADMIN, MOCK_HS_USER_TOKEN: HS_USER, MOCK_ADMIN_CLIENT_SECRET: SECRET }
+  const args = [
+    BIN,
+    'mock',
+    '--port',
+    '0',
+    '--quiet',
+    '--state',
+    dir,
+    '--no-deviations',
+    '--sessions',
+    '300',
+    '--reports',
+    '60',
+    '--log-file',
+    'none',
+  ]
+  const env = {
+    ...process.env,
+    MOCK_ADMIN_TOKEN: ADMIN,
+    MOCK_HS_ADMIN_TOKEN: HS_ADMIN,
+    MOCK_HS_USER_TOKEN: HS_USER,
+    MOCK_ADMIN_CLIENT_SECRET: SECRET,
+  }
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let err = ''
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
@@ -57,7 +78,10 @@ export async function call(url: string, method: string, p: string, body?: unknow
 export async function introspect(url: string, token: string): Promise<boolean> {
   const r = await fetch(`${url}/oauth2/introspect`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${CLIENT}:${SECRET}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${CLIENT}:${SECRET}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     body: `token=${token}`,
   })
   return ((await r.json()) as { active: boolean }).active
@@ -65,7 +89,7 @@ export async function introspect(url: string, token: string): Promise<boolean> {
 
 export async function listAll(url: string, p: string): Promise<any[]> {
   const out: any[] = []
-  for (let next: string | undefined = `${p}${p.includes('?') ? '&' : '?'}page[first]=100`; next; ) {
+  for (let next: string | undefined = `${p}${p.includes('?') ? '&' : '?'}page[first]=100`; next;) {
     const r = await call(url, 'GET', next)
     out.push(...r.body.data)
     next = r.body.links.next
@@ -73,10 +97,14 @@ export async function listAll(url: string, p: string): Promise<any[]> {
   return out
 }
 
-
 /** A browser sign-in through the login form: the session cookie on success (303), undefined otherwise. */
 export async function browserLogin(url: string, username: string, password: string): Promise<string | undefined> {
-  const r = await fetch(`${url}/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ username, password }).toString() })
+  const r = await fetch(`${url}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username, password }).toString(),
+  })
   await r.text()
   const cookie = /^([^=]+=[^;]*)/.exec(r.headers.get('set-cookie') ?? '')?.[1]
   return r.status === 303 ? cookie : undefined
@@ -102,7 +130,12 @@ export interface Stream<O, A> {
  * Sends `ops` from eight concurrent clients and kills the mock (`kill`) once `killAfter` of them are
  * acknowledged. An answer racing the kill counts as unacknowledged; a non-2xx answer before it fails.
  */
-export async function streamUntilKill<O, A extends { status: number; body: unknown }>(ops: readonly O[], send: (op: O) => Promise<A>, killAfter: number, kill: () => Promise<void>): Promise<Stream<O, A>> {
+export async function streamUntilKill<O, A extends { status: number; body: unknown }>(
+  ops: readonly O[],
+  send: (op: O) => Promise<A>,
+  killAfter: number,
+  kill: () => Promise<void>,
+): Promise<Stream<O, A>> {
   const s: Stream<O, A> = { acked: [], started: [], inFlight: new Set(), killed: false }
   let next = 0
   const worker = async () => {
@@ -113,7 +146,8 @@ export async function streamUntilKill<O, A extends { status: number; body: unkno
       try {
         const answer = await send(op)
         if (s.killed) continue
-        if (answer.status < 200 || answer.status >= 300) throw new Error(`${JSON.stringify(op)}: ${answer.status} ${JSON.stringify(answer.body)}`)
+        if (answer.status < 200 || answer.status >= 300)
+          throw new Error(`${JSON.stringify(op)}: ${answer.status} ${JSON.stringify(answer.body)}`)
         s.acked.push({ op, answer })
         s.inFlight.delete(op)
       } catch (e) {

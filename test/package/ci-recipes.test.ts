@@ -75,7 +75,8 @@ export function commandsOf(script: string): string[][] {
 function scriptsOf(file: string, doc: unknown): string[] {
   const out: string[] = []
   if (file === 'github-actions.yml') {
-    for (const job of Object.values((doc as { jobs: Record<string, { steps: { run?: string }[] }> }).jobs)) for (const s of job.steps) if (s.run) out.push(s.run)
+    for (const job of Object.values((doc as { jobs: Record<string, { steps: { run?: string }[] }> }).jobs))
+      for (const s of job.steps) if (s.run) out.push(s.run)
   } else {
     for (const [name, job] of Object.entries(doc as Record<string, unknown>)) {
       if (name.startsWith('.') || typeof job !== 'object' || job === null) continue
@@ -107,23 +108,36 @@ for (const file of ['github-actions.yml', 'gitlab-ci.yml']) {
       t.notOk(o.allowWrites, 'read-only')
       t.notOk(o.allowPartial, 'a partial run fails the job')
       t.ok(o.masUrl && o.hsUrl, 'both targets')
-      t.match(path.relative(process.cwd(), o.output ?? ''), /^reports\/admin-conformance\.(xml|html)$/, 'the report is written under reports/')
+      t.match(
+        path.relative(process.cwd(), o.output ?? ''),
+        /^reports\/admin-conformance\.(xml|html)$/,
+        'the report is written under reports/',
+      )
       if (o.reporter) reporters.add(o.reporter)
     }
     t.same([...reporters].sort(), ['html', 'junit'], 'JUnit and HTML reports')
     t.notMatch(commands.flat().join(' '), /--(mas|hs)(-user)?-token\b/, 'tokens from the environment, never flags')
     // The job's verdict is the JUnit run's exit code; the HTML run's never changes it.
     if (file === 'github-actions.yml') {
-      const job = Object.values((doc as { jobs: Record<string, { steps: { run?: string; if?: string; uses?: string; with?: { path?: string } }[] }> }).jobs)[0]!
+      const job = Object.values(
+        (doc as { jobs: Record<string, { steps: { run?: string; if?: string; uses?: string; with?: { path?: string } }[] }> }).jobs,
+      )[0]!
       const junit = job.steps.find((s) => s.run?.includes('--reporter junit'))!
       t.notMatch(junit.run!, /\|\|/, 'a failed run fails its step')
       const upload = job.steps.find((s) => s.uses?.startsWith('actions/upload-artifact'))!
       t.equal(upload.if, 'always()', 'the reports are uploaded when the run fails too')
       t.equal(upload.with?.path, 'reports/')
-      for (const secret of ['MAS_URL', 'MAS_ADMIN_TOKEN', 'HS_URL', 'HS_ADMIN_TOKEN']) t.match(text, new RegExp(`${secret}: \\$\\{\\{ secrets\\.${secret} \\}\\}`), `${secret} from the secrets`)
+      for (const secret of ['MAS_URL', 'MAS_ADMIN_TOKEN', 'HS_URL', 'HS_ADMIN_TOKEN'])
+        t.match(text, new RegExp(`${secret}: \\$\\{\\{ secrets\\.${secret} \\}\\}`), `${secret} from the secrets`)
     } else {
-      const job = (doc as Record<string, { script: string[]; artifacts: { when: string; paths: string[]; reports: { junit: string } } }>)['admin-conformance']!
-      t.match(job.script.join('\n'), /--reporter junit[^\n]*\|\| status=\$\?[\s\S]*exit "\$status"/, "the job exits with the JUnit run's status")
+      const job = (doc as Record<string, { script: string[]; artifacts: { when: string; paths: string[]; reports: { junit: string } } }>)[
+        'admin-conformance'
+      ]!
+      t.match(
+        job.script.join('\n'),
+        /--reporter junit[^\n]*\|\| status=\$\?[\s\S]*exit "\$status"/,
+        "the job exits with the JUnit run's status",
+      )
       t.equal(job.artifacts.when, 'always', 'the reports are kept when the run fails too')
       t.same(job.artifacts.paths, ['reports/'])
       t.equal(job.artifacts.reports.junit, 'reports/admin-conformance.xml')
@@ -132,7 +146,14 @@ for (const file of ['github-actions.yml', 'gitlab-ci.yml']) {
 }
 
 t.test('the command reader refuses what it cannot read, and an option the CLI lacks fails the parse', async (t) => {
-  t.same(shellWords(`admin-conformance run --mas-url "$MAS_URL" --output 'a b'`), ['admin-conformance', 'run', '--mas-url', 'https://auth.example.org', '--output', 'a b'])
+  t.same(shellWords(`admin-conformance run --mas-url "$MAS_URL" --output 'a b'`), [
+    'admin-conformance',
+    'run',
+    '--mas-url',
+    'https://auth.example.org',
+    '--output',
+    'a b',
+  ])
   t.throws(() => shellWords('admin-conformance run --mas-url "$NOT_SET"'), /unknown variable/)
   t.same(commandsOf('mkdir -p x\nadmin-conformance run \\\n  --area admin || true\n'), [['admin-conformance', 'run', '--area', 'admin']])
   t.throws(() => parseOptions(['--no-such-option'], {}), 'the parser refuses an unknown option')

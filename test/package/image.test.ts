@@ -10,7 +10,11 @@ import { readFileSync, rmSync } from 'node:fs'
 import { ROOT, openTempDir, pack } from './packed.ts'
 
 const docker = (args: string[], opts: { input?: string; timeout?: number } = {}) => {
-  const r = spawnSync('docker', args, { encoding: 'utf8', timeout: opts.timeout ?? 300_000, ...(opts.input !== undefined ? { input: opts.input } : { stdio: ['ignore', 'pipe', 'pipe'] }) })
+  const r = spawnSync('docker', args, {
+    encoding: 'utf8',
+    timeout: opts.timeout ?? 300_000,
+    ...(opts.input !== undefined ? { input: opts.input } : { stdio: ['ignore', 'pipe', 'pipe'] }),
+  })
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' }
 }
 
@@ -26,7 +30,10 @@ if (engine.status !== 0) {
     rmSync(work, { recursive: true, force: true })
   })
   const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version
-  const built = spawnSync('bash', [path.join(ROOT, 'docker', 'build-harness-image.sh'), image, pack(work)], { encoding: 'utf8', timeout: 600_000 })
+  const built = spawnSync('bash', [path.join(ROOT, 'docker', 'build-harness-image.sh'), image, pack(work)], {
+    encoding: 'utf8',
+    timeout: 600_000,
+  })
 
   t.test('the image is built from the packed package, without pulling anything', async (t) => {
     t.equal(built.status, 0, `built\n${built.stderr}`)
@@ -46,7 +53,23 @@ if (engine.status !== 0) {
       })
     })
     const name = `ac-image-mock-${process.pid}`
-    const started = docker(['run', '-d', '--rm', '--name', name, '--network', 'host', image, 'mock', '--port', String(port), '--admin-token', 'mas-secret-token', '--hs-admin-token', 'hs-secret-token'])
+    const started = docker([
+      'run',
+      '-d',
+      '--rm',
+      '--name',
+      name,
+      '--network',
+      'host',
+      image,
+      'mock',
+      '--port',
+      String(port),
+      '--admin-token',
+      'mas-secret-token',
+      '--hs-admin-token',
+      'hs-secret-token',
+    ])
     t.teardown(() => docker(['rm', '-f', name]))
     t.equal(started.status, 0, `the mock container started\n${started.stderr}`)
     let up = false
@@ -60,7 +83,24 @@ if (engine.status !== 0) {
     t.ok(up, 'the mock answers on the host network')
 
     const url = `http://127.0.0.1:${port}`
-    const run = docker(['run', '--rm', '--network', 'host', '-e', 'MAS_ADMIN_TOKEN=mas-secret-token', '-e', 'HS_ADMIN_TOKEN=hs-secret-token', image, 'run', '--mas-url', url, '--hs-url', url, '--area', 'admin,reports'])
+    const run = docker([
+      'run',
+      '--rm',
+      '--network',
+      'host',
+      '-e',
+      'MAS_ADMIN_TOKEN=mas-secret-token',
+      '-e',
+      'HS_ADMIN_TOKEN=hs-secret-token',
+      image,
+      'run',
+      '--mas-url',
+      url,
+      '--hs-url',
+      url,
+      '--area',
+      'admin,reports',
+    ])
     t.equal(run.status, 0, `run against the mock passes\n${run.stdout.slice(-2000)}${run.stderr}`)
     t.match(run.stdout, /^(\d{2,}) passed, 0 failed/m, 'its checks passed')
     t.notMatch(run.stdout + run.stderr, /mas-secret-token|hs-secret-token/, 'the tokens are never shown')

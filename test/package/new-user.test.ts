@@ -27,13 +27,24 @@ t.test('the packed package: the commands and their build, no tests, two runtime 
   if (installed.online) t.comment('the npm cache lacked the registry documents of the dependencies: npm asked the registry for them')
   const files = filesUnder(pkgDir).filter((f) => !f.startsWith('node_modules/'))
   t.ok(files.includes('dist/cli/cli.mjs') && files.includes('dist/build.json'), 'the build is in it')
-  t.ok(files.some((f) => /^dist\/validators\/[0-9a-f]+\.cjs$/.test(f)), 'the precompiled validators are in it')
+  t.ok(
+    files.some((f) => /^dist\/validators\/[0-9a-f]+\.cjs$/.test(f)),
+    'the precompiled validators are in it',
+  )
   t.ok(files.includes('dist/run/node_modules/@tapjs/admin-conformance-run/tap.mjs'), 'tap, built into one module, is in it')
-  t.same(files.filter((f) => /^(test|bench|\.ci|docker)\//.test(f) || /\.test\.ts$/.test(f) || f.startsWith('scripts/dev/')), [], 'no tests, benches, CI or dev scripts')
-  t.ok(files.includes('README.md') && files.includes('docs/ci/github-actions.yml') && files.includes('docs/ci/gitlab-ci.yml'), 'the README and the CI recipes')
+  t.same(
+    files.filter((f) => /^(test|bench|\.ci|docker)\//.test(f) || /\.test\.ts$/.test(f) || f.startsWith('scripts/dev/')),
+    [],
+    'no tests, benches, CI or dev scripts',
+  )
+  t.ok(
+    files.includes('README.md') && files.includes('docs/ci/github-actions.yml') && files.includes('docs/ci/gitlab-ci.yml'),
+    'the README and the CI recipes',
+  )
   const deps = readdirSync(path.join(pkgDir, 'node_modules')).sort()
   t.same(Object.keys(pkg.dependencies).sort(), ['ajv', 'ajv-formats'], 'runtime dependencies: ajv and its formats alone')
-  for (const heavy of ['testcontainers', 'tap', 'tsx', 'esbuild', '@tapjs', 'undici', '@faker-js']) t.notOk(deps.includes(heavy), `${heavy} not installed`)
+  for (const heavy of ['testcontainers', 'tap', 'tsx', 'esbuild', '@tapjs', 'undici', '@faker-js'])
+    t.notOk(deps.includes(heavy), `${heavy} not installed`)
 })
 
 // The install read-only, and a user of its own for the commands.
@@ -46,14 +57,25 @@ for (const d of [home, cwd]) {
   if (other) chownSync(d, other.uid, other.gid)
 }
 const cache = path.join(home, 'cache')
-const env = { PATH: `${path.join(prefix, 'bin')}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: home, XDG_CACHE_HOME: cache, LANG: 'C.UTF-8' }
+const env = {
+  PATH: `${path.join(prefix, 'bin')}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
+  HOME: home,
+  XDG_CACHE_HOME: cache,
+  LANG: 'C.UTF-8',
+}
 
 // (through env -i: tap's process tracking adds its own preload to the environment of what a test spawns)
 const clean = ['env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`)]
 
 function as(args: string[], input?: string, timeoutMs = 240_000) {
   const argv = [...clean, ...(other?.prefix ?? []), bin, ...args]
-  const r = spawnSync(argv[0]!, argv.slice(1), { cwd, env, encoding: 'utf8', timeout: timeoutMs, ...(input !== undefined ? { input } : { stdio: ['ignore', 'pipe', 'pipe'] }) })
+  const r = spawnSync(argv[0]!, argv.slice(1), {
+    cwd,
+    env,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    ...(input !== undefined ? { input } : { stdio: ['ignore', 'pipe', 'pipe'] }),
+  })
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', all: `${r.stdout ?? ''}${r.stderr ?? ''}` }
 }
 
@@ -87,7 +109,11 @@ t.test(`every command works for ${other ? 'nobody' : 'this user'}, the install r
   })
   t.same(compiled, [], 'no validator compiled at run time: the shipped ones (dist/validators/) fit the installed ajv')
   const grep = as(['run', '--grep', 'no-such-check-anywhere'])
-  t.match(grep.all, /no check matched --grep no-such-check-anywhere \(none of the \d+ checks/, "--grep of no check is told at once, from the names the first run cached")
+  t.match(
+    grep.all,
+    /no check matched --grep no-such-check-anywhere \(none of the \d+ checks/,
+    '--grep of no check is told at once, from the names the first run cached',
+  )
 
   const plan = as(['plan-upgrade', '--from', 'v1.98.0', '--to', 'v1.120.0'])
   t.equal(plan.status, 0, `plan-upgrade prints a plan\n${plan.stderr}`)
@@ -144,5 +170,9 @@ t.test('nothing was written into the package folder', async (t) => {
   if (installed.status !== 0) return t.fail('not installed')
   spawnSync('chmod', ['-R', 'u+w', prefix])
   const after = filesUnder(pkgDir)
-  t.same(after.filter((f) => /(^|\/)(\.tap|tmp)\//.test(f) || f.startsWith('dist/cli/run-') || f.startsWith('dist/suites/')), [], 'no tap state, scratch or run-time builds')
+  t.same(
+    after.filter((f) => /(^|\/)(\.tap|tmp)\//.test(f) || f.startsWith('dist/cli/run-') || f.startsWith('dist/suites/')),
+    [],
+    'no tap state, scratch or run-time builds',
+  )
 })

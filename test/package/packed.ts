@@ -35,7 +35,12 @@ export function pack(dest: string): string {
     }
   }
   try {
-    const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 })
+    const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 << 20,
+    })
     const info = JSON.parse(out.slice(out.indexOf('['))) as { filename: string }[]
     return path.join(dest, info[0]!.filename)
   } finally {
@@ -49,7 +54,12 @@ export function pack(dest: string): string {
  * needs: then (ENOTCACHED) npm may ask the registry for those documents alone (--prefer-offline).
  */
 export function npmOffline(args: string[], cwd: string): { status: number | null; output: string; online: boolean } {
-  const npm = (mode: string) => spawnSync('npm', [...args, mode, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } })
+  const npm = (mode: string) =>
+    spawnSync('npm', [...args, mode, '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    })
   let r = npm('--offline')
   const online = r.status !== 0 && /ENOTCACHED/.test(`${r.stdout}${r.stderr}`)
   if (online) r = npm('--prefer-offline')

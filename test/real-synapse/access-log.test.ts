@@ -12,8 +12,22 @@ t.test('access lines of Synapse 1.67.0', async (t) => {
     '2026-11-24 01:06:21,001 - synapse.access.http.33095 - 450 - INFO - DELETE-36 - 127.0.0.1 - 33095 - {None} Processed request: 0.001sec/0.000sec (0.001sec, 0.000sec) (0.000sec/0.000sec/0) 59B 400 "DELETE /_synapse/admin/v1/event_reports/1 HTTP/1.1" "-" [0 dbevts]',
   ].join('\n')
   t.same(parseAccessLines(text), [
-    { requestId: 'POST-5', requester: 'None', status: 400, method: 'POST', uri: '/_synapse/admin/v1/server_version', userAgent: 'curl/7.88.1' },
-    { requestId: 'GET-35', requester: '@admin:localhost', status: 200, method: 'GET', uri: '/_synapse/admin/v1/event_reports?access_token=<redacted>&limit=1', userAgent: 'admin-conformance/0.1.0 run/20261124T010618Z-c34c0f' },
+    {
+      requestId: 'POST-5',
+      requester: 'None',
+      status: 400,
+      method: 'POST',
+      uri: '/_synapse/admin/v1/server_version',
+      userAgent: 'curl/7.88.1',
+    },
+    {
+      requestId: 'GET-35',
+      requester: '@admin:localhost',
+      status: 200,
+      method: 'GET',
+      uri: '/_synapse/admin/v1/event_reports?access_token=<redacted>&limit=1',
+      userAgent: 'admin-conformance/0.1.0 run/20261124T010618Z-c34c0f',
+    },
     { requestId: 'DELETE-36', requester: 'None', status: 400, method: 'DELETE', uri: '/_synapse/admin/v1/event_reports/1', userAgent: '-' },
   ])
 })
@@ -24,7 +38,14 @@ t.test('access lines of Synapse 1.160.0 (Debian)', async (t) => {
     '2026-11-26 15:35:07,461 - synapse.access.http.34193 - 643 - INFO - DELETE-2 - 127.0.0.1 - 34193 - {None} Processed request: 0.000sec/0.010sec ru=(0.001sec, 0.000sec) db=(0.000sec/0.000sec/0) 59B 405 "DELETE /_synapse/admin/v1/event_reports HTTP/1.1" "node" [0 dbevts]',
   ].join('\n')
   t.same(parseAccessLines(text), [
-    { requestId: 'GET-1', requester: 'None', status: 200, method: 'GET', uri: '/_synapse/admin/v1/server_version', userAgent: 'admin-conformance/0.1.0 run/x' },
+    {
+      requestId: 'GET-1',
+      requester: 'None',
+      status: 200,
+      method: 'GET',
+      uri: '/_synapse/admin/v1/server_version',
+      userAgent: 'admin-conformance/0.1.0 run/x',
+    },
     { requestId: 'DELETE-2', requester: 'None', status: 405, method: 'DELETE', uri: '/_synapse/admin/v1/event_reports', userAgent: 'node' },
   ])
 })

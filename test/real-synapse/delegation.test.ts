@@ -48,7 +48,9 @@ if (!avail.ok) {
   const s = await startSynapse(avail, { serverName: SERVER_NAME, authService: { endpoint: `${tm.url}/`, secret } })
   t.teardown(() => s.stop())
   tm.mock.options.homeserverUrl = s.url
-  t.comment(`Synapse ${s.version} (Debian's matrix-synapse) on ${s.url}, delegating to the mock on ${tm.url}: started in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  t.comment(
+    `Synapse ${s.version} (Debian's matrix-synapse) on ${s.url}, delegating to the mock on ${tm.url}: started in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  )
 
   const mas = tm.world().mas
   const user = seededUser(mas, false)
@@ -66,14 +68,27 @@ if (!avail.ok) {
     userToken = tok.access_token
     const who = await call(s, 'GET', '/_matrix/client/v3/account/whoami', userToken)
     t.equal(who.status, 200, `whoami: ${JSON.stringify(who.json)}`)
-    t.same(who.json, { user_id: userId, device_id: DEVICE, is_guest: false }, 'Synapse knows the user the mock provisioned, and the device of the session')
+    t.same(
+      who.json,
+      { user_id: userId, device_id: DEVICE, is_guest: false },
+      'Synapse knows the user the mock provisioned, and the device of the session',
+    )
     const room = await call(s, 'POST', '/_matrix/client/v3/createRoom', userToken, { name: 'delegated' })
     t.equal(room.status, 200, `createRoom: ${JSON.stringify(room.json)}`)
     roomId = room.json.room_id
-    const sent = await call(s, 'PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/txn1`, userToken, { msgtype: 'm.text', body: 'reported' })
+    const sent = await call(s, 'PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/txn1`, userToken, {
+      msgtype: 'm.text',
+      body: 'reported',
+    })
     t.equal(sent.status, 200, `send: ${JSON.stringify(sent.json)}`)
     eventId = sent.json.event_id
-    const report = await call(s, 'POST', `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`, userToken, { reason: 'delegated report', score: -100 })
+    const report = await call(
+      s,
+      'POST',
+      `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`,
+      userToken,
+      { reason: 'delegated report', score: -100 },
+    )
     t.equal(report.status, 200, `report: ${JSON.stringify(report.json)}`)
     const refused = await call(s, 'GET', '/_synapse/admin/v1/event_reports', userToken)
     t.equal(refused.status, 403, 'a token without urn:synapse:admin:* is no server admin')
@@ -81,7 +96,12 @@ if (!avail.ok) {
   })
 
   t.test('an admin signed in at the mock with urn:synapse:admin:* reads the report through the real admin API', async (t) => {
-    const tok = await signInWithPages(tm, clientId, 'openid urn:matrix:client:api:* urn:synapse:admin:* urn:matrix:client:device:DELEGADMIN01', admin.username)
+    const tok = await signInWithPages(
+      tm,
+      clientId,
+      'openid urn:matrix:client:api:* urn:synapse:admin:* urn:matrix:client:device:DELEGADMIN01',
+      admin.username,
+    )
     adminToken = tok.access_token
     const list = await call(s, 'GET', '/_synapse/admin/v1/event_reports', adminToken)
     t.equal(list.status, 200, `event_reports: ${JSON.stringify(list.json)}`)
@@ -101,7 +121,10 @@ if (!avail.ok) {
     t.equal(who.json.errcode, 'M_UNKNOWN_TOKEN')
     const devices = await call(s, 'GET', `/_synapse/admin/v2/users/${encodeURIComponent(userId)}/devices`, adminToken)
     t.equal(devices.status, 200)
-    t.notOk(devices.json.devices?.some((d: { device_id: string }) => d.device_id === DEVICE), 'the device is gone from Synapse')
+    t.notOk(
+      devices.json.devices?.some((d: { device_id: string }) => d.device_id === DEVICE),
+      'the device is gone from Synapse',
+    )
   })
 
   t.test('deactivating the user at the mock deactivates them in Synapse', async (t) => {

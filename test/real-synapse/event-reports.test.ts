@@ -41,7 +41,21 @@ interface Run {
 /** `admin-conformance run` against the server, tokens in the environment only. */
 function runSuites(s: RealSynapse, w: SynapseWorld, work: string, name: string, extra: string[], area = 'reports,upgrade'): Promise<Run> {
   const out = join(work, `${name}.json`)
-  const args = ['bin/admin-conformance.mjs', 'run', '--hs-url', s.url, '--area', area, '--reporter', 'json', '--output', out, '--jobs', '2', ...extra]
+  const args = [
+    'bin/admin-conformance.mjs',
+    'run',
+    '--hs-url',
+    s.url,
+    '--area',
+    area,
+    '--reporter',
+    'json',
+    '--output',
+    out,
+    '--jobs',
+    '2',
+    ...extra,
+  ]
   const env: NodeJS.ProcessEnv = { ...process.env, HS_ADMIN_TOKEN: w.admin.accessToken, HS_USER_TOKEN: w.bob.accessToken }
   for (const k of ['MAS_URL', 'MAS_ADMIN_TOKEN', 'MAS_USER_TOKEN', 'HS_URL']) delete env[k]
   return new Promise((resolve) => {
@@ -95,7 +109,9 @@ if (!avail.ok) {
   })
   const w = await seedSynapse(s)
   const release = s.version
-  t.comment(`Synapse ${release} (Debian's matrix-synapse) on ${s.url}: started and seeded in ${((Date.now() - started) / 1000).toFixed(1)} s; ${w.filed.length} event reports filed, ${w.refused.length} refused, ${w.userReports.length} user reports`)
+  t.comment(
+    `Synapse ${release} (Debian's matrix-synapse) on ${s.url}: started and seeded in ${((Date.now() - started) / 1000).toFixed(1)} s; ${w.filed.length} event reports filed, ${w.refused.length} refused, ${w.userReports.length} user reports`,
+  )
 
   t.test('while a fresh database runs its background updates, the pre-upgrade check fails naming the update', async (t) => {
     const running = await runningUpdates(s, w)
@@ -109,7 +125,9 @@ if (!avail.ok) {
     t.ok(failed.length > 0, 'a check failed', { counts: run.report?.counts })
     // Updates follow each other quickly on a fresh database: the one named is whichever ran at that read.
     const named = /running: (\w+): (\w+)/.exec(run.output)
-    t.ok(named, `the failure names the database and the running update (before the run: ${running.join(', ')})`, { output: run.output.slice(-3000) })
+    t.ok(named, `the failure names the database and the running update (before the run: ${running.join(', ')})`, {
+      output: run.output.slice(-3000),
+    })
     t.notMatch(run.output, /must be number/, 'no schema error for the update that has just started')
   })
 
@@ -133,8 +151,16 @@ if (!avail.ok) {
     t.equal(list.status, 200)
     t.equal(list.json.total, w.listed, `${w.listed} reports listed`)
     const reports = list.json.event_reports as { id: number; event_id: string; sender: string | null; score: unknown; reason: unknown }[]
-    for (const f of w.filed.filter((x) => x.note !== 'unknown room')) t.ok(reports.some((r) => r.event_id === f.eventId), `the report "${f.note}" is listed`)
-    for (const r of w.refused) t.notOk(reports.some((x) => x.event_id === r.eventId), `the refused report "${r.note}" (${r.status} ${r.errcode ?? ''}) is not listed`)
+    for (const f of w.filed.filter((x) => x.note !== 'unknown room'))
+      t.ok(
+        reports.some((r) => r.event_id === f.eventId),
+        `the report "${f.note}" is listed`,
+      )
+    for (const r of w.refused)
+      t.notOk(
+        reports.some((x) => x.event_id === r.eventId),
+        `the refused report "${r.note}" (${r.status} ${r.errcode ?? ''}) is not listed`,
+      )
     const empty = reports.filter((r) => r.score === null && r.reason === null)
     t.equal(empty.length, w.filed.filter((f) => f.note === 'an empty body').length, 'reports filed with {} list score and reason as null')
     const unicode = reports.find((r) => r.event_id === w.filed.find((f) => f.note === 'unicode')!.eventId)
@@ -143,7 +169,11 @@ if (!avail.ok) {
       const users = await admin(s, w, '/user_reports?dir=f&limit=100')
       t.equal(users.json.total, w.userReports.length, `the ${w.userReports.length} user reports filed are listed`)
       t.same(
-        (users.json.user_reports as { user_id: string; target_user_id: string; reason: string }[]).map((r) => [r.user_id, r.target_user_id, r.reason]),
+        (users.json.user_reports as { user_id: string; target_user_id: string; reason: string }[]).map((r) => [
+          r.user_id,
+          r.target_user_id,
+          r.reason,
+        ]),
         w.userReports.map((r) => [r.reporter, r.target, r.reason]),
         'reporter, target and reason as filed, oldest first',
       )
@@ -154,7 +184,12 @@ if (!avail.ok) {
     const real = await runProbes(s.url, { admin: w.admin.accessToken, user: w.bob.accessToken, userId: w.bob.userId, server: s.serverName })
     const hs = await startHs({ hsVersion: release, serverName: s.serverName })
     t.teardown(() => hs.close())
-    const mocked = await runProbes(hs.url, { admin: ADMIN_TOKEN, user: USER_TOKEN, userId: await whoami(hs, USER_TOKEN), server: s.serverName })
+    const mocked = await runProbes(hs.url, {
+      admin: ADMIN_TOKEN,
+      user: USER_TOKEN,
+      userId: await whoami(hs, USER_TOKEN),
+      server: s.serverName,
+    })
     let same = 0
     for (const p of PROBES) {
       const diffs = compareAnswers(real[p.name]!, mocked[p.name]!)
@@ -183,12 +218,25 @@ if (!avail.ok) {
     const after = await admin(s, w, '/event_reports?limit=0')
     t.equal(after.json.total, before.json.total, 'the report count is unchanged')
     // The real server's defects the project knows (lib/data/deviations.json) are shown, not hidden or failed.
-    t.match(run.output, /known defect event-report-id-overflow-500/, 'the 500 for a report id beyond 64 bits is shown as a known defect of this release')
-    t.match(run.output, /known defect user-report-listing-overflow-500/, 'the 500 for a user-report from or limit beyond 64 bits is shown as a known defect of this release')
-    t.comment(`read-only: ${run.report.counts.pass} passed, ${run.report.counts.skip} skipped, ${run.report.counts.fail} failed; ${lines.length} requests, all ${[...new Set(lines.map((l) => l.method))].join('/')}`)
+    t.match(
+      run.output,
+      /known defect event-report-id-overflow-500/,
+      'the 500 for a report id beyond 64 bits is shown as a known defect of this release',
+    )
+    t.match(
+      run.output,
+      /known defect user-report-listing-overflow-500/,
+      'the 500 for a user-report from or limit beyond 64 bits is shown as a known defect of this release',
+    )
+    t.comment(
+      `read-only: ${run.report.counts.pass} passed, ${run.report.counts.skip} skipped, ${run.report.counts.fail} failed; ${lines.length} requests, all ${[...new Set(lines.map((l) => l.method))].join('/')}`,
+    )
   })
 
-  for (const [name, label] of [['writes', '--allow-writes'], ['writes-again', '--allow-writes a second time']] as const) {
+  for (const [name, label] of [
+    ['writes', '--allow-writes'],
+    ['writes-again', '--allow-writes a second time'],
+  ] as const) {
     t.test(`${label}: the reports and upgrade suites pass, and what they could not undo is listed`, async (t) => {
       const before = await admin(s, w, '/event_reports?limit=0')
       const run = await runSuites(s, w, work, name, ['--allow-writes', '--allow-token-in-url'])
@@ -200,8 +248,14 @@ if (!avail.ok) {
       const writes = lines.filter((l) => !READ_METHODS.has(l.method))
       t.ok(writes.length > 0, `the write run did write (${writes.length} mutating requests)`)
       const grown = (await admin(s, w, '/event_reports?limit=0')).json.total - before.json.total
-      t.ok(grown === 0 || (run.report.leftovers?.length ?? 0) > 0, `the ${grown} reports the run could not delete are listed as left behind`, { leftovers: run.report.leftovers })
-      t.comment(`${name}: ${run.report.counts.pass} passed, ${run.report.counts.skip} skipped, ${run.report.counts.fail} failed; left behind: ${run.report.leftovers?.length ?? 0}; mutating requests: ${[...new Set(writes.map((l) => `${l.method} ${l.uri.replace(/\/[^/]*$/, '/…')} ${l.status}`))].join(', ')}`)
+      t.ok(
+        grown === 0 || (run.report.leftovers?.length ?? 0) > 0,
+        `the ${grown} reports the run could not delete are listed as left behind`,
+        { leftovers: run.report.leftovers },
+      )
+      t.comment(
+        `${name}: ${run.report.counts.pass} passed, ${run.report.counts.skip} skipped, ${run.report.counts.fail} failed; left behind: ${run.report.leftovers?.length ?? 0}; mutating requests: ${[...new Set(writes.map((l) => `${l.method} ${l.uri.replace(/\/[^/]*$/, '/…')} ${l.status}`))].join(', ')}`,
+      )
     })
   }
 }

@@ -63,9 +63,16 @@ if (!avail.ok) {
   t.test('both deployments hold the same shapes', async (t) => {
     // user reports beyond one page, where the release has the call (the world files three)
     if (w.userReports.length > 0) {
-      const pairs: [Account, Account][] = [[w.alice, w.admin], [w.bob, w.admin], [w.admin, w.alice], [w.alice, w.bob]]
+      const pairs: [Account, Account][] = [
+        [w.alice, w.admin],
+        [w.bob, w.admin],
+        [w.admin, w.alice],
+        [w.alice, w.bob],
+      ]
       for (const [who, target] of pairs) {
-        const r = await call(s, 'POST', `/_matrix/client/v3/users/${encodeURIComponent(target.userId)}/report`, who.accessToken, { reason: 'another page' })
+        const r = await call(s, 'POST', `/_matrix/client/v3/users/${encodeURIComponent(target.userId)}/report`, who.accessToken, {
+          reason: 'another page',
+        })
         t.equal(r.status, 200, `${who.userId} reports ${target.userId}`)
       }
     }
@@ -96,10 +103,16 @@ if (!avail.ok) {
   t.test(`the real ${release} against the mock claiming it: exactly the known model gaps`, async (t) => {
     const realFile = join(work, 'real.json')
     const mockFile = join(work, 'mock.json')
-    const real = await cli(snapshotCli, ['--hs-url', s.url, '--output', realFile], { HS_ADMIN_TOKEN: w.admin.accessToken, HS_USER_TOKEN: w.bob.accessToken })
+    const real = await cli(snapshotCli, ['--hs-url', s.url, '--output', realFile], {
+      HS_ADMIN_TOKEN: w.admin.accessToken,
+      HS_USER_TOKEN: w.bob.accessToken,
+    })
     t.equal(real.code, 0, `snapshot of the real server: ${real.err}`)
     const o = mock.options
-    const mocked = await cli(snapshotCli, ['--hs-url', mock.url, '--output', mockFile], { HS_ADMIN_TOKEN: o.hsAdminToken, HS_USER_TOKEN: o.hsUserToken })
+    const mocked = await cli(snapshotCli, ['--hs-url', mock.url, '--output', mockFile], {
+      HS_ADMIN_TOKEN: o.hsAdminToken,
+      HS_USER_TOKEN: o.hsUserToken,
+    })
     t.equal(mocked.code, 0, `snapshot of the mock: ${mocked.err}`)
     const a = JSON.parse(readFileSync(realFile, 'utf8')) as Snapshot
     const b = JSON.parse(readFileSync(mockFile, 'utf8')) as Snapshot
@@ -110,15 +123,31 @@ if (!avail.ok) {
     const reportFile = join(work, 'across.json')
     const across = await cli(diffCli, [realFile, mockFile, '--across-deployments', '--output', reportFile], {})
     const r = JSON.parse(readFileSync(reportFile, 'utf8')) as DiffReport
-    const lines = r.explained.operations.flatMap((op) => op.probes.flatMap((p) => p.changes.filter((c) => !c.expected && !c.gap).map((c) => `${p.request} [${p.auth}]: ${c.kind} ${c.aspect} ${c.before ?? '(none)'} → ${c.after ?? '(none)'}`)))
+    const lines = r.explained.operations.flatMap((op) =>
+      op.probes.flatMap((p) =>
+        p.changes
+          .filter((c) => !c.expected && !c.gap)
+          .map((c) => `${p.request} [${p.auth}]: ${c.kind} ${c.aspect} ${c.before ?? '(none)'} → ${c.after ?? '(none)'}`),
+      ),
+    )
     t.same(lines, [], 'no unexpected difference')
     t.equal(r.explained.unexpected, 0, '0 unexpected')
     t.equal(across.code, 0, 'diff --across-deployments exits 0')
-    const known = MODEL_GAPS.filter((g) => g.product === 'synapse' && gapAppliesAt(g, release)).map((g) => g.id).sort()
-    const seen = [...new Set(r.explained.operations.flatMap((op) => op.probes.flatMap((p) => p.changes.flatMap((c) => (c.gap ? [c.gap.id] : [])))))].sort()
+    const known = MODEL_GAPS.filter((g) => g.product === 'synapse' && gapAppliesAt(g, release))
+      .map((g) => g.id)
+      .sort()
+    const seen = [
+      ...new Set(r.explained.operations.flatMap((op) => op.probes.flatMap((p) => p.changes.flatMap((c) => (c.gap ? [c.gap.id] : []))))),
+    ].sort()
     t.same(seen, known, 'every known model gap of this release is seen, and no other')
-    t.same(r.explained.gaps.filter((g) => !g.seen).map((g) => g.id), [], 'the report lists no gap as not seen')
-    t.comment(`${Object.keys(a.probes).length} probes each; across deployments: ${r.explained.knownGaps + r.explained.unexpected} difference(s), ${r.explained.knownGaps} covered by the ${seen.length} known model gaps, ${r.explained.unexpected} unexpected`)
+    t.same(
+      r.explained.gaps.filter((g) => !g.seen).map((g) => g.id),
+      [],
+      'the report lists no gap as not seen',
+    )
+    t.comment(
+      `${Object.keys(a.probes).length} probes each; across deployments: ${r.explained.knownGaps + r.explained.unexpected} difference(s), ${r.explained.knownGaps} covered by the ${seen.length} known model gaps, ${r.explained.unexpected} unexpected`,
+    )
 
     // value by value, the deployments' different data is a change: the mode is what makes them comparable
     const plainFile = join(work, 'plain.json')

@@ -21,9 +21,20 @@ t.test('all schema files load without problems', async (t) => {
   t.same(schemaLoadProblems(), [])
   const files = listSchemaFiles()
   for (const f of [
-    'admin/common', 'admin/envelope', 'admin/error', 'admin/site-config', 'admin/version', 'admin/compat-session',
-    'admin/oauth2-session', 'admin/personal-session', 'admin/policy-data', 'homeserver/event-report',
-    'homeserver/server-version', 'homeserver/error', 'homeserver/background-updates', 'homeserver/client-report',
+    'admin/common',
+    'admin/envelope',
+    'admin/error',
+    'admin/site-config',
+    'admin/version',
+    'admin/compat-session',
+    'admin/oauth2-session',
+    'admin/personal-session',
+    'admin/policy-data',
+    'homeserver/event-report',
+    'homeserver/server-version',
+    'homeserver/error',
+    'homeserver/background-updates',
+    'homeserver/client-report',
   ]) {
     t.ok(files.includes(f), `${f} is loaded`)
   }
@@ -55,7 +66,15 @@ t.test('refs: root, def, unknown', async (t) => {
 
 t.test('the text names the instance path and the exact schema path', async (t) => {
   const r = validate('admin/compat-session#Page', {
-    data: [{ type: 'compat-session', id: 'not-a-ulid', attributes: {}, links: { self: '/api/admin/v1/compat-sessions/x' }, meta: { page: { cursor: 'x' } } }],
+    data: [
+      {
+        type: 'compat-session',
+        id: 'not-a-ulid',
+        attributes: {},
+        links: { self: '/api/admin/v1/compat-sessions/x' },
+        meta: { page: { cursor: 'x' } },
+      },
+    ],
     links: { self: '/api/admin/v1/compat-sessions' },
   })
   t.equal(r.valid, false)
@@ -65,11 +84,15 @@ t.test('the text names the instance path and the exact schema path', async (t) =
   t.match(r.text, '[admin/common.json#/$defs/ULID/pattern]')
   t.match(r.text, /\(\+\d+ more\)$/, 'long lists are cut')
   const required = r.errors.find((e) => e.message.includes("'user_id'"))
-  t.same(required, {
-    instancePath: '/data/0/attributes',
-    schemaPath: 'admin/compat-session.json#/$defs/Attributes/required',
-    message: "must have required property 'user_id'",
-  }, 'the schema path is that of the referenced def, not of the referencing one')
+  t.same(
+    required,
+    {
+      instancePath: '/data/0/attributes',
+      schemaPath: 'admin/compat-session.json#/$defs/Attributes/required',
+      message: "must have required property 'user_id'",
+    },
+    'the schema path is that of the referenced def, not of the referencing one',
+  )
   t.same(validate('admin/version', { version: 'v1.0.0' }), { valid: true, errors: [], errorCount: 0, text: 'valid' })
 })
 

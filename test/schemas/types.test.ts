@@ -16,7 +16,9 @@ t.test('lib/types.gen.ts is up to date (else run: npm run gen:types)', async (t)
   const b = fresh.split('\n')
   let i = 0
   while (i < a.length && a[i] === b[i]) i++
-  t.fail(`lib/types.gen.ts is stale from line ${i + 1}: has ${JSON.stringify(a[i] ?? '<end>')}, generator gives ${JSON.stringify(b[i] ?? '<end>')}. Run npm run gen:types.`)
+  t.fail(
+    `lib/types.gen.ts is stale from line ${i + 1}: has ${JSON.stringify(a[i] ?? '<end>')}, generator gives ${JSON.stringify(b[i] ?? '<end>')}. Run npm run gen:types.`,
+  )
 })
 
 t.test('one exported type per schema, under its flat name', async (t) => {
@@ -26,7 +28,15 @@ t.test('one exported type per schema, under its flat name', async (t) => {
     t.match(text, new RegExp(`^export (type|interface) ${name}\\b`, 'm'), `${ref} -> ${name}`)
     t.match(text, `  '${ref}': ${name}\n`, `${ref} is in SchemaTypes`)
   }
-  for (const name of ['CompatSessionAttributes', 'CompatSessionSingle', 'CompatSessionPage', 'EventReportListItem', 'PersonalSessionCreated', 'SiteConfig', 'AdminError']) {
+  for (const name of [
+    'CompatSessionAttributes',
+    'CompatSessionSingle',
+    'CompatSessionPage',
+    'EventReportListItem',
+    'PersonalSessionCreated',
+    'SiteConfig',
+    'AdminError',
+  ]) {
     t.match(text, new RegExp(`^export (type|interface) ${name}\\b`, 'm'), name)
   }
   // The generator numbers copies of a type it failed to share (ULID1, ULID2, ...): there must be none.
@@ -34,7 +44,11 @@ t.test('one exported type per schema, under its flat name', async (t) => {
   const exported = [...text.matchAll(/^export (?:type|interface) (\w+)/gm)].map((m) => m[1] as string)
   const copies = exported.filter((n) => !names.has(n) && names.has(n.replace(/\d+$/, '')))
   t.same(copies, [], 'no numbered duplicate types')
-  t.same(exported.filter((n) => !names.has(n)), ['SchemaTypes', 'SchemaRef'], 'no types beyond one per schema and the ref table')
+  t.same(
+    exported.filter((n) => !names.has(n)),
+    ['SchemaTypes', 'SchemaRef'],
+    'no types beyond one per schema and the ref table',
+  )
 })
 
 t.test('the generated types say what the schemas say', async (t) => {

@@ -43,7 +43,11 @@ function ourRefOf(schema: unknown): string {
 const adminEndpoints = ENDPOINTS.filter((e) => e.area === 'admin')
 
 t.test('every admin endpoint we cover exists upstream with the same operationId', { skip }, async (t) => {
-  t.equal(adminEndpoints.length, 47, 'every operation upstream: the 16 of the interface document, then users 10, user-emails 4, user-sessions 3, oauth2-clients 2, upstream providers 2 and links 4, registration tokens 6')
+  t.equal(
+    adminEndpoints.length,
+    47,
+    'every operation upstream: the 16 of the interface document, then users 10, user-emails 4, user-sessions 3, oauth2-clients 2, upstream providers 2 and links 4, registration tokens 6',
+  )
   for (const ep of adminEndpoints) {
     const up = upPaths[ep.path]?.[ep.method]
     t.ok(up, `${ep.method.toUpperCase()} ${ep.path} exists upstream`)
@@ -118,7 +122,10 @@ t.test('attribute field sets, required keys and nullability agree with upstream'
     const upProps = up.properties as Record<string, Json>
     const ourKeys = Object.keys(ourProperties(res.ref))
     t.same(ourKeys.sort(), Object.keys(upProps).sort(), `${res.upstream}: same keys (access_token is declared, as forbidden, in ours)`)
-    const ourRequired = new Set((res.ref === 'admin/personal-session#Attributes' ? schemaFor('admin/personal-session#AttributeFields') : schemaFor(res.ref)).required as string[])
+    const ourRequired = new Set(
+      (res.ref === 'admin/personal-session#Attributes' ? schemaFor('admin/personal-session#AttributeFields') : schemaFor(res.ref))
+        .required as string[],
+    )
     for (const k of up.required as string[]) t.ok(ourRequired.has(k), `${res.upstream}.${k} is required in ours too`)
 
     // Nullability, checked by behaviour: take upstream's own single example, null one key, validate.
@@ -131,7 +138,11 @@ t.test('attribute field sets, required keys and nullability agree with upstream'
       if (key === 'owner_user_id' || key === 'owner_client_id') continue // exactly one is null (tested in samples)
       if (key === 'data') continue // free-form
       const nulled = { ...attributes, [key]: null }
-      t.equal(validate(res.ref, nulled).valid, upstreamNullable(prop), `${res.upstream}.${key}: null ${upstreamNullable(prop) ? 'allowed' : 'refused'} as upstream says`)
+      t.equal(
+        validate(res.ref, nulled).valid,
+        upstreamNullable(prop),
+        `${res.upstream}.${key}: null ${upstreamNullable(prop) ? 'allowed' : 'refused'} as upstream says`,
+      )
     }
   }
 })
@@ -153,7 +164,11 @@ t.test('request bodies: field sets and required keys agree with upstream', { ski
     const up = upSchemas[upName] as Json
     const s = schemaFor(ref)
     t.same(Object.keys(s.properties as Json).sort(), Object.keys(up.properties as Json).sort(), `${upName}: same keys`)
-    t.same([...((s.required as string[] | undefined) ?? [])].sort(), [...((up.required as string[] | undefined) ?? [])].sort(), `${upName}: same required keys`)
+    t.same(
+      [...((s.required as string[] | undefined) ?? [])].sort(),
+      [...((up.required as string[] | undefined) ?? [])].sort(),
+      `${upName}: same required keys`,
+    )
   }
 })
 

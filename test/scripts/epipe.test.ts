@@ -16,7 +16,15 @@ function closedReader(args: string[]): Promise<{ code: number | null; stderr: st
   })
 }
 
-for (const args of [['mock', '--list-faults'], ['--help'], ['run', '--help'], ['mock', '--help'], ['audit-log', '--help'], ['plan-upgrade', '--help'], ['deploy', '--help']]) {
+for (const args of [
+  ['mock', '--list-faults'],
+  ['--help'],
+  ['run', '--help'],
+  ['mock', '--help'],
+  ['audit-log', '--help'],
+  ['plan-upgrade', '--help'],
+  ['deploy', '--help'],
+]) {
   t.test(`${args.join(' ')} with its reader gone`, async (t) => {
     const r = await closedReader(args)
     t.equal(r.code, 0, 'exits 0 (what it had to say was said, the reader left)')

@@ -11,7 +11,15 @@
 // Tokens configured by the user (--admin-token, --user-token) need not follow the format: a known
 // token is looked up first, and the format rules apply only to unknown ones.
 import type { Ctx, Reply } from '../../core/context.ts'
-import { checkTokenFormat, MasStore, nowMicros, scopeHasToken, type OAuth2Session, type PersonalSession, type User } from '../../store/mas/index.ts'
+import {
+  checkTokenFormat,
+  MasStore,
+  nowMicros,
+  scopeHasToken,
+  type OAuth2Session,
+  type PersonalSession,
+  type User,
+} from '../../store/mas/index.ts'
 import { routeError } from '../../mas-http/errors.ts'
 import { ADMIN_SCOPE, bearerToken } from '../../mas-http/bearer.ts'
 
@@ -19,8 +27,7 @@ const SITE = 'mas_handlers::admin::call_context:85'
 
 /** Who is calling: what personal-session ownership and the request log need. */
 export type Caller =
-  | { kind: 'oauth2'; session: OAuth2Session; user: User | null }
-  | { kind: 'personal'; session: PersonalSession; user: User }
+  { kind: 'oauth2'; session: OAuth2Session; user: User | null } | { kind: 'personal'; session: PersonalSession; user: User }
 
 export type AuthResult = { ok: true; caller: Caller } | { ok: false; reply: Reply }
 
@@ -53,7 +60,7 @@ export function authenticate(ctx: Ctx): AuthResult {
     const session = store.oauth2.get(token.sessionId)
     if (!session || session.finishedAt !== null) return fail(ctx, 401, 'Access token revoked')
     if (!tokenValid) return fail(ctx, 401, 'Access token expired')
-    const user = session.userId === null ? null : store.getUser(session.userId) ?? null
+    const user = session.userId === null ? null : (store.getUser(session.userId) ?? null)
     if (user && !MasStore.isUserActive(user)) return fail(ctx, 401, 'User locked')
     caller = { kind: 'oauth2', session, user }
     ctx.log.requester = user ? { kind: 'user', id: user.id, username: user.username } : { kind: 'oauth2-client', id: session.clientId }

@@ -31,7 +31,10 @@ const cache = new Map<string, boolean>()
 export function inRange(row: Row, version: string): boolean {
   const p = parseServerVersionString(version)
   if (!p.ok) return row.until === undefined
-  return (row.since === undefined || compareVersions(p.version, row.since) >= 0) && (row.until === undefined || compareVersions(p.version, row.until) < 0)
+  return (
+    (row.since === undefined || compareVersions(p.version, row.since) >= 0) &&
+    (row.until === undefined || compareVersions(p.version, row.until) < 0)
+  )
 }
 
 /** Whether lib/data knows the deviation (false until its file is merged here). */

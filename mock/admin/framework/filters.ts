@@ -9,7 +9,16 @@
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { Bound } from '../../store/ordered.ts'
 import { isScopeToken, rustDebug } from '../../store/mas/index.ts'
-import { formatDateFilter, groupPairs, maxUlidAt, minUlidAt, parseStruct, rejectionTitles, type DateValue, type FieldKind } from './query.ts'
+import {
+  formatDateFilter,
+  groupPairs,
+  maxUlidAt,
+  minUlidAt,
+  parseStruct,
+  rejectionTitles,
+  type DateValue,
+  type FieldKind,
+} from './query.ts'
 import { routeError } from '../../mas-http/errors.ts'
 import { notFound, USER, type Titled } from './by-id.ts'
 
@@ -70,7 +79,9 @@ export function createdBounds(ctx: Ctx, before: DateValue | undefined, after: Da
   if (after) {
     const ms = Math.floor(after.micros / 1000)
     // strictly after the millisecond; the fault lets the boundary millisecond in
-    out.after = ctx.faults.has('filter-created-after-inclusive') ? { id: minUlidAt(ms), inclusive: true } : { id: maxUlidAt(ms), inclusive: false }
+    out.after = ctx.faults.has('filter-created-after-inclusive')
+      ? { id: minUlidAt(ms), inclusive: true }
+      : { id: maxUlidAt(ms), inclusive: false }
   }
   return out
 }
@@ -81,7 +92,11 @@ export function datePair(key: string, v: DateValue): string {
 }
 
 /** Strict value range of two optional dates (micros). */
-export function valueRange<R extends string>(index: R, after: DateValue | undefined, before: DateValue | undefined): { index: R; gt?: number; lt?: number } | undefined {
+export function valueRange<R extends string>(
+  index: R,
+  after: DateValue | undefined,
+  before: DateValue | undefined,
+): { index: R; gt?: number; lt?: number } | undefined {
   if (!after && !before) return undefined
   const r: { index: R; gt?: number; lt?: number } = { index }
   if (after) r.gt = after.micros

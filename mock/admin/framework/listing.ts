@@ -8,7 +8,18 @@ import type { FaultName } from '../../faults/registry.ts'
 import { masHas, type MasFeature } from '../../../lib/versions.ts'
 import type { Keyed, OrderedCollection, Query } from '../../store/ordered.ts'
 import { authenticate } from './auth.ts'
-import { checkScopes, createdBounds, datePair, DATE_FIELD, INVALID_FILTER, parseFilters, repeatedScalar, scopeConditions, ULID_FIELD, valueRange } from './filters.ts'
+import {
+  checkScopes,
+  createdBounds,
+  datePair,
+  DATE_FIELD,
+  INVALID_FILTER,
+  parseFilters,
+  repeatedScalar,
+  scopeConditions,
+  ULID_FIELD,
+  valueRange,
+} from './filters.ts'
 import { INVALID_PAGINATION, listResponse, parsePagination } from './pagination.ts'
 import { rejectionTitles, type DateValue, type FieldKind } from './query.ts'
 import type { ResourceObject } from './resource.ts'
@@ -32,36 +43,50 @@ interface Gate {
 }
 
 /** One `filter[…]` parameter: `key` is the query field (and the link pair's key). */
-export type ListFilter<I extends string, R extends string> = Gate & (
+export type ListFilter<I extends string, R extends string> = Gate &
   /** one ULID: the items in bucket `index` under it, once `exists` (if given) found it (under the fault `dropFault` the condition is left out) */
-  | { key: string; kind: 'ulid'; index: I; exists?: Lookup; dropFault?: FaultName }
-  /**
-   * a repeatable ULID, any of them; every value is looked up before the condition (the bucket `index`,
-   * or `test` on each item); under the fault `firstOnlyFault` only the first value is used
-   */
-  | { key: string; kind: 'ulid[]'; index?: I; test?: (ctx: Ctx, ids: readonly string[]) => (item: never) => boolean; exists?: Lookup; firstOnlyFault?: FaultName }
-  /** one of `values`: the bucket `index` under it as given, or `test` on each item */
-  | { key: string; kind: 'enum'; index?: I; test?: (ctx: Ctx, value: string) => (item: never) => boolean; values: readonly string[] }
-  /** the two states of a session, the bucket key as given (swapped by the `filter-status-inverted` fault) */
-  | { key: string; kind: 'status'; index: I; values: readonly [string, string] }
-  /**
-   * one text, a scalar of the service: given twice it is "unsupported value" (checked before any lookup),
-   * empty it is absent; the items in bucket `index` under `keyOf(text)`, and those `test` passes
-   */
-  | { key: string; kind: 'text'; index?: I; keyOf?: (text: string) => string; test?: (ctx: Ctx, text: string) => ((item: never) => boolean) | undefined }
-  /** scope tokens, repeatable, the items holding every one (400 on a bad token) */
-  | { key: string; kind: 'scope'; index: I }
-  /** true / false, the bucket key as text (the other one under the fault `invertFault`) */
-  | { key: string; kind: 'bool'; index: I; invertFault?: FaultName }
-  /** true / false, each item checked: `holds(ctx)` answers whether an item has the property (no index covers it) */
-  | { key: string; kind: 'holds'; holds: (ctx: Ctx) => (item: never) => boolean }
-  /** a creation date: an id bound, strictly before or after */
-  | { key: string; kind: 'created'; bound: 'before' | 'after' }
-  /** a date checked by `test` on each item (no range index covers it) */
-  | { key: string; kind: 'date'; test: (ctx: Ctx, date: DateValue) => (item: never) => boolean }
-  /** a date on the range index `range`, strictly before or after */
-  | { key: string; kind: 'range'; range: R; bound: 'before' | 'after' }
-)
+  (
+    | { key: string; kind: 'ulid'; index: I; exists?: Lookup; dropFault?: FaultName }
+    /**
+     * a repeatable ULID, any of them; every value is looked up before the condition (the bucket `index`,
+     * or `test` on each item); under the fault `firstOnlyFault` only the first value is used
+     */
+    | {
+        key: string
+        kind: 'ulid[]'
+        index?: I
+        test?: (ctx: Ctx, ids: readonly string[]) => (item: never) => boolean
+        exists?: Lookup
+        firstOnlyFault?: FaultName
+      }
+    /** one of `values`: the bucket `index` under it as given, or `test` on each item */
+    | { key: string; kind: 'enum'; index?: I; test?: (ctx: Ctx, value: string) => (item: never) => boolean; values: readonly string[] }
+    /** the two states of a session, the bucket key as given (swapped by the `filter-status-inverted` fault) */
+    | { key: string; kind: 'status'; index: I; values: readonly [string, string] }
+    /**
+     * one text, a scalar of the service: given twice it is "unsupported value" (checked before any lookup),
+     * empty it is absent; the items in bucket `index` under `keyOf(text)`, and those `test` passes
+     */
+    | {
+        key: string
+        kind: 'text'
+        index?: I
+        keyOf?: (text: string) => string
+        test?: (ctx: Ctx, text: string) => ((item: never) => boolean) | undefined
+      }
+    /** scope tokens, repeatable, the items holding every one (400 on a bad token) */
+    | { key: string; kind: 'scope'; index: I }
+    /** true / false, the bucket key as text (the other one under the fault `invertFault`) */
+    | { key: string; kind: 'bool'; index: I; invertFault?: FaultName }
+    /** true / false, each item checked: `holds(ctx)` answers whether an item has the property (no index covers it) */
+    | { key: string; kind: 'holds'; holds: (ctx: Ctx) => (item: never) => boolean }
+    /** a creation date: an id bound, strictly before or after */
+    | { key: string; kind: 'created'; bound: 'before' | 'after' }
+    /** a date checked by `test` on each item (no range index covers it) */
+    | { key: string; kind: 'date'; test: (ctx: Ctx, date: DateValue) => (item: never) => boolean }
+    /** a date on the range index `range`, strictly before or after */
+    | { key: string; kind: 'range'; range: R; bound: 'before' | 'after' }
+  )
 
 /** A filter table, with what it parses precomputed. */
 export interface ListFilters<I extends string, R extends string> {
@@ -263,7 +288,9 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
     }
   }
   const date = (key: string | undefined) => (key === undefined ? undefined : (v[key] as DateValue | undefined))
-  const q: Query<T, I, R> = table.created ? { in: conditions, ...createdBounds(ctx, date(table.created.before), date(table.created.after)) } : { in: conditions }
+  const q: Query<T, I, R> = table.created
+    ? { in: conditions, ...createdBounds(ctx, date(table.created.before), date(table.created.after)) }
+    : { in: conditions }
   const ranges: NonNullable<Query<T, I, R>['range']>[number][] = []
   for (const r of table.ranges) {
     const range = valueRange(r.range, date(r.after), date(r.before))
@@ -271,5 +298,12 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
   }
   if (ranges.length) q.range = ranges
   if (tests.length) q.where = (item) => tests.every((test) => test(item))
-  return listResponse(ctx, { path: spec.path, filterPairs: pairs, page: p.page, collection: spec.collection, query: q, toResource: spec.toResource })
+  return listResponse(ctx, {
+    path: spec.path,
+    filterPairs: pairs,
+    page: p.page,
+    collection: spec.collection,
+    query: q,
+    toResource: spec.toResource,
+  })
 }

@@ -49,7 +49,9 @@ export function parsePagination(ctx: Ctx): { ok: true; page: PageParams } | { ok
   }
   if (ctx.faults.has('pagination-zero-page-accepted')) {
     // the bug: a zero page size silently means the default
-    groups = new Map([...groups].map(([k, v]) => [k, (k === 'page[first]' || k === 'page[last]') && v.length === 1 && /^0+$/.test(v[0]!) ? [''] : v]))
+    groups = new Map(
+      [...groups].map(([k, v]) => [k, (k === 'page[first]' || k === 'page[last]') && v.length === 1 && /^0+$/.test(v[0]!) ? [''] : v]),
+    )
   }
   const parsed = parseStruct(groups, FIELDS)
   if (!parsed.ok) {
@@ -106,7 +108,14 @@ export interface ListingSpec<T extends Keyed, I extends string, R extends string
   toResource(item: T): ResourceObject
 }
 
-function link(path: string, base: string[], before: string | undefined, after: string | undefined, direction: 'forward' | 'backward', size: string): string {
+function link(
+  path: string,
+  base: string[],
+  before: string | undefined,
+  after: string | undefined,
+  direction: 'forward' | 'backward',
+  size: string,
+): string {
   const q = [...base]
   if (before !== undefined) q.push(`page[before]=${before}`)
   if (after !== undefined) q.push(`page[after]=${after}`)
@@ -115,7 +124,11 @@ function link(path: string, base: string[], before: string | undefined, after: s
 }
 
 /** meta.count: the filtered items, cursors ignored. */
-function countOf<T extends Keyed, I extends string, R extends string>(ctx: Ctx, collection: OrderedCollection<T, I, R>, query: Query<T, I, R>): number {
+function countOf<T extends Keyed, I extends string, R extends string>(
+  ctx: Ctx,
+  collection: OrderedCollection<T, I, R>,
+  query: Query<T, I, R>,
+): number {
   ctx.log.queries += 1
   ctx.log.fetched += 1
   if (ctx.faults.has('pagination-count-ignores-filters')) return collection.size
@@ -150,13 +163,19 @@ export function listResponse<T extends Keyed, I extends string, R extends string
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!
     parts[i * 2 + 1] = i === 0 ? '' : ','
-    parts[i * 2 + 2] = cacheable ? itemJson(collection, item, spec.toResource) : JSON.stringify(withCursor(spec.toResource(item), item.id, f.has('item-cursor-missing')))
+    parts[i * 2 + 2] = cacheable
+      ? itemJson(collection, item, spec.toResource)
+      : JSON.stringify(withCursor(spec.toResource(item), item.id, f.has('item-cursor-missing')))
   }
 
   let self = link(path, base, page.before, page.after, page.direction, page.sizeText)
   if (f.has('links-self-wrong-order')) {
     // the bug: the query string rebuilt back to front
-    self = `${path}?${self.slice(path.length + 1).split('&').reverse().join('&')}`
+    self = `${path}?${self
+      .slice(path.length + 1)
+      .split('&')
+      .reverse()
+      .join('&')}`
   }
   const links: Record<string, string> = {
     self,
@@ -190,10 +209,15 @@ const cacheItems: (object | undefined)[] = new Array(CACHE_SLOTS)
 const cacheVersions = new Float64Array(CACHE_SLOTS)
 const cacheJson: string[] = new Array(CACHE_SLOTS)
 
-function itemJson<T extends Keyed, I extends string, R extends string>(collection: OrderedCollection<T, I, R>, item: T, toResource: (item: T) => ResourceObject): string {
+function itemJson<T extends Keyed, I extends string, R extends string>(
+  collection: OrderedCollection<T, I, R>,
+  item: T,
+  toResource: (item: T) => ResourceObject,
+): string {
   const id = item.id
   const n = id.length
-  const slot = ((id.charCodeAt(n - 1) * 961 + id.charCodeAt(n - 2) * 31 + id.charCodeAt(n - 3)) * 31 + id.charCodeAt(n - 4)) & (CACHE_SLOTS - 1)
+  const slot =
+    ((id.charCodeAt(n - 1) * 961 + id.charCodeAt(n - 2) * 31 + id.charCodeAt(n - 3)) * 31 + id.charCodeAt(n - 4)) & (CACHE_SLOTS - 1)
   const version = collection.version(item)
   if (cacheItems[slot] === item && cacheVersions[slot] === version) return cacheJson[slot]!
   const json = JSON.stringify(withCursor(toResource(item), id, false))

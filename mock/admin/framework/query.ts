@@ -157,8 +157,17 @@ export function parseDateTime(s: string): DateResult {
   const sc = new DateScanner(s)
   const fields: number[] = []
   const steps: (() => Step)[] = [
-    () => sc.digits(4), () => sc.lit('-'), () => sc.digits(2), () => sc.lit('-'), () => sc.digits(2), () => sc.lit('Tt '),
-    () => sc.digits(2), () => sc.lit(':'), () => sc.digits(2), () => sc.lit(':'), () => sc.digits(2),
+    () => sc.digits(4),
+    () => sc.lit('-'),
+    () => sc.digits(2),
+    () => sc.lit('-'),
+    () => sc.digits(2),
+    () => sc.lit('Tt '),
+    () => sc.digits(2),
+    () => sc.lit(':'),
+    () => sc.digits(2),
+    () => sc.lit(':'),
+    () => sc.digits(2),
   ]
   for (const step of steps) {
     const r = step()

@@ -45,7 +45,11 @@ export interface FinishSpec<T extends Keyed> {
  * POST …/:id/finish: 200 with the finished session; 404 unknown, 400 already finished. `finish` does
  * what the family does to an active session (the store write, the device sync, their queries).
  */
-export function finishById<T extends Keyed & { finishedAt: Micros | null }>(ctx: Ctx, spec: FinishSpec<T>, finish: (item: T) => void): Reply {
+export function finishById<T extends Keyed & { finishedAt: Micros | null }>(
+  ctx: Ctx,
+  spec: FinishSpec<T>,
+  finish: (item: T) => void,
+): Reply {
   const { site, kind } = spec
   const x = byId(ctx, site, { ...kind, get: (_ctx, id) => spec.collection.get(id) })
   if (!x.ok) return x.reply

@@ -102,7 +102,10 @@ export function operationsOf(doc: string): GraphqlOperation[] | null {
 }
 
 /** The operation a request executes: the one named by operationName, or the only one. */
-export function selectOperation(doc: string, operationName: string | undefined): { ok: true; op: GraphqlOperation } | { ok: false; message: string } {
+export function selectOperation(
+  doc: string,
+  operationName: string | undefined,
+): { ok: true; op: GraphqlOperation } | { ok: false; message: string } {
   const ops = operationsOf(doc)
   if (ops === null || ops.length === 0) return { ok: false, message: 'Syntax error: the document holds no operation' }
   if (operationName !== undefined) {

@@ -14,7 +14,13 @@ function bareId(v: unknown, prefix: string): string | undefined {
   return v.startsWith(prefix + ':') ? v.slice(prefix.length + 1) : v
 }
 
-export function runOperation(ctx: Ctx, op: GraphqlOperation, variables: Record<string, unknown>, user: User, current: BrowserSession): Record<string, unknown> {
+export function runOperation(
+  ctx: Ctx,
+  op: GraphqlOperation,
+  variables: Record<string, unknown>,
+  user: User,
+  current: BrowserSession,
+): Record<string, unknown> {
   const store = ctx.world.mas
   const input = typeof variables.input === 'object' && variables.input !== null ? (variables.input as Record<string, unknown>) : variables
   const at = nowMicros(ctx.now())
@@ -78,8 +84,12 @@ export function graphql(b: BrowserState, ctx: Ctx): Reply {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('Invalid GraphQL request: expected an object')
   const req = body as { query?: unknown; operationName?: unknown; variables?: unknown }
   if (typeof req.query !== 'string') return badRequest('Invalid GraphQL request: missing query')
-  if (req.operationName !== undefined && req.operationName !== null && typeof req.operationName !== 'string') return badRequest('Invalid GraphQL request: bad operationName')
-  const variables = typeof req.variables === 'object' && req.variables !== null && !Array.isArray(req.variables) ? (req.variables as Record<string, unknown>) : {}
+  if (req.operationName !== undefined && req.operationName !== null && typeof req.operationName !== 'string')
+    return badRequest('Invalid GraphQL request: bad operationName')
+  const variables =
+    typeof req.variables === 'object' && req.variables !== null && !Array.isArray(req.variables)
+      ? (req.variables as Record<string, unknown>)
+      : {}
   const selected = selectOperation(req.query, typeof req.operationName === 'string' ? req.operationName : undefined)
   if (!selected.ok) return { status: 200, body: { data: null, errors: [{ message: selected.message }] } }
   const op = selected.op

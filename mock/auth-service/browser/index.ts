@@ -30,7 +30,18 @@
 import type { Ctx, Reply } from '../../core/context.ts'
 import type { RouteEntry } from '../../core/table.ts'
 import { graphql } from './graphql-operations.ts'
-import { accountPage, index, login, loginPage, logout, registerFinish, registerPage, registerPassword, upstreamCallback, upstreamLink } from './pages.ts'
+import {
+  accountPage,
+  index,
+  login,
+  loginPage,
+  logout,
+  registerFinish,
+  registerPage,
+  registerPassword,
+  upstreamCallback,
+  upstreamLink,
+} from './pages.ts'
 import { BrowserState } from './session.ts'
 import { authorize, consentPage, consentSubmit } from '../oidc/authorize.ts'
 
@@ -42,7 +53,13 @@ const BROWSER = { undocumented: 'browser page or GraphQL API of the account UI, 
 /** The browser routes with their own session state (one per mock). */
 export function browserRoutes(): RouteEntry[] {
   const b = new BrowserState()
-  const entry = (method: string, pattern: string, page: (b: BrowserState, ctx: Ctx) => Reply): RouteEntry => ({ method, pattern, area: 'other', handler: (ctx) => page(b, ctx), doc: BROWSER })
+  const entry = (method: string, pattern: string, page: (b: BrowserState, ctx: Ctx) => Reply): RouteEntry => ({
+    method,
+    pattern,
+    area: 'other',
+    handler: (ctx) => page(b, ctx),
+    doc: BROWSER,
+  })
   return [
     entry('GET', '/', index),
     entry('GET', '/login', loginPage),

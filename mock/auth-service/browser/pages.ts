@@ -28,7 +28,11 @@ export function login(b: BrowserState, ctx: Ctx): Reply {
   // A wrong password, an unknown user and a locked account all re-render the form with 200.
   if (!user || !MasStore.isUserActive(user)) {
     ctx.log.fetched += user ? 1 : 0
-    return html(200, 'Sign in', loginForm({ username, next: next ?? undefined, error: user ? 'This account is locked.' : 'Invalid credentials.' }))
+    return html(
+      200,
+      'Sign in',
+      loginForm({ username, next: next ?? undefined, error: user ? 'This account is locked.' : 'Invalid credentials.' }),
+    )
   }
   ctx.log.fetched += 1
   return b.logIn(ctx, user, safeNext(next))
@@ -104,8 +108,10 @@ export function upstreamLink(b: BrowserState, ctx: Ctx): Reply {
   let user = linked !== undefined ? store.getUser(linked) : undefined
   if (!user) {
     const username = (form.get('username') ?? '').trim()
-    if (!isValidUsername(username)) return html(200, 'Choose your username', linkForm(id, { username, error: 'This username is not valid.' }))
-    if (store.findUserByUsername(username)) return html(200, 'Choose your username', linkForm(id, { username, error: 'This username is already taken.' }))
+    if (!isValidUsername(username))
+      return html(200, 'Choose your username', linkForm(id, { username, error: 'This username is not valid.' }))
+    if (store.findUserByUsername(username))
+      return html(200, 'Choose your username', linkForm(id, { username, error: 'This username is already taken.' }))
     user = store.createUser(username, nowMicros(ctx.now()))
     store.extra.recordUpstreamLogin(link.provider, link.subject, user.id)
     ctx.log.queries += 3

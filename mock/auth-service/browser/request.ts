@@ -21,12 +21,15 @@ export function boundedSet<K, V>(map: Map<K, V>, key: K, value: V): void {
   if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value as K)
 }
 
-
 /** The urlencoded form of a POST, or a 415 reply (axum's Form rejects other content types). */
 export function formOf(ctx: Ctx): URLSearchParams | Reply {
   const ct = (ctx.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
   if (ct !== 'application/x-www-form-urlencoded') {
-    return { status: 415, body: 'Expected request with `Content-Type: application/x-www-form-urlencoded`', contentType: 'text/plain; charset=utf-8' }
+    return {
+      status: 415,
+      body: 'Expected request with `Content-Type: application/x-www-form-urlencoded`',
+      contentType: 'text/plain; charset=utf-8',
+    }
   }
   return new URLSearchParams(ctx.body.toString('utf8'))
 }

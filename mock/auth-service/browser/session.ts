@@ -46,7 +46,10 @@ export class BrowserState {
   /** Starts a browser session for `user` and answers 303 with the cookie. */
   logIn(ctx: Ctx, user: User, location: string): Reply {
     const ua = ctx.headers['user-agent']
-    const s = ctx.world.mas.createBrowserSession(user.id, nowMicros(ctx.now()), { userAgent: typeof ua === 'string' ? ua : null, ip: ctx.clientAddress ?? null })
+    const s = ctx.world.mas.createBrowserSession(user.id, nowMicros(ctx.now()), {
+      userAgent: typeof ua === 'string' ? ua : null,
+      ip: ctx.clientAddress ?? null,
+    })
     const cookie = opaqueId()
     ctx.world.mas.extra.bindCookie(cookie, s.id)
     ctx.log.queries += 2

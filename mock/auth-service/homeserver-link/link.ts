@@ -62,9 +62,12 @@ export class HomeserverLink {
         const old = mas.users.get(w.id)
         if (!old) return
         const localpart = old.username
-        if (old.deactivatedAt === null && w.state.deactivatedAt !== null) this.enqueue(() => [{ op: 'delete_user', body: { localpart, erase: true } }])
-        if (old.deactivatedAt !== null && w.state.deactivatedAt === null) this.enqueue(() => [{ op: 'reactivate_user', body: { localpart } }])
-        if ((old.lockedAt === null) !== (w.state.lockedAt === null)) this.enqueue(() => [{ op: 'provision_user', body: { localpart, locked: w.state.lockedAt !== null } }])
+        if (old.deactivatedAt === null && w.state.deactivatedAt !== null)
+          this.enqueue(() => [{ op: 'delete_user', body: { localpart, erase: true } }])
+        if (old.deactivatedAt !== null && w.state.deactivatedAt === null)
+          this.enqueue(() => [{ op: 'reactivate_user', body: { localpart } }])
+        if ((old.lockedAt === null) !== (w.state.lockedAt === null))
+          this.enqueue(() => [{ op: 'provision_user', body: { localpart, locked: w.state.lockedAt !== null } }])
         return
       }
       case 'mas.email':
@@ -94,7 +97,10 @@ export class HomeserverLink {
     this.enqueue(() => {
       const user = world.mas.users.get(userId)
       if (!user) return []
-      const emails = world.mas.extra.emails.all().filter((e) => e.userId === userId && !e.deleted).map((e) => e.email)
+      const emails = world.mas.extra.emails
+        .all()
+        .filter((e) => e.userId === userId && !e.deleted)
+        .map((e) => e.email)
       return [{ op: 'provision_user', body: { localpart: user.username, set_emails: emails } }]
     })
   }
@@ -155,7 +161,10 @@ export class HomeserverLink {
       this.stats.answers[key] = (this.stats.answers[key] ?? 0) + 1
       if (r.status >= 300) {
         this.stats.failed += 1
-        this.settings.log('WARN', `homeserver ${call.op} for ${JSON.stringify(call.body.localpart)} answered ${r.status}${r.errcode ? ` ${JSON.stringify(r.errcode)}` : ''}`)
+        this.settings.log(
+          'WARN',
+          `homeserver ${call.op} for ${JSON.stringify(call.body.localpart)} answered ${r.status}${r.errcode ? ` ${JSON.stringify(r.errcode)}` : ''}`,
+        )
       } else {
         this.settings.log('INFO', `homeserver ${call.op} for ${JSON.stringify(call.body.localpart)}: ${r.status}`)
       }
@@ -163,7 +172,10 @@ export class HomeserverLink {
       this.stats.failed += 1
       const key = `${call.op} error`
       this.stats.answers[key] = (this.stats.answers[key] ?? 0) + 1
-      this.settings.log('WARN', `homeserver ${call.op} for ${JSON.stringify(call.body.localpart)} failed: ${err instanceof Error ? err.message : String(err)}`)
+      this.settings.log(
+        'WARN',
+        `homeserver ${call.op} for ${JSON.stringify(call.body.localpart)} failed: ${err instanceof Error ? err.message : String(err)}`,
+      )
     }
   }
 }

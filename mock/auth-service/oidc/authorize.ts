@@ -24,10 +24,23 @@ import { DESCRIPTIONS } from './errors.ts'
 import { grantViolations } from './policy.ts'
 import { oidcState, randomCode, type AuthorizationGrant, type ResponseMode } from '../../mas-http/oidc-state.ts'
 
-const RESPONSE_TYPES = new Set(['code', 'id_token', 'token', 'none', 'code id_token', 'code token', 'id_token token', 'code id_token token'])
+const RESPONSE_TYPES = new Set([
+  'code',
+  'id_token',
+  'token',
+  'none',
+  'code id_token',
+  'code token',
+  'id_token token',
+  'code id_token token',
+])
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 
-const badQuery = (why: string): Reply => ({ status: 400, body: `Failed to deserialize query string: ${why}`, contentType: 'text/plain; charset=utf-8' })
+const badQuery = (why: string): Reply => ({
+  status: 400,
+  body: `Failed to deserialize query string: ${why}`,
+  contentType: 'text/plain; charset=utf-8',
+})
 
 /** The registered URI `given` resolves to (exact match; loopback without port matches any port), or null. */
 export function resolveRedirectUri(registered: readonly string[], given: string | null): string | null {
@@ -63,7 +76,11 @@ export function callback(mode: ResponseMode, redirectUri: string, state: string 
   if (mode === 'form_post') {
     url.search = ''
     const fields = [...merged].map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('')
-    return html(200, 'Redirecting', `<form method="post" action="${esc(url.href)}">${fields}<noscript><button type="submit">Continue</button></noscript></form><script>document.forms[0].submit()</script>`)
+    return html(
+      200,
+      'Redirecting',
+      `<form method="post" action="${esc(url.href)}">${fields}<noscript><button type="submit">Continue</button></noscript></form><script>document.forms[0].submit()</script>`,
+    )
   }
   if (mode === 'query') {
     url.search = merged.toString()
@@ -88,12 +105,17 @@ export function authorize(b: BrowserState, ctx: Ctx): Reply {
   if (responseType === null) return badQuery('missing field `response_type`')
   if (clientId === null) return badQuery('missing field `client_id`')
   if (rawScope === null) return badQuery('missing field `scope`')
-  const rt = responseType.split(' ').filter(Boolean).sort((a, b) => (a === 'code' ? -1 : b === 'code' ? 1 : a.localeCompare(b))).join(' ')
+  const rt = responseType
+    .split(' ')
+    .filter(Boolean)
+    .sort((a, b) => (a === 'code' ? -1 : b === 'code' ? 1 : a.localeCompare(b)))
+    .join(' ')
   if (!RESPONSE_TYPES.has(rt)) return badQuery('response_type: invalid response type')
   const scope = rawScope === '' ? [] : parseScope(rawScope)
   if (!scope) return badQuery('scope: invalid scope')
   const modeParam = one('response_mode')
-  if (modeParam !== null && modeParam !== 'query' && modeParam !== 'fragment' && modeParam !== 'form_post') return badQuery('response_mode: unknown variant')
+  if (modeParam !== null && modeParam !== 'query' && modeParam !== 'fragment' && modeParam !== 'form_post')
+    return badQuery('response_mode: unknown variant')
   const method = one('code_challenge_method') ?? (one('code_challenge') !== null ? 'plain' : null)
   if (method !== null && method !== 'plain' && method !== 'S256') return badQuery('code_challenge_method: unknown variant')
   ctx.log.queries += 1
@@ -161,7 +183,10 @@ function autoApprove(ctx: Ctx, grant: AuthorizationGrant): Reply {
   const violations = grantViolations(store, user, grant.scope)
   if (violations.length) return policyPage(grant, violations)
   const ua = ctx.headers['user-agent']
-  const session = store.createBrowserSession(user.id, nowMicros(ctx.now()), { userAgent: typeof ua === 'string' ? ua : null, ip: ctx.clientAddress ?? null })
+  const session = store.createBrowserSession(user.id, nowMicros(ctx.now()), {
+    userAgent: typeof ua === 'string' ? ua : null,
+    ip: ctx.clientAddress ?? null,
+  })
   return fulfil(ctx, grant, session.id)
 }
 
@@ -175,7 +200,11 @@ function fulfil(ctx: Ctx, grant: AuthorizationGrant, browserSessionId: string): 
 
 function policyPage(grant: AuthorizationGrant, violations: string[]): Reply {
   const items = violations.map((v) => `<li>${esc(v)}</li>`).join('')
-  return html(200, 'Authorization denied', `<h1>This authorization request is not allowed</h1><p>Client ${esc(grant.clientId)}</p><ul class="violations">${items}</ul>`)
+  return html(
+    200,
+    'Authorization denied',
+    `<h1>This authorization request is not allowed</h1><p>Client ${esc(grant.clientId)}</p><ul class="violations">${items}</ul>`,
+  )
 }
 
 /** The grant of /consent/:id with the signed-in user, or the answer instead (login, 404, 409, policy page). */

@@ -16,7 +16,10 @@ function signingKey(): SigningKey {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const pub = publicKey.export({ format: 'jwk' }) as { kty: string; n: string; e: string }
   // RFC 7638 thumbprint as the key id: stable for the key, different for the next one
-  const kid = createHash('sha256').update(JSON.stringify({ e: pub.e, kty: pub.kty, n: pub.n })).digest('base64url').slice(0, 16)
+  const kid = createHash('sha256')
+    .update(JSON.stringify({ e: pub.e, kty: pub.kty, n: pub.n }))
+    .digest('base64url')
+    .slice(0, 16)
   key = { kid, privateKey, jwk: { kty: pub.kty, kid, use: 'sig', alg: 'RS256', n: pub.n, e: pub.e } }
   return key
 }

@@ -32,11 +32,13 @@ function allowedForUser(store: MasStore, user: User, scope: string): boolean {
 export function grantViolations(store: MasStore, user: User, scope: readonly string[]): string[] {
   const out = scope.filter((s) => !allowedForUser(store, user, s)).map((s) => `scope '${s}' not allowed`)
   const count = (prefix: string) => scope.filter((s) => s.startsWith(prefix)).length
-  if (count('urn:matrix:org.matrix.msc2967.client:device:') > 1 || count('urn:matrix:client:device:') > 1) out.push('only one device scope is allowed at a time')
+  if (count('urn:matrix:org.matrix.msc2967.client:device:') > 1 || count('urn:matrix:client:device:') > 1)
+    out.push('only one device scope is allowed at a time')
   const device = count('urn:matrix:client:device:') + count('urn:matrix:org.matrix.msc2967.client:device:') > 0
   const api = count('urn:matrix:client:api:') + count('urn:matrix:org.matrix.msc2967.client:api:') > 0
   if (device && !api) out.push('device scopes are only allowed when the client-server API scope is requested')
-  if (count('urn:matrix:client:') > 0 && count('urn:matrix:org.matrix.msc2967.client:') > 0) out.push('request cannot mix unstable and stable scopes')
+  if (count('urn:matrix:client:') > 0 && count('urn:matrix:org.matrix.msc2967.client:') > 0)
+    out.push('request cannot mix unstable and stable scopes')
   return out
 }
 
@@ -97,11 +99,13 @@ export function registrationViolations(store: MasStore, m: Record<string, unknow
     if (!secure(m[field])) out.push(`invalid ${field}`)
     if (!hostMatches(m[field])) out.push(`${field} not on the same host as the client_uri`)
   }
-  if (grants.includes('client_credentials') && m.token_endpoint_auth_method === 'none') out.push('client_credentials grant_type requires some form of client authentication')
+  if (grants.includes('client_credentials') && m.token_endpoint_auth_method === 'none')
+    out.push('client_credentials grant_type requires some form of client authentication')
   const redirects = m.redirect_uris
   if (requiresRedirects && redirects === undefined) out.push('missing redirect_uris')
   if (redirects !== undefined && !Array.isArray(redirects)) out.push('invalid redirect_uris: it must be an array')
-  if (requiresRedirects && Array.isArray(redirects) && redirects.length === 0) out.push('invalid redirect_uris: it must have at least one redirect_uri')
+  if (requiresRedirects && Array.isArray(redirects) && redirects.length === 0)
+    out.push('invalid redirect_uris: it must have at least one redirect_uri')
   const nativeOk = (x: unknown): boolean => {
     const u = parseUri(x)
     if (!u) return false

@@ -20,29 +20,61 @@ import { JsonSyntaxError, parseJsonText, toValue } from '../../mas-http/body.ts'
 import { registrationViolations } from './policy.ts'
 import type { OAuthError } from './token-grants.ts'
 
-const GRANT_TYPES = new Set(['authorization_code', 'implicit', 'refresh_token', 'client_credentials', 'password', 'urn:ietf:params:oauth:grant-type:device_code'])
+const GRANT_TYPES = new Set([
+  'authorization_code',
+  'implicit',
+  'refresh_token',
+  'client_credentials',
+  'password',
+  'urn:ietf:params:oauth:grant-type:device_code',
+])
 const AUTH_METHODS = new Set(['none', 'client_secret_basic', 'client_secret_post'])
-const STRING_FIELDS = ['client_name', 'client_uri', 'logo_uri', 'policy_uri', 'tos_uri', 'application_type', 'token_endpoint_auth_method', 'initiate_login_uri'] as const
+const STRING_FIELDS = [
+  'client_name',
+  'client_uri',
+  'logo_uri',
+  'policy_uri',
+  'tos_uri',
+  'application_type',
+  'token_endpoint_auth_method',
+  'initiate_login_uri',
+] as const
 /** the stored metadata the answer echoes, in the service's order */
-const ECHOED = ['redirect_uris', 'grant_types', 'application_type', 'client_name', 'logo_uri', 'client_uri', 'policy_uri', 'tos_uri', 'token_endpoint_auth_method'] as const
+const ECHOED = [
+  'redirect_uris',
+  'grant_types',
+  'application_type',
+  'client_name',
+  'logo_uri',
+  'client_uri',
+  'policy_uri',
+  'tos_uri',
+  'token_endpoint_auth_method',
+] as const
 
 const digests = new WeakMap<object, Map<string, string>>()
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
 /** The metadata, or the error answer for a field of the wrong type. */
 function typed(m: Record<string, unknown>, err: OAuthError): Reply | null {
-  for (const f of STRING_FIELDS) if (m[f] !== undefined && typeof m[f] !== 'string') return err(400, 'invalid_client_metadata', `${f}: invalid type: expected a string`)
+  for (const f of STRING_FIELDS)
+    if (m[f] !== undefined && typeof m[f] !== 'string') return err(400, 'invalid_client_metadata', `${f}: invalid type: expected a string`)
   for (const f of ['redirect_uris', 'grant_types', 'response_types'] as const) {
     const v = m[f]
-    if (v !== undefined && !(Array.isArray(v) && v.every((s) => typeof s === 'string'))) return err(400, 'invalid_client_metadata', `${f}: invalid type: expected a sequence of strings`)
+    if (v !== undefined && !(Array.isArray(v) && v.every((s) => typeof s === 'string')))
+      return err(400, 'invalid_client_metadata', `${f}: invalid type: expected a sequence of strings`)
   }
-  if (m.application_type !== undefined && m.application_type !== 'web' && m.application_type !== 'native') return err(400, 'invalid_client_metadata', 'application_type: unknown variant')
+  if (m.application_type !== undefined && m.application_type !== 'web' && m.application_type !== 'native')
+    return err(400, 'invalid_client_metadata', 'application_type: unknown variant')
   if (m.token_endpoint_auth_method !== undefined && !AUTH_METHODS.has(m.token_endpoint_auth_method as string)) {
     return err(400, 'invalid_client_metadata', `token_endpoint_auth_method: the mock supports ${[...AUTH_METHODS].join(', ')}`)
   }
   const grants = (m.grant_types as string[] | undefined) ?? []
   if (grants.some((g) => !GRANT_TYPES.has(g))) return err(400, 'invalid_client_metadata', 'grant_types: unknown grant type')
-  for (const u of [...((m.redirect_uris as string[] | undefined) ?? []), ...(['client_uri', 'logo_uri', 'policy_uri', 'tos_uri'] as const).map((f) => m[f]).filter((v) => v !== undefined)]) {
+  for (const u of [
+    ...((m.redirect_uris as string[] | undefined) ?? []),
+    ...(['client_uri', 'logo_uri', 'policy_uri', 'tos_uri'] as const).map((f) => m[f]).filter((v) => v !== undefined),
+  ]) {
     try {
       new URL(u as string)
     } catch {
@@ -58,7 +90,8 @@ function verify(m: Record<string, unknown>, err: OAuthError): Reply | null {
   const implicit = grants.includes('implicit')
   const code = grants.includes('authorization_code')
   const redirects = m.redirect_uris as string[] | undefined
-  if (redirects === undefined ? code || implicit : redirects.some((u) => new URL(u).hash !== '' || u.endsWith('#'))) return err(400, 'invalid_redirect_uri')
+  if (redirects === undefined ? code || implicit : redirects.some((u) => new URL(u).hash !== '' || u.endsWith('#')))
+    return err(400, 'invalid_redirect_uri')
   const types = (m.response_types as string[] | undefined) ?? (code || implicit ? ['code'] : [])
   for (const t of types) {
     const parts = t.split(' ')
@@ -81,16 +114,23 @@ export function register(ctx: Ctx, err: OAuthError): Reply {
     if (e instanceof JsonSyntaxError) return err(400, 'invalid_request')
     throw e
   }
-  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return err(400, 'invalid_client_metadata', 'invalid type: expected a map of client metadata')
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta))
+    return err(400, 'invalid_client_metadata', 'invalid type: expected a map of client metadata')
   const m = { ...(meta as Record<string, unknown>) }
   const bad = typed(m, err)
   if (bad) return bad
-  if (Array.isArray(m.grant_types)) m.grant_types = (m.grant_types as string[]).filter((g) => g !== 'urn:ietf:params:oauth:grant-type:device_code')
+  if (Array.isArray(m.grant_types))
+    m.grant_types = (m.grant_types as string[]).filter((g) => g !== 'urn:ietf:params:oauth:grant-type:device_code')
   const invalid = verify(m, err)
   if (invalid) return invalid
   const store = ctx.world.mas
   const violations = registrationViolations(store, m)
-  if (violations.length) return err(400, violations.some((v) => v.includes('redirect_uri')) ? 'invalid_redirect_uri' : 'invalid_client_metadata', violations.join('; '))
+  if (violations.length)
+    return err(
+      400,
+      violations.some((v) => v.includes('redirect_uri')) ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+      violations.join('; '),
+    )
   const method = (m.token_endpoint_auth_method as Client['authMethod'] | undefined) ?? 'none'
   let secret: string | null = null
   if (method !== 'none') {
@@ -101,7 +141,11 @@ export function register(ctx: Ctx, err: OAuthError): Reply {
   for (const f of ECHOED.slice(2)) if (m[f] !== undefined) stored[f] = m[f]
   ctx.log.queries += 2
   // A public client with the same metadata is the same client (the service hashes the sorted metadata).
-  const sortedJson = JSON.stringify(Object.keys(m).sort().map((k) => [k, Array.isArray(m[k]) ? [...(m[k] as string[])].sort() : m[k]]))
+  const sortedJson = JSON.stringify(
+    Object.keys(m)
+      .sort()
+      .map((k) => [k, Array.isArray(m[k]) ? [...(m[k] as string[])].sort() : m[k]]),
+  )
   const digest = secret === null ? createHash('sha256').update(sortedJson).digest('hex') : null
   let byDigest = digests.get(store)
   if (!byDigest) digests.set(store, (byDigest = new Map()))

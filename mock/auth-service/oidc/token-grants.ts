@@ -68,7 +68,14 @@ export function authorizationCodeGrant(ctx: Ctx, client: Client, form: URLSearch
   const ua = ctx.headers['user-agent']
   const scope = grant.scope.join(' ')
   const issued = store.createOAuth2Session(
-    { clientId: client.id, userId: user.id, userSessionId: browser.id, scope, userAgent: typeof ua === 'string' ? ua : null, withRefreshToken: true },
+    {
+      clientId: client.id,
+      userId: user.id,
+      userSessionId: browser.id,
+      scope,
+      userAgent: typeof ua === 'string' ? ua : null,
+      withRefreshToken: true,
+    },
     now,
     ttl,
   )
@@ -114,7 +121,13 @@ export function refreshTokenGrant(ctx: Ctx, client: Client, form: URLSearchParam
   ctx.log.queries += 3
   return {
     status: 200,
-    body: { access_token: issued.token.value, refresh_token: issued.refresh.value, token_type: 'Bearer', expires_in: ttl, scope: session.scope },
+    body: {
+      access_token: issued.token.value,
+      refresh_token: issued.refresh.value,
+      token_type: 'Bearer',
+      expires_in: ttl,
+      scope: session.scope,
+    },
     headers: OK_HEADERS,
   }
 }

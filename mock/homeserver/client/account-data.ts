@@ -27,7 +27,10 @@ async function get(ctx: Ctx, auth: Authenticator): Promise<Reply> {
   if (userId !== who.user.userId) return hsError(403, 'M_FORBIDDEN', ACCOUNT_DATA_ERRORS.getOther)
   ctx.log.queries += 1
   const content = ctx.world.hs.getAccountData(userId, ctx.params.type ?? '')
-  if (!content) return ctx.faults.has('account-data-unset-empty') ? { status: 200, body: {} } : hsError(404, 'M_NOT_FOUND', ACCOUNT_DATA_ERRORS.notFound)
+  if (!content)
+    return ctx.faults.has('account-data-unset-empty')
+      ? { status: 200, body: {} }
+      : hsError(404, 'M_NOT_FOUND', ACCOUNT_DATA_ERRORS.notFound)
   return { status: 200, body: content }
 }
 

@@ -28,18 +28,25 @@ export class ClientAuthenticator extends Authenticator {
       // One identity world: the homeserver user is the auth service's user of the same username.
       const user = store.users.get(local.userId)
       const mas = user ? ctx.world.mas.findUserByUsername(user.localpart) : undefined
-      if (mas && !MasStore.isUserActive(mas)) return { ok: false, reply: hsError(401, 'M_UNKNOWN_TOKEN', 'Token is not active', { soft_logout: false }) }
+      if (mas && !MasStore.isUserActive(mas))
+        return { ok: false, reply: hsError(401, 'M_UNKNOWN_TOKEN', 'Token is not active', { soft_logout: false }) }
       return super.authenticate(ctx)
     }
     if (!hsHas(ctx.options, 'delegated-auth')) return super.authenticate(ctx)
     const info = ctx.world.mas.introspect(got.token, nowMicros(ctx.now()))
     if (!info.active || !info.user) return super.authenticate(ctx)
     const scope = info.scope.split(' ')
-    const api = scope.includes(SCOPE_API_UNSTABLE) || (hsHas(ctx.options, 'delegated-auth-stable-scopes') && scope.includes(SCOPE_API_STABLE))
-    if (!api) return { ok: false, reply: hsError(401, 'M_UNKNOWN_TOKEN', "Token doesn't grant access to the Matrix C-S API", { soft_logout: false }) }
+    const api =
+      scope.includes(SCOPE_API_UNSTABLE) || (hsHas(ctx.options, 'delegated-auth-stable-scopes') && scope.includes(SCOPE_API_STABLE))
+    if (!api)
+      return {
+        ok: false,
+        reply: hsError(401, 'M_UNKNOWN_TOKEN', "Token doesn't grant access to the Matrix C-S API", { soft_logout: false }),
+      }
     oidcState(ctx).markUsed(got.token)
     // The auth service provisions its users on the homeserver; the mock does it on first sight.
-    const user = store.users.get(`@${info.user.username}:${store.serverName}`) ?? store.addUser(info.user.username, { createdTs: ctx.now().getTime() })
+    const user =
+      store.users.get(`@${info.user.username}:${store.serverName}`) ?? store.addUser(info.user.username, { createdTs: ctx.now().getTime() })
     const admin = scope.includes(SCOPE_ADMIN) || ctx.faults.has('hs-auth-delegated-admin-without-scope')
     return { ok: true, user, deviceId: info.deviceId, admin }
   }

@@ -33,5 +33,10 @@ function resolve(ctx: Ctx): Reply {
 
 // `:alias?` also matches an empty segment, as the real `[^/]*` does.
 export function directoryRoutes(clientBase: string): Route[] {
-  return ['r0', 'v3'].map((v) => ({ method: 'GET', pattern: `${clientBase}/${v}/directory/room/:alias?`, area: 'hs' as const, handler: resolve }))
+  return ['r0', 'v3'].map((v) => ({
+    method: 'GET',
+    pattern: `${clientBase}/${v}/directory/room/:alias?`,
+    area: 'hs' as const,
+    handler: resolve,
+  }))
 }

@@ -48,18 +48,25 @@ function profile(ctx: Ctx): Reply {
   return { status: 200, body: { displayname: p.user.displayName } }
 }
 
-const field = (name: 'displayname' | 'avatar_url') => (ctx: Ctx): Reply => {
-  const p = profileOf(ctx)
-  if ('reply' in p) return p.reply
-  return { status: 200, body: { [name]: name === 'displayname' ? p.user.displayName : null } }
-}
+const field =
+  (name: 'displayname' | 'avatar_url') =>
+  (ctx: Ctx): Reply => {
+    const p = profileOf(ctx)
+    if ('reply' in p) return p.reply
+    return { status: 200, body: { [name]: name === 'displayname' ? p.user.displayName : null } }
+  }
 
 export function discoveryRoutes(clientBase: string): Route[] {
   const area = 'hs' as const
   const metadata = (ctx: Ctx): Reply => ({ status: 200, body: metadataOf(issuer(ctx)) })
   const routes: Route[] = [
     { method: 'GET', pattern: '/.well-known/matrix/client', area, handler: wellKnown },
-    { method: 'GET', pattern: `${clientBase}/unstable/org.matrix.msc2965/auth_issuer`, area, handler: (ctx) => ({ status: 200, body: { issuer: issuer(ctx) } }) },
+    {
+      method: 'GET',
+      pattern: `${clientBase}/unstable/org.matrix.msc2965/auth_issuer`,
+      area,
+      handler: (ctx) => ({ status: 200, body: { issuer: issuer(ctx) } }),
+    },
     { method: 'GET', pattern: `${clientBase}/unstable/org.matrix.msc2965/auth_metadata`, area, handler: metadata },
     { method: 'GET', pattern: `${clientBase}/v1/auth_metadata`, area, handler: metadata },
   ]

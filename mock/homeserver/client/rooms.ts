@@ -7,7 +7,28 @@ import type { Authenticator } from '../framework/auth.ts'
 import { parseJsonObject } from '../framework/parse.ts'
 
 const VERSIONS = {
-  versions: ['r0.0.1', 'r0.1.0', 'r0.2.0', 'r0.3.0', 'r0.4.0', 'r0.5.0', 'r0.6.0', 'r0.6.1', 'v1.1', 'v1.2', 'v1.3', 'v1.4', 'v1.5', 'v1.6', 'v1.7', 'v1.8', 'v1.9', 'v1.10', 'v1.11', 'v1.12'],
+  versions: [
+    'r0.0.1',
+    'r0.1.0',
+    'r0.2.0',
+    'r0.3.0',
+    'r0.4.0',
+    'r0.5.0',
+    'r0.6.0',
+    'r0.6.1',
+    'v1.1',
+    'v1.2',
+    'v1.3',
+    'v1.4',
+    'v1.5',
+    'v1.6',
+    'v1.7',
+    'v1.8',
+    'v1.9',
+    'v1.10',
+    'v1.11',
+    'v1.12',
+  ],
   unstable_features: {
     'org.matrix.label_based_filtering': true,
     'org.matrix.e2e_cross_signing': true,
@@ -57,7 +78,11 @@ async function createRoom(ctx: Ctx, auth: Authenticator): Promise<Reply> {
     if (typeof body.room_alias_name !== 'string') return hsError(400, 'M_BAD_JSON', "Param 'room_alias_name' must be a string")
     const local = body.room_alias_name
     if (local.includes(':')) {
-      return hsError(400, 'M_UNKNOWN', "':' is not permitted in the room alias name. Please note this expects a local part — 'wombat', not '#wombat:example.com'.")
+      return hsError(
+        400,
+        'M_UNKNOWN',
+        "':' is not permitted in the room alias name. Please note this expects a local part — 'wombat', not '#wombat:example.com'.",
+      )
     }
     if (local === '' || /[\s#]/.test(local)) return hsError(400, 'M_INVALID_PARAM', 'Invalid characters in room alias')
     alias = `#${local}:${store.serverName}`
@@ -93,7 +118,7 @@ async function join(ctx: Ctx, auth: Authenticator, target: string): Promise<Repl
     return hsError(400, 'M_UNKNOWN', `${target} was not legal room ID or room alias`)
   }
   const room = store.rooms.get(roomId)
-  if (!room) return hsError(404, 'M_UNKNOWN', 'Can\'t join remote room because no servers that are in the room have been provided.')
+  if (!room) return hsError(404, 'M_UNKNOWN', "Can't join remote room because no servers that are in the room have been provided.")
   if (!room.members.has(who.user.userId) && room.joinRule !== 'public') {
     return hsError(403, 'M_FORBIDDEN', 'You are not invited to this room.')
   }

@@ -19,7 +19,9 @@ export function pythonRepr(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : pythonFloat(v)
   if (typeof v === 'string') return pythonStr(v)
   if (Array.isArray(v)) return `[${v.map(pythonRepr).join(', ')}]`
-  return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${pythonStr(k)}: ${pythonRepr(x)}`).join(', ')}}`
+  return `{${Object.entries(v as Record<string, unknown>)
+    .map(([k, x]) => `${pythonStr(k)}: ${pythonRepr(x)}`)
+    .join(', ')}}`
 }
 
 function pythonFloat(v: number): string {

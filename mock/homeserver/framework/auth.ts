@@ -94,8 +94,10 @@ export class Authenticator {
     } catch {
       return { ok: false, reply: hsError(503, 'M_UNKNOWN', 'Unable to introspect the access token') }
     }
-    if (!info.active || (info.expiresAt !== undefined && Date.now() >= info.expiresAt)) return { ok: false, reply: this.unknown(ctx, 'Token is not active') }
-    if (!SCOPES_API.some((s) => info.scope.includes(s))) return { ok: false, reply: this.unknown(ctx, "Token doesn't grant access to the Matrix C-S API") }
+    if (!info.active || (info.expiresAt !== undefined && Date.now() >= info.expiresAt))
+      return { ok: false, reply: this.unknown(ctx, 'Token is not active') }
+    if (!SCOPES_API.some((s) => info.scope.includes(s)))
+      return { ok: false, reply: this.unknown(ctx, "Token doesn't grant access to the Matrix C-S API") }
     if (!info.username || !/^[a-z0-9._=\-/+]+$/.test(info.username)) {
       // The real server answers 500 here too: the auth service sent something it cannot use.
       return { ok: false, reply: hsError(500, 'M_UNKNOWN', 'Invalid username claim in the introspection result') }
@@ -145,7 +147,8 @@ export class Authenticator {
     const text = await res.body.text()
     if (res.statusCode !== 200) throw new Error(`introspection answered ${res.statusCode}`)
     const raw: unknown = JSON.parse(text)
-    if (typeof raw !== 'object' || raw === null || typeof (raw as { active?: unknown }).active !== 'boolean') throw new Error('introspection answer has no boolean active')
+    if (typeof raw !== 'object' || raw === null || typeof (raw as { active?: unknown }).active !== 'boolean')
+      throw new Error('introspection answer has no boolean active')
     const o = raw as Record<string, unknown>
     const scope = typeof o.scope === 'string' ? o.scope.split(' ').filter(Boolean) : []
     const info: Introspection = { active: o.active === true, scope }

@@ -4,7 +4,21 @@ import { hsError, type Reply } from '../../core/context.ts'
 
 const ASCII_SPACE = ' \t\n\r\v\f'
 /** str.isspace() of Python, for int() on text */
-const UNICODE_SPACE = new Set([...ASCII_SPACE, '\x1c', '\x1d', '\x1e', '\x1f', '\x85', '\xa0', '\u1680', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000'])
+const UNICODE_SPACE = new Set([
+  ...ASCII_SPACE,
+  '\x1c',
+  '\x1d',
+  '\x1e',
+  '\x1f',
+  '\x85',
+  '\xa0',
+  '\u1680',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+])
 for (let c = 0x2000; c <= 0x200a; c++) UNICODE_SPACE.add(String.fromCharCode(c))
 
 const DIGIT = /\p{Nd}/u
@@ -82,8 +96,10 @@ export function parseInteger(query: URLSearchParams, name: string, dflt: number,
   if (raw === null) return { ok: true, value: dflt }
   // int() of the raw bytes: anything non-ASCII fails like a non-number.
   const v = isAscii(raw) ? pythonInt(raw, 'bytes') : null
-  if (v === null) return { ok: false, reply: hsError(400, 'M_INVALID_PARAM', `Query parameter ${rules.quoted ? `'${name}'` : name} must be an integer`) }
-  if (!rules.negative && v < 0) return { ok: false, reply: hsError(400, 'M_INVALID_PARAM', `Query parameter ${name} must be a positive integer.`) }
+  if (v === null)
+    return { ok: false, reply: hsError(400, 'M_INVALID_PARAM', `Query parameter ${rules.quoted ? `'${name}'` : name} must be an integer`) }
+  if (!rules.negative && v < 0)
+    return { ok: false, reply: hsError(400, 'M_INVALID_PARAM', `Query parameter ${name} must be a positive integer.`) }
   return { ok: true, value: v }
 }
 
@@ -93,7 +109,10 @@ export function parseString(query: URLSearchParams, name: string, allowed?: read
   if (raw === null) return { ok: true, value: undefined }
   if (!isAscii(raw)) return { ok: false, reply: hsError(400, 'M_UNKNOWN', `Query parameter '${name}' must be ascii`) }
   if (allowed && !allowed.includes(raw)) {
-    return { ok: false, reply: hsError(400, 'M_INVALID_PARAM', `Query parameter '${name}' must be one of [${allowed.map((a) => `'${a}'`).join(', ')}]`) }
+    return {
+      ok: false,
+      reply: hsError(400, 'M_INVALID_PARAM', `Query parameter '${name}' must be one of [${allowed.map((a) => `'${a}'`).join(', ')}]`),
+    }
   }
   return { ok: true, value: raw }
 }

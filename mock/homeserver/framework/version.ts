@@ -22,6 +22,17 @@ export function hsHas(options: Pick<MockOptions, 'hsVersion'>, feature: SynapseF
 
 /** The stored-event shape of the claimed release (lib/data/synapse-features.json). */
 export function eventJsonShape(o: Pick<MockOptions, 'hsVersion'>): EventJsonShape {
-  const roomVersion = hsHas(o, 'default-room-version-11') ? '11' : hsHas(o, 'default-room-version-10') ? '10' : hsHas(o, 'default-room-version-9') ? '9' : '6'
-  return { roomVersion, prevState: hsHas(o, 'event-json-prev-state'), origin: hsHas(o, 'event-json-origin'), rustKeyOrder: hsHas(o, 'event-json-rust-key-order') }
+  const roomVersion = hsHas(o, 'default-room-version-11')
+    ? '11'
+    : hsHas(o, 'default-room-version-10')
+      ? '10'
+      : hsHas(o, 'default-room-version-9')
+        ? '9'
+        : '6'
+  return {
+    roomVersion,
+    prevState: hsHas(o, 'event-json-prev-state'),
+    origin: hsHas(o, 'event-json-origin'),
+    rustKeyOrder: hsHas(o, 'event-json-rust-key-order'),
+  }
 }

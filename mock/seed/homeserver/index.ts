@@ -9,7 +9,6 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from '../time.ts'
 import type { SeedSettings } from '../settings.ts'
 import { HomeserverStore, type HsRoom, type HsUser } from '../../store/homeserver/index.ts'
 
-
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v))
 
 function localpartOf(s: string): string {
@@ -118,7 +117,11 @@ function seedRooms(s: HsSeed, people: string[], admin: HsUser, user: HsUser, sta
     const name = named ? `${faker.word.adjective()} ${faker.word.noun()}`.replace(/^./, (c) => c.toUpperCase()) : null
     let alias: string | null = null
     if (rnd() < (named ? 0.55 : 0.15)) {
-      let slug = (name ?? faker.word.noun()).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'room'
+      let slug =
+        (name ?? faker.word.noun())
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '') || 'room'
       if (usedAliases.has(slug)) slug += `-${i}`
       usedAliases.add(slug)
       alias = `#${slug}:${options.serverName}`
@@ -157,7 +160,10 @@ interface Texts {
 
 function drawTexts(faker: Faker): Texts {
   const phrases = Array.from({ length: 200 }, () => faker.hacker.phrase())
-  const spam = Array.from({ length: 40 }, () => `${faker.commerce.productName()} for ${faker.commerce.price({ symbol: '$' })} at ${faker.internet.url()}`)
+  const spam = Array.from(
+    { length: 40 },
+    () => `${faker.commerce.productName()} for ${faker.commerce.price({ symbol: '$' })} at ${faker.internet.url()}`,
+  )
   const reasons = [
     'spam',
     'Spam',

@@ -5,7 +5,16 @@ import type { SeedContext } from './context.ts'
 import { DAY_US, HOUR_US } from '../time.ts'
 
 function staticClient(id: string, name: string, secret: string | null, grantTypes: string[], at: Micros): Client {
-  return { id, kind: 'static', name, secret, authMethod: secret === null ? 'none' : 'client_secret_basic', grantTypes, redirectUris: [], createdAt: at }
+  return {
+    id,
+    kind: 'static',
+    name,
+    secret,
+    authMethod: secret === null ? 'none' : 'client_secret_basic',
+    grantTypes,
+    redirectUris: [],
+    createdAt: at,
+  }
 }
 
 export function seedClients(ctx: SeedContext): void {
@@ -23,7 +32,15 @@ export function seedClients(ctx: SeedContext): void {
     const at = clientTimes[i]!
     const id = clientId(at)
     if (i < 3) {
-      clients.push(staticClient(id, d.pick(pools.clientNames), `secret-${d.alnum(24)}`, ['authorization_code', 'refresh_token', 'client_credentials'], at))
+      clients.push(
+        staticClient(
+          id,
+          d.pick(pools.clientNames),
+          `secret-${d.alnum(24)}`,
+          ['authorization_code', 'refresh_token', 'client_credentials'],
+          at,
+        ),
+      )
     } else {
       const confidential = d.chance(0.6)
       const domain = d.pick(pools.domains)

@@ -33,13 +33,16 @@ function seedEmails(store: MasStore, options: SeedSettings): void {
       const domain = DOMAINS[Math.floor(random() * DOMAINS.length)]!
       const local = k === 0 ? u.username : `${u.username.split('.')[0]}+${Math.floor(random() * 1000)}`
       const email = random() < 0.15 ? `${local}@${domain}`.replace(/^./, (c) => c.toUpperCase()) : `${local}@${domain}`
-      const at = Math.min(E - MINUTE_US, u.createdAt + Math.floor((k === 0 ? random() * 10 * MINUTE_US : random() * 60 * DAY_US)))
+      const at = Math.min(E - MINUTE_US, u.createdAt + Math.floor(k === 0 ? random() * 10 * MINUTE_US : random() * 60 * DAY_US))
       if (taken.has(email.toLowerCase())) continue
       taken.add(email.toLowerCase())
       planned.push({ userId: u.id, email, createdAt: at, deleted: false })
     }
   }
-  const ids = idsFor(planned.map((p) => p.createdAt), random)
+  const ids = idsFor(
+    planned.map((p) => p.createdAt),
+    random,
+  )
   const emails = planned.map((p, i) => ({ ...p, id: ids[i]! })).sort((a, b) => (a.id < b.id ? -1 : 1))
   store.extra.emails.load(emails)
 }
@@ -58,25 +61,43 @@ function seedUpstream(store: MasStore, options: SeedSettings): void {
   const x = store.extra
   const pTimes = PROVIDERS.map((_, i) => E - 400 * DAY_US + i * DAY_US + Math.floor(random() * DAY_US))
   const pIds = idsFor(pTimes, random)
-  x.providers.load(PROVIDERS.map((p, i) => ({
-    id: pIds[i]!,
-    issuer: p.issuer,
-    humanName: p.humanName,
-    brandName: p.brandName,
-    createdAt: pTimes[i]!,
-    disabledAt: i === 2 ? E - 30 * DAY_US : null,
-    registrationTokenRequired: i === 1,
-  })))
+  x.providers.load(
+    PROVIDERS.map((p, i) => ({
+      id: pIds[i]!,
+      issuer: p.issuer,
+      humanName: p.humanName,
+      brandName: p.brandName,
+      createdAt: pTimes[i]!,
+      disabledAt: i === 2 ? E - 30 * DAY_US : null,
+      registrationTokenRequired: i === 1,
+    })),
+  )
   const planned: { providerId: string; subject: string; userId: string | null; humanAccountName: string | null; createdAt: Micros }[] = []
   for (const u of store.users.all()) {
     if (random() < 0.55) continue
     const p = Math.floor(random() * PROVIDERS.length)
     const subject = String(100000 + Math.floor(random() * 900000)) + u.id.slice(-4).toLowerCase()
-    planned.push({ providerId: pIds[p]!, subject, userId: u.id, humanAccountName: random() < 0.7 ? `${u.username}@${new URL(PROVIDERS[p]!.issuer ?? 'https://github.com').hostname}` : null, createdAt: u.createdAt + Math.floor(random() * 5 * MINUTE_US) })
+    planned.push({
+      providerId: pIds[p]!,
+      subject,
+      userId: u.id,
+      humanAccountName: random() < 0.7 ? `${u.username}@${new URL(PROVIDERS[p]!.issuer ?? 'https://github.com').hostname}` : null,
+      createdAt: u.createdAt + Math.floor(random() * 5 * MINUTE_US),
+    })
   }
   // logins upstream that never finished registering: links without a user
-  for (let i = 0; i < 3; i++) planned.push({ providerId: pIds[i % 2]!, subject: `pending-${i}-${Math.floor(random() * 1e6)}`, userId: null, humanAccountName: null, createdAt: E - Math.floor((1 + random() * 20) * DAY_US) })
-  const ids = idsFor(planned.map((p) => p.createdAt), random)
+  for (let i = 0; i < 3; i++)
+    planned.push({
+      providerId: pIds[i % 2]!,
+      subject: `pending-${i}-${Math.floor(random() * 1e6)}`,
+      userId: null,
+      humanAccountName: null,
+      createdAt: E - Math.floor((1 + random() * 20) * DAY_US),
+    })
+  const ids = idsFor(
+    planned.map((p) => p.createdAt),
+    random,
+  )
   x.links.load(planned.map((p, i) => ({ ...p, id: ids[i]!, deleted: false })).sort((a, b) => (a.id < b.id ? -1 : 1)))
 }
 
@@ -84,7 +105,8 @@ function seedUpstream(store: MasStore, options: SeedSettings): void {
 function seedTokens(store: MasStore, options: SeedSettings): void {
   const random = seededRandom(options.seed, 0x70c3e)
   const E: Micros = options.epoch.getTime() * 1000
-  const text = () => Array.from({ length: 12 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(random() * 62)]).join('')
+  const text = () =>
+    Array.from({ length: 12 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(random() * 62)]).join('')
   const kinds: { limit: number | null; used: number; expires: Micros | null; revoked: boolean }[] = [
     { limit: 5, used: 0, expires: null, revoked: false },
     { limit: 10, used: 3, expires: E + 3650 * DAY_US, revoked: false },
@@ -97,16 +119,18 @@ function seedTokens(store: MasStore, options: SeedSettings): void {
   ]
   const times = kinds.map((_, i) => E - (60 - i * 6) * DAY_US + Math.floor(random() * DAY_US))
   const ids = idsFor(times, random)
-  store.extra.tokens.load(kinds.map((k, i) => ({
-    id: ids[i]!,
-    token: text(),
-    usageLimit: k.limit,
-    timesUsed: k.used,
-    createdAt: times[i]!,
-    lastUsedAt: k.used > 0 ? times[i]! + Math.floor((1 + random() * 3) * DAY_US) : null,
-    expiresAt: k.expires,
-    revokedAt: k.revoked ? times[i]! + 4 * DAY_US : null,
-  })))
+  store.extra.tokens.load(
+    kinds.map((k, i) => ({
+      id: ids[i]!,
+      token: text(),
+      usageLimit: k.limit,
+      timesUsed: k.used,
+      createdAt: times[i]!,
+      lastUsedAt: k.used > 0 ? times[i]! + Math.floor((1 + random() * 3) * DAY_US) : null,
+      expiresAt: k.expires,
+      revokedAt: k.revoked ? times[i]! + 4 * DAY_US : null,
+    })),
+  )
 }
 
 export function seedMasExtra(store: MasStore, options: SeedSettings): MasStore {

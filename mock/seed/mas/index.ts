@@ -28,7 +28,9 @@ export function seedMas(options: SeedSettings): MasStore {
   faker.seed(options.seed)
   const d = seededDraw(faker)
   const pools = drawPools(faker, d)
-  const store = new MasStore(options.serverName, { server_name: options.serverName, admin_clients: [], admin_users: [] }, [options.adminClientId])
+  const store = new MasStore(options.serverName, { server_name: options.serverName, admin_clients: [], admin_users: [] }, [
+    options.adminClientId,
+  ])
   const ctx: SeedContext = { options, E: options.epoch.getTime() * 1000, d, pools, store }
   seedClients(ctx)
   seedUsers(ctx)

@@ -69,7 +69,15 @@ function tokenSessions(ctx: SeedContext, oauthId: (at: Micros) => string): [OAut
   const { options, E, d, pools } = ctx
   const blank = { finishedAt: null, userSessionId: null, lastActiveAt: null, lastActiveIp: null, humanName: null }
   const tAdmin = E - 10 * MINUTE_US
-  const admin: OAuth2Session = { id: oauthId(tAdmin), createdAt: tAdmin, ...blank, userId: null, clientId: options.adminClientId, scope: 'urn:mas:admin', userAgent: null }
+  const admin: OAuth2Session = {
+    id: oauthId(tAdmin),
+    createdAt: tAdmin,
+    ...blank,
+    userId: null,
+    clientId: options.adminClientId,
+    scope: 'urn:mas:admin',
+    userAgent: null,
+  }
   const tUser = E - 9 * MINUTE_US
   const user: OAuth2Session = {
     id: oauthId(tUser),
@@ -97,6 +105,20 @@ export function seedOAuth2Sessions(ctx: SeedContext, plan: SessionPlan): void {
   const [admin, user] = tokenSessions(ctx, oauthId)
   oauth2.push(admin, user)
   store.oauth2.load(oauth2)
-  store.addToken({ value: options.adminToken, kind: 'oauth2', sessionId: admin.id, createdAt: admin.createdAt, expiresAt: null, revokedAt: null })
-  store.addToken({ value: options.userToken, kind: 'oauth2', sessionId: user.id, createdAt: user.createdAt, expiresAt: null, revokedAt: null })
+  store.addToken({
+    value: options.adminToken,
+    kind: 'oauth2',
+    sessionId: admin.id,
+    createdAt: admin.createdAt,
+    expiresAt: null,
+    revokedAt: null,
+  })
+  store.addToken({
+    value: options.userToken,
+    kind: 'oauth2',
+    sessionId: user.id,
+    createdAt: user.createdAt,
+    expiresAt: null,
+    revokedAt: null,
+  })
 }

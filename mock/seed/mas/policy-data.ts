@@ -15,7 +15,11 @@ export function seedPolicyData(ctx: SeedContext): void {
     { at: E - 30 * DAY_US, data: { admin_clients: [options.adminClientId], admin_users: adminNames } },
     {
       at: E - 7 * DAY_US + 123_456,
-      data: { admin_clients: [options.adminClientId], admin_users: adminNames, client_registration: { allow_insecure_uris: false, allow_host_mismatch: false } },
+      data: {
+        admin_clients: [options.adminClientId],
+        admin_users: adminNames,
+        client_registration: { allow_insecure_uris: false, allow_host_mismatch: false },
+      },
     },
   ]
   store.policyData.load(policies.map((p) => ({ id: policyId(p.at), createdAt: p.at, data: p.data })))

@@ -6,7 +6,6 @@ import type { Faker } from '@faker-js/faker'
 import type { Micros } from '../../store/mas/index.ts'
 import { seededRandom } from '../random.ts'
 
-
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
 /**

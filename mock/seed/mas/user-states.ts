@@ -9,7 +9,6 @@ import { DAY_US, HOUR_US } from '../time.ts'
 import type { SeedSettings } from '../settings.ts'
 import type { MasStore, Micros, User } from '../../store/mas/index.ts'
 
-
 const NAMES = ['archie', 'bea', 'cyril', 'dora', 'edmund', 'fern', 'gus', 'hedda', 'ivo', 'juno', 'kit', 'lotte']
 
 export interface UserStateSpec {

@@ -7,7 +7,24 @@ import { DAY_US, HOUR_US, MINUTE_US } from '../time.ts'
 /** The password of every seeded user that has one (documented for fixtures: it is a mock). */
 export const SEEDED_PASSWORD = 'mock-password'
 
-const SPECIAL = ['plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'admin', 'locked', 'deactivated', 'locked'] as const
+const SPECIAL = [
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'plain',
+  'admin',
+  'locked',
+  'deactivated',
+  'locked',
+] as const
 
 export function seedUsers(ctx: SeedContext): void {
   const { options, E, d, pools, store } = ctx

@@ -15,7 +15,11 @@ type Op = Json & { operationId: string; responses: Record<string, Json> }
 type Paths = Record<string, Record<string, Op>>
 
 /** The subschema at a JSON pointer into instances of `schema` ($ref, allOf/anyOf/oneOf, properties, items). */
-export function schemaAt(components: Record<string, JsonSchema>, schema: JsonSchema | undefined, pointer: string[]): JsonSchema | undefined {
+export function schemaAt(
+  components: Record<string, JsonSchema>,
+  schema: JsonSchema | undefined,
+  pointer: string[],
+): JsonSchema | undefined {
   if (!schema || typeof schema !== 'object') return undefined
   if (typeof schema.$ref === 'string') return schemaAt(components, components[schema.$ref.split('/').pop() ?? ''], pointer)
   if (pointer.length === 0) return schema
@@ -36,7 +40,10 @@ const ITEM_IN_SINGLE = ['/data/id', '/id', '/room_id']
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch'])
 /** The operations of a path item (not its description). */
-const operations = (item: Record<string, Op>): Op[] => Object.entries(item).filter(([k]) => METHODS.has(k)).map(([, op]) => op)
+const operations = (item: Record<string, Op>): Op[] =>
+  Object.entries(item)
+    .filter(([k]) => METHODS.has(k))
+    .map(([, op]) => op)
 
 function okResponse(op: Op): [string, Json] | undefined {
   const status = ['200', '201'].find((s) => op.responses[s])
@@ -93,7 +100,11 @@ export function addLinks(paths: Paths, components: Record<string, JsonSchema>): 
 
 /** The items an attribute names (by id), and the listing filters that take such an item's id. */
 const RELATIONS: { get: string; attributes: string[]; filters: string[] }[] = [
-  { get: 'getUser', attributes: ['user_id', 'owner_user_id', 'actor_user_id'], filters: ['filter[user]', 'filter[owner_user]', 'filter[actor_user]'] },
+  {
+    get: 'getUser',
+    attributes: ['user_id', 'owner_user_id', 'actor_user_id'],
+    filters: ['filter[user]', 'filter[owner_user]', 'filter[actor_user]'],
+  },
   { get: 'getOAuth2Client', attributes: ['client_id', 'owner_client_id'], filters: ['filter[client]', 'filter[owner_client]'] },
   { get: 'getUserSession', attributes: ['user_session_id'], filters: ['filter[user-session]'] },
   { get: 'getUpstreamOAuthProvider', attributes: ['provider_id'], filters: ['filter[provider]'] },
@@ -124,7 +135,13 @@ function relationLinks(
       for (const filter of relation.filters) {
         if (!list || !query.some((p) => p.name === filter)) continue
         const name = `${list.operationId}-${filter.slice('filter['.length, -1)}`
-        link(target.get, list, { [`query.${filter}`]: '$response.body#/data/id' }, `${list.operationId} filtered by this item (${filter}).`, name)
+        link(
+          target.get,
+          list,
+          { [`query.${filter}`]: '$response.body#/data/id' },
+          `${list.operationId} filtered by this item (${filter}).`,
+          name,
+        )
       }
     }
   }

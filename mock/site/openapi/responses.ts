@@ -36,17 +36,33 @@ interface Shared {
 function adminShared(s: Shape): Record<string, Shared[]> {
   const out: Record<string, Shared[]> = {}
   const add = (status: string, a: Shared) => (out[status] ??= []).push(a)
-  add('400', { description: "The Authorization header is missing ('Missing authorization header') or not a Bearer token ('Invalid authorization header').", body: 'envelope' })
-  if (s.path.includes('{id}')) add('400', { description: "The id in the path is not a ULID: 'Invalid ULID in path', then the parser's message.", body: 'envelope' })
-  if (s.doc.body) add('400', { description: "The body is not JSON (plain text): 'Failed to parse the request body as JSON: <message> at line L column C', also past 128 levels of nesting ('recursion limit exceeded').", body: 'text' })
+  add('400', {
+    description:
+      "The Authorization header is missing ('Missing authorization header') or not a Bearer token ('Invalid authorization header').",
+    body: 'envelope',
+  })
+  if (s.path.includes('{id}'))
+    add('400', { description: "The id in the path is not a ULID: 'Invalid ULID in path', then the parser's message.", body: 'envelope' })
+  if (s.doc.body)
+    add('400', {
+      description:
+        "The body is not JSON (plain text): 'Failed to parse the request body as JSON: <message> at line L column C', also past 128 levels of nesting ('recursion limit exceeded').",
+      body: 'text',
+    })
   add('401', {
     description:
       "The token is refused, with one of these titles: 'Invalid type of access token' (malformed, or not an OAuth 2.0 or personal access token; a second title names the cause), 'Unknown access token', 'Access token revoked' (its session is finished or revoked), 'Access token expired', 'User locked' (its user is locked or deactivated), or 'Missing urn:mas:admin scope'. The real service answers a token without the admin scope with this 401, never 403.",
     body: 'envelope',
   })
-  add('413', { description: `The body is larger than ${mib(LIMITS.mas.body)} (or the mock's --max-body): 'Failed to buffer the request body: length limit exceeded'.`, body: 'text' })
+  add('413', {
+    description: `The body is larger than ${mib(LIMITS.mas.body)} (or the mock's --max-body): 'Failed to buffer the request body: length limit exceeded'.`,
+    body: 'text',
+  })
   add('414', { description: "The query string is longer than 16 KiB: 'URI Too Long'.", body: 'text' })
-  add('431', { description: `The head has more than ${LIMITS.mas.headers} header fields or more than ${LIMITS.mas.headBytes} bytes (hyper's limits); empty body.`, body: 'none' })
+  add('431', {
+    description: `The head has more than ${LIMITS.mas.headers} header fields or more than ${LIMITS.mas.headBytes} bytes (hyper's limits); empty body.`,
+    body: 'none',
+  })
   return out
 }
 
@@ -54,9 +70,15 @@ function adminShared(s: Shape): Record<string, Shared[]> {
 function homeserverShared(s: Shape): Record<string, Shared[]> {
   const out: Record<string, Shared[]> = {}
   const add = (status: string, a: Shared) => (out[status] ??= []).push(a)
-  add('400', { description: `The head (request line with its query, and header fields) has more than ${LIMITS.hs.headers} header fields or more than ${LIMITS.hs.headBytes} bytes: Twisted's bare 400, no body.`, body: 'none' })
+  add('400', {
+    description: `The head (request line with its query, and header fields) has more than ${LIMITS.hs.headers} header fields or more than ${LIMITS.hs.headBytes} bytes: Twisted's bare 400, no body.`,
+    body: 'none',
+  })
   if (s.doc.body || s.method === 'post' || s.method === 'put') {
-    add('400', { description: `The body is not JSON or nests deeper than ${LIMITS.hs.jsonDepth} levels: M_NOT_JSON 'Content not JSON.'.`, body: 'envelope' })
+    add('400', {
+      description: `The body is not JSON or nests deeper than ${LIMITS.hs.jsonDepth} levels: M_NOT_JSON 'Content not JSON.'.`,
+      body: 'envelope',
+    })
   }
   if (s.doc.security !== 'none') {
     add('401', {
@@ -65,13 +87,22 @@ function homeserverShared(s: Shape): Record<string, Shared[]> {
       body: 'envelope',
     })
     add('500', {
-      description: "Only when the homeserver delegates authentication to an auth service (mock --hs-delegate-url): the introspection names an invalid username, M_UNKNOWN 'Invalid username claim in the introspection result', as the real server answers. No other 5xx unless a fault is injected.",
+      description:
+        "Only when the homeserver delegates authentication to an auth service (mock --hs-delegate-url): the introspection names an invalid username, M_UNKNOWN 'Invalid username claim in the introspection result', as the real server answers. No other 5xx unless a fault is injected.",
       body: 'envelope',
     })
-    add('503', { description: "Only when delegating (mock --hs-delegate-url): the auth service cannot be reached, M_UNKNOWN 'Unable to introspect the access token'.", body: 'envelope' })
+    add('503', {
+      description:
+        "Only when delegating (mock --hs-delegate-url): the auth service cannot be reached, M_UNKNOWN 'Unable to introspect the access token'.",
+      body: 'envelope',
+    })
   }
-  if (s.doc.security === 'hs-admin') add('403', { description: "The token's user is not a server admin: M_FORBIDDEN 'You are not a server admin'.", body: 'envelope' })
-  add('413', { description: `The body is larger than ${mib(LIMITS.hs.body)} (or the mock's --max-body): M_TOO_LARGE 'Request content is too large (>LIMIT)', as Synapse answers a Content-Length past its limit (a body that passes it without one makes Synapse drop the connection instead).`, body: 'envelope' })
+  if (s.doc.security === 'hs-admin')
+    add('403', { description: "The token's user is not a server admin: M_FORBIDDEN 'You are not a server admin'.", body: 'envelope' })
+  add('413', {
+    description: `The body is larger than ${mib(LIMITS.hs.body)} (or the mock's --max-body): M_TOO_LARGE 'Request content is too large (>LIMIT)', as Synapse answers a Content-Length past its limit (a body that passes it without one makes Synapse drop the connection instead).`,
+    body: 'envelope',
+  })
   // No 414: a query past 16 KiB makes the head larger than Twisted takes, so the bare 400 comes first.
   return out
 }

@@ -43,9 +43,23 @@ export function securitySchemes(base: string, authorizeUrl: string | undefined):
       scheme: 'bearer',
       description: `A personal access token (mpt_…, from POST /api/admin/v1/personal-sessions) whose scope contains ${ADMIN_SCOPE}, as Authorization: Bearer <token>.`,
     },
-    'hs-admin': { type: 'http', scheme: 'bearer', description: "The access token of a server admin, as Authorization: Bearer <token>." },
-    'hs-admin-query': { type: 'apiKey', in: 'query', name: 'access_token', description: 'The token of hs-admin as the access_token query parameter (deprecated; never together with the header).' },
-    'hs-user': { type: 'http', scheme: 'bearer', description: 'The access token of any user of the homeserver, as Authorization: Bearer <token>.' },
-    'hs-user-query': { type: 'apiKey', in: 'query', name: 'access_token', description: 'The token of hs-user as the access_token query parameter (deprecated; never together with the header).' },
+    'hs-admin': { type: 'http', scheme: 'bearer', description: 'The access token of a server admin, as Authorization: Bearer <token>.' },
+    'hs-admin-query': {
+      type: 'apiKey',
+      in: 'query',
+      name: 'access_token',
+      description: 'The token of hs-admin as the access_token query parameter (deprecated; never together with the header).',
+    },
+    'hs-user': {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'The access token of any user of the homeserver, as Authorization: Bearer <token>.',
+    },
+    'hs-user-query': {
+      type: 'apiKey',
+      in: 'query',
+      name: 'access_token',
+      description: 'The token of hs-user as the access_token query parameter (deprecated; never together with the header).',
+    },
   }
 }

@@ -6,8 +6,19 @@ import type { Recorder } from '../recorder.ts'
 import { ReportIndex } from './reports.ts'
 import { UserReportIndex } from './user-reports.ts'
 import type { HsWrite, RoomOpts } from './writes.ts'
-import type { EventReport, EventReportItem, HsEvent, HsRoom, HsSession, HsUser, ReportPage, ReportQuery, UserReport, UserReportPage, UserReportQuery } from './records.ts'
-
+import type {
+  EventReport,
+  EventReportItem,
+  HsEvent,
+  HsRoom,
+  HsSession,
+  HsUser,
+  ReportPage,
+  ReportQuery,
+  UserReport,
+  UserReportPage,
+  UserReportQuery,
+} from './records.ts'
 
 /** How a release stores a locally created event (see eventJson). */
 export interface EventJsonShape {
@@ -134,7 +145,14 @@ export class HomeserverStore {
     return this.events.get(w.eventId)!
   }
 
-  private appendEventRaw(room: HsRoom, sender: string, type: string, content: Record<string, unknown>, ts: number, stateKey?: string): HsEvent {
+  private appendEventRaw(
+    room: HsRoom,
+    sender: string,
+    type: string,
+    content: Record<string, unknown>,
+    ts: number,
+    stateKey?: string,
+  ): HsEvent {
     const auth: string[] = []
     if (type !== 'm.room.create') {
       auth.push(room.createEventId)
@@ -212,7 +230,16 @@ export class HomeserverStore {
       {
         users: { [creator]: 100 },
         users_default: 0,
-        events: { 'm.room.name': 50, 'm.room.power_levels': 100, 'm.room.history_visibility': 100, 'm.room.canonical_alias': 50, 'm.room.avatar': 50, 'm.room.tombstone': 100, 'm.room.server_acl': 100, 'm.room.encryption': 100 },
+        events: {
+          'm.room.name': 50,
+          'm.room.power_levels': 100,
+          'm.room.history_visibility': 100,
+          'm.room.canonical_alias': 50,
+          'm.room.avatar': 50,
+          'm.room.tombstone': 100,
+          'm.room.server_acl': 100,
+          'm.room.encryption': 100,
+        },
         events_default: 0,
         state_default: 50,
         ban: 50,
@@ -257,7 +284,13 @@ export class HomeserverStore {
    * `keep`; the room's state at the last event returned. Undefined when the room or the event in it is
    * unknown. Cost: the window and the room's state events, never the whole room.
    */
-  eventContext(roomId: string, eventId: string, before: number, after: number, keep: (ev: HsEvent) => boolean): { before: HsEvent[]; event: HsEvent; after: HsEvent[]; state: HsEvent[]; startDepth: number; endDepth: number } | undefined {
+  eventContext(
+    roomId: string,
+    eventId: string,
+    before: number,
+    after: number,
+    keep: (ev: HsEvent) => boolean,
+  ): { before: HsEvent[]; event: HsEvent; after: HsEvent[]; state: HsEvent[]; startDepth: number; endDepth: number } | undefined {
     const event = this.events.get(eventId)
     const timeline = this.timelines.get(roomId)
     if (!event || !timeline || event.roomId !== roomId) return undefined
@@ -316,8 +349,21 @@ export class HomeserverStore {
     const content = this.contentAs(ev, shape)
     if (shape.rustKeyOrder) {
       // The Rust event class: signatures, unsigned, the format's fields, then the common fields by name.
-      const out: Record<string, unknown> = { signatures, unsigned, room_id: ev.roomId, auth_events: ev.authEvents, prev_events: ev.prevEvents }
-      const rest: Record<string, unknown> = { content, depth: ev.depth, hashes: { sha256: b64(hash) }, origin_server_ts: ev.originServerTs, sender: ev.sender, type: ev.type }
+      const out: Record<string, unknown> = {
+        signatures,
+        unsigned,
+        room_id: ev.roomId,
+        auth_events: ev.authEvents,
+        prev_events: ev.prevEvents,
+      }
+      const rest: Record<string, unknown> = {
+        content,
+        depth: ev.depth,
+        hashes: { sha256: b64(hash) },
+        origin_server_ts: ev.originServerTs,
+        sender: ev.sender,
+        type: ev.type,
+      }
       if (shape.origin) rest.origin = this.serverName
       if (shape.prevState) rest.prev_state = []
       if (ev.stateKey !== undefined) rest.state_key = ev.stateKey
@@ -343,7 +389,14 @@ export class HomeserverStore {
   // ---- event reports ----------------------------------------------------------------------------
 
   /** Files a report (the client report endpoint, the seed, or a test inserting rows directly). */
-  addReport(input: { roomId: string; eventId: string; userId: string; content: Record<string, unknown>; receivedTs: number; id?: number }): EventReport {
+  addReport(input: {
+    roomId: string
+    eventId: string
+    userId: string
+    content: Record<string, unknown>
+    receivedTs: number
+    id?: number
+  }): EventReport {
     const { roomId, eventId, userId, content, receivedTs } = input
     const id = input.id ?? this.lastReportId + 1
     this.write({ t: 'hs.report', id, roomId, eventId, userId, content, receivedTs })
@@ -459,7 +512,10 @@ export class HomeserverStore {
         return sameEvent(this.appendEventRaw(this.room(w.roomId), w.sender, w.type, w.content, w.ts, w.stateKey).eventId, w.eventId)
       case 'hs.join':
         this.eventCounter = w.counter
-        return sameEvent(this.appendEventRaw(this.room(w.roomId), w.userId, 'm.room.member', this.joinContent(w.userId), w.ts, w.userId).eventId, w.eventId)
+        return sameEvent(
+          this.appendEventRaw(this.room(w.roomId), w.userId, 'm.room.member', this.joinContent(w.userId), w.ts, w.userId).eventId,
+          w.eventId,
+        )
       case 'hs.txn':
         Map.prototype.set.call(this.txns, w.key, w.eventId)
         return

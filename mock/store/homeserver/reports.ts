@@ -192,7 +192,8 @@ export class ReportIndex {
     const pred = source === smallest.arrays ? test : (r: EventReport) => smallest.test(r) && test(r)
     const { reports, total, scanned } = filtered(source, q, pred, false)
     return { reports, total, scanned }
-  }}
+  }
+}
 
 /** The page [from, from+limit) of the ordered union of `arrays`, in the query's direction. */
 function page(arrays: EventReport[][], q: ReportQuery): EventReport[] {

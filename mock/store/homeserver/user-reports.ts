@@ -42,7 +42,10 @@ export class UserReportIndex {
     const n = this.all.length
     if (!q.userId && !q.targetUserId) {
       // A page is an index range: from the start (dir=f) or from the end (dir=b).
-      const reports = q.dir === 'f' ? this.all.slice(q.from, q.from + limit) : this.all.slice(Math.max(0, n - q.from - limit), Math.max(0, n - q.from)).reverse()
+      const reports =
+        q.dir === 'f'
+          ? this.all.slice(q.from, q.from + limit)
+          : this.all.slice(Math.max(0, n - q.from - limit), Math.max(0, n - q.from)).reverse()
       return { reports, total: n, scanned: 0 }
     }
     const ordered = q.dir === 'f' ? this.all : [...this.all].reverse()

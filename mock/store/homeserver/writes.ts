@@ -15,7 +15,17 @@ export type HsWrite =
   | { t: 'hs.user'; localpart: string; admin: boolean; displayName: string | null; createdTs: number }
   | { t: 'hs.token'; token: string; userId: string; deviceId: string }
   | { t: 'hs.room'; roomId: string; creator: string; opts: RoomOpts; counter: number; lastEventId: string }
-  | { t: 'hs.event'; roomId: string; sender: string; type: string; content: Record<string, unknown>; ts: number; stateKey?: string; counter: number; eventId: string }
+  | {
+      t: 'hs.event'
+      roomId: string
+      sender: string
+      type: string
+      content: Record<string, unknown>
+      ts: number
+      stateKey?: string
+      counter: number
+      eventId: string
+    }
   | { t: 'hs.join'; roomId: string; userId: string; ts: number; counter: number; eventId: string }
   | { t: 'hs.txn'; key: string; eventId: string }
   | { t: 'hs.report'; id: number; roomId: string; eventId: string; userId: string; content: Record<string, unknown>; receivedTs: number }

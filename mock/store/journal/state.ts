@@ -10,7 +10,22 @@
 // the mock creates 0700. An existing journal readable by others is tightened to 0600 (the file is
 // the mock's own; the warning says so). An existing directory open to others is left as it is with
 // a warning: it may be the developer's own (`--state .`), and the journal inside is closed anyway.
-import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import type { World } from '../world.ts'
 import { applyWorldWrite } from '../world.ts'
@@ -83,7 +98,10 @@ function prepareDir(dir: string, warn: (message: string) => void): void {
     return
   }
   const mode = statSync(dir).mode & 0o777
-  if (mode & 0o077) warn(`state directory ${dir} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); the journal inside is 0600, but others may delete or replace it (chmod 700 ${dir})`)
+  if (mode & 0o077)
+    warn(
+      `state directory ${dir} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); the journal inside is 0600, but others may delete or replace it (chmod 700 ${dir})`,
+    )
 }
 
 /** Tightens an existing journal that others could read, saying so. */
@@ -91,7 +109,9 @@ function tightenFile(file: string, warn: (message: string) => void): void {
   const mode = statSync(file).mode & 0o777
   if ((mode & 0o077) === 0) return
   chmodSync(file, FILE_MODE)
-  warn(`state journal ${file} was readable by other users (mode ${mode.toString(8).padStart(4, '0')}); it holds tokens and secrets, so it is now 0600`)
+  warn(
+    `state journal ${file} was readable by other users (mode ${mode.toString(8).padStart(4, '0')}); it holds tokens and secrets, so it is now 0600`,
+  )
 }
 
 /** Writes a new journal holding only its header, atomically (temporary file, fsync, rename, fsync of the directory). */
@@ -134,8 +154,7 @@ export class StateJournal {
     if (existsSync(file)) {
       tightenFile(file, warn)
       self.replay(file, options, world, warn)
-    }
-    else {
+    } else {
       self.header = headerFor(options, 'start')
       createJournal(dir, self.header)
     }
@@ -148,27 +167,34 @@ export class StateJournal {
     try {
       decoded = decodeJournal(readFileSync(file))
     } catch (e) {
-      if (e instanceof JournalCorruptError) throw new StateError(`state journal ${file}: ${e.message}; the mock will not replay past it (move the file away to start afresh)`)
+      if (e instanceof JournalCorruptError)
+        throw new StateError(`state journal ${file}: ${e.message}; the mock will not replay past it (move the file away to start afresh)`)
       throw e
     }
     const [head, ...writes] = decoded.records
     if (!head || !isHeader(head.value)) throw new StateError(`state journal ${file} has no header record`)
     const problems = mismatches(head.value, options)
     if (problems.length) {
-      throw new StateError(`state journal ${file} was written for another world (${head.value.cause} at ${head.value.createdAt}): ${problems.join('; ')}. Start with the journal's options, or use another --state directory.`)
+      throw new StateError(
+        `state journal ${file} was written for another world (${head.value.cause} at ${head.value.createdAt}): ${problems.join('; ')}. Start with the journal's options, or use another --state directory.`,
+      )
     }
     this.header = head.value
     for (const { offset, value } of writes) {
       try {
         applyWrite(world, value as Write)
       } catch (e) {
-        throw new StateError(`state journal ${file}: the write at byte offset ${offset} (${(value as Write)?.t}) does not apply: ${(e as Error).message}`)
+        throw new StateError(
+          `state journal ${file}: the write at byte offset ${offset} (${(value as Write)?.t}) does not apply: ${(e as Error).message}`,
+        )
       }
     }
     this.replayed = writes.length
     if (decoded.torn) {
       this.tornTail = decoded.torn
-      warn(`state journal ${file}: dropped a torn last record at byte offset ${decoded.torn.offset} (${decoded.torn.bytes} bytes, ${decoded.torn.reason}); it was never acknowledged`)
+      warn(
+        `state journal ${file}: dropped a torn last record at byte offset ${decoded.torn.offset} (${decoded.torn.bytes} bytes, ${decoded.torn.reason}); it was never acknowledged`,
+      )
       const fd = openSync(file, 'r+')
       try {
         ftruncateSync(fd, decoded.validLength)

@@ -67,7 +67,7 @@ export class JournalWriter {
         const batch = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending)
         const upTo = this.appended
         this.pending = []
-        for (let done = 0; done < batch.length; ) {
+        for (let done = 0; done < batch.length;) {
           const { bytesWritten } = await writeAsync(this.fd, batch, done, batch.length - done, this.position)
           done += bytesWritten
           this.position += bytesWritten

@@ -8,7 +8,16 @@ import type { Micros, RegistrationToken, TokenChanges, UpstreamLink, UpstreamPro
 import type { MasWrite } from './writes.ts'
 import { OrderedCollection } from '../ordered.ts'
 
-export { LIVE, MAX_COOKIES, tokenValid, type RegistrationToken, type TokenChanges, type UpstreamLink, type UpstreamProvider, type UserEmail } from './records.ts'
+export {
+  LIVE,
+  MAX_COOKIES,
+  tokenValid,
+  type RegistrationToken,
+  type TokenChanges,
+  type UpstreamLink,
+  type UpstreamProvider,
+  type UserEmail,
+} from './records.ts'
 
 export class MasExtra {
   /** buckets: by user, and by the lower-cased address (the service compares LOWER(email)) */
@@ -20,7 +29,9 @@ export class MasExtra {
     },
   })
 
-  readonly providers = new OrderedCollection<UpstreamProvider, 'enabled'>({ indexes: { enabled: { keys: (p) => String(p.disabledAt === null) } } })
+  readonly providers = new OrderedCollection<UpstreamProvider, 'enabled'>({
+    indexes: { enabled: { keys: (p) => String(p.disabledAt === null) } },
+  })
 
   readonly links = new OrderedCollection<UpstreamLink, 'live' | 'user' | 'provider' | 'subject'>({
     indexes: {
@@ -51,7 +62,16 @@ export class MasExtra {
   // ----- registration tokens ----------------------------------------------------------------
 
   addToken(token: string, usageLimit: number | null, expiresAt: Micros | null, at: Micros): RegistrationToken {
-    const t: RegistrationToken = { id: this.newId(at), token, usageLimit, timesUsed: 0, createdAt: at, lastUsedAt: null, expiresAt, revokedAt: null }
+    const t: RegistrationToken = {
+      id: this.newId(at),
+      token,
+      usageLimit,
+      timesUsed: 0,
+      createdAt: at,
+      lastUsedAt: null,
+      expiresAt,
+      revokedAt: null,
+    }
     this.write({ t: 'mas.regtoken', token: t })
     return t
   }

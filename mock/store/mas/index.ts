@@ -52,7 +52,10 @@ export class MasStore {
   readonly personal: OrderedCollection<PersonalSession, PersonalIndex, 'expiresAt'>
   readonly policyData = new OrderedCollection<PolicyData>()
   /** emails, upstream providers and links, registration tokens, browser cookies (./extra.ts) */
-  readonly extra: MasExtra = new MasExtra((at) => this.newId(at), (w) => this.write(w))
+  readonly extra: MasExtra = new MasExtra(
+    (at) => this.newId(at),
+    (w) => this.write(w),
+  )
   private readonly tokens = new Map<string, AccessToken>()
   private readonly refreshTokens = new Map<string, RefreshToken>()
   /** the active token of a personal session, when the mock knows its value */
@@ -148,7 +151,11 @@ export class MasStore {
 
   /** the admin API's user actions: lock, unlock, deactivate, reactivate, set-admin */
   setUserState(user: User, state: UserState): void {
-    this.write({ t: 'mas.user.state', id: user.id, state: { lockedAt: state.lockedAt, deactivatedAt: state.deactivatedAt, admin: state.admin } })
+    this.write({
+      t: 'mas.user.state',
+      id: user.id,
+      state: { lockedAt: state.lockedAt, deactivatedAt: state.deactivatedAt, admin: state.admin },
+    })
   }
 
   setPassword(user: User, password: string): void {
@@ -203,7 +210,10 @@ export class MasStore {
     const set = new Set(this.configuredAdminClients)
     const latest = this.policyData.last()
     const merged = latest ? mergePolicyData(this.staticPolicyData, latest.data) : { ok: true as const, value: this.staticPolicyData }
-    const list = merged.ok && typeof merged.value === 'object' && merged.value !== null ? (merged.value as Record<string, unknown>).admin_clients : undefined
+    const list =
+      merged.ok && typeof merged.value === 'object' && merged.value !== null
+        ? (merged.value as Record<string, unknown>).admin_clients
+        : undefined
     if (Array.isArray(list)) for (const id of list) if (typeof id === 'string') set.add(id)
     return set
   }
@@ -231,7 +241,11 @@ export class MasStore {
 
   /** The session a token belongs to. */
   sessionOf(t: AccessToken): CompatSession | OAuth2Session | PersonalSession | undefined {
-    return t.kind === 'compat' ? this.compat.get(t.sessionId) : t.kind === 'oauth2' ? this.oauth2.get(t.sessionId) : this.personal.get(t.sessionId)
+    return t.kind === 'compat'
+      ? this.compat.get(t.sessionId)
+      : t.kind === 'oauth2'
+        ? this.oauth2.get(t.sessionId)
+        : this.personal.get(t.sessionId)
   }
 
   /** Whether a token is usable now, with what it grants (introspection rules of the service). */
@@ -241,7 +255,7 @@ export class MasStore {
     if (token.kind === 'oauth2') {
       const s = this.oauth2.get(token.sessionId)
       if (!s || s.finishedAt !== null) return { active: false }
-      const user = s.userId === null ? null : this.users.get(s.userId) ?? null
+      const user = s.userId === null ? null : (this.users.get(s.userId) ?? null)
       if (user && !MasStore.isUserActive(user)) return { active: false }
       return { active: true, kind: 'oauth2', token, user, clientId: s.clientId, scope: s.scope, deviceId: deviceOfScope(s.scope) }
     }
@@ -257,7 +271,8 @@ export class MasStore {
     const user = this.users.get(s.userId) ?? null
     if (!user || !MasStore.isUserActive(user)) return { active: false }
     const scope = ['urn:matrix:client:api:*', 'urn:matrix:org.matrix.msc2967.client:api:*']
-    if (s.deviceId !== null) scope.push(`urn:matrix:client:device:${s.deviceId}`, `urn:matrix:org.matrix.msc2967.client:device:${s.deviceId}`)
+    if (s.deviceId !== null)
+      scope.push(`urn:matrix:client:device:${s.deviceId}`, `urn:matrix:org.matrix.msc2967.client:device:${s.deviceId}`)
     return { active: true, kind: 'compat', token, user, clientId: null, scope: normalizeScope(scope).join(' '), deviceId: s.deviceId }
   }
 
@@ -292,7 +307,14 @@ export class MasStore {
       finishedAt: null,
       humanName: s.humanName,
     }
-    const token: AccessToken = { value: generateToken('mct'), kind: 'compat', sessionId: session.id, createdAt: at, expiresAt: null, revokedAt: null }
+    const token: AccessToken = {
+      value: generateToken('mct'),
+      kind: 'compat',
+      sessionId: session.id,
+      createdAt: at,
+      expiresAt: null,
+      revokedAt: null,
+    }
     this.write({ t: 'mas.compat', session, token })
     return { session, token }
   }
@@ -304,7 +326,14 @@ export class MasStore {
   // ----- OAuth 2.0 sessions ---------------------------------------------------------------------
 
   createOAuth2Session(
-    s: { clientId: string; userId: string | null; scope: string; userAgent: string | null; userSessionId?: string | null; withRefreshToken?: boolean },
+    s: {
+      clientId: string
+      userId: string | null
+      scope: string
+      userAgent: string | null
+      userSessionId?: string | null
+      withRefreshToken?: boolean
+    },
     at: Micros,
     tokenTtlSeconds: number | null,
   ): { session: OAuth2Session; token: AccessToken; refresh?: RefreshToken } {
@@ -346,8 +375,20 @@ export class MasStore {
    * The refresh grant: a new token pair for the session of `consumed`, which is marked consumed;
    * `revoke` lists tokens it ends (the consumed token's access token, a lost pair of a double refresh).
    */
-  refreshOAuth2Session(consumed: RefreshToken, revoke: string[], at: Micros, tokenTtlSeconds: number): { token: AccessToken; refresh: RefreshToken } {
-    const token: AccessToken = { value: generateToken('mat'), kind: 'oauth2', sessionId: consumed.sessionId, createdAt: at, expiresAt: at + tokenTtlSeconds * 1_000_000, revokedAt: null }
+  refreshOAuth2Session(
+    consumed: RefreshToken,
+    revoke: string[],
+    at: Micros,
+    tokenTtlSeconds: number,
+  ): { token: AccessToken; refresh: RefreshToken } {
+    const token: AccessToken = {
+      value: generateToken('mat'),
+      kind: 'oauth2',
+      sessionId: consumed.sessionId,
+      createdAt: at,
+      expiresAt: at + tokenTtlSeconds * 1_000_000,
+      revokedAt: null,
+    }
     const refresh = this.newRefreshToken(consumed.sessionId, token.value, at)
     this.write({ t: 'mas.oauth2.refresh', at, consumed: consumed.value, token, refresh, revoke })
     return { token, refresh }
@@ -360,7 +401,14 @@ export class MasStore {
   // ----- personal sessions ----------------------------------------------------------------------
 
   createPersonalSession(
-    s: { ownerUserId: string | null; ownerClientId: string | null; actorUserId: string; humanName: string; scope: string; expiresIn: number | null },
+    s: {
+      ownerUserId: string | null
+      ownerClientId: string | null
+      actorUserId: string
+      humanName: string
+      scope: string
+      expiresIn: number | null
+    },
     at: Micros,
   ): { session: PersonalSession; token: AccessToken } {
     const expiresAt = s.expiresIn === null ? null : at + s.expiresIn * 1_000_000
@@ -378,7 +426,14 @@ export class MasStore {
       hasActiveToken: true,
       tokenExpiresAt: expiresAt,
     }
-    const token: AccessToken = { value: generateToken('mpt'), kind: 'personal', sessionId: session.id, createdAt: at, expiresAt, revokedAt: null }
+    const token: AccessToken = {
+      value: generateToken('mpt'),
+      kind: 'personal',
+      sessionId: session.id,
+      createdAt: at,
+      expiresAt,
+      revokedAt: null,
+    }
     this.write({ t: 'mas.personal', session, token })
     return { session, token }
   }
@@ -391,7 +446,14 @@ export class MasStore {
   /** Replaces the active token: the old one is revoked (unless `keepOld`, a fault), a new one issued. */
   regeneratePersonalSession(session: PersonalSession, expiresIn: number | null, at: Micros, keepOld = false): AccessToken {
     const expiresAt = expiresIn === null ? null : at + expiresIn * 1_000_000
-    const token: AccessToken = { value: generateToken('mpt'), kind: 'personal', sessionId: session.id, createdAt: at, expiresAt, revokedAt: null }
+    const token: AccessToken = {
+      value: generateToken('mpt'),
+      kind: 'personal',
+      sessionId: session.id,
+      createdAt: at,
+      expiresAt,
+      revokedAt: null,
+    }
     this.write({ t: 'mas.personal.regenerate', id: session.id, at, token, keepOld })
     return token
   }

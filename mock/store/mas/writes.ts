@@ -4,7 +4,21 @@
 // with applyMasWrite. Replaying a journal calls applyMasWrite with the recorded entries, so the
 // replayed store is the same to the byte: nothing is generated twice.
 import { MAX_COOKIES } from './records.ts'
-import type { AccessToken, BrowserSession, Client, CompatSession, Micros, OAuth2Session, PersonalSession, PolicyData, RegistrationToken, TokenChanges, UpstreamLink, User, UserEmail } from './records.ts'
+import type {
+  AccessToken,
+  BrowserSession,
+  Client,
+  CompatSession,
+  Micros,
+  OAuth2Session,
+  PersonalSession,
+  PolicyData,
+  RegistrationToken,
+  TokenChanges,
+  UpstreamLink,
+  User,
+  UserEmail,
+} from './records.ts'
 
 /** A collection as a write sees it (structural, so that this file need not import the store back). */
 interface WriteCollection<T> {

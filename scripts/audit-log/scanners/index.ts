@@ -15,12 +15,17 @@ export function defaultEngine(): AuditEngine {
 }
 
 /** A scanner reporting into `tally`; asking for 'wasm' where the module cannot run is an error. */
-export function createLineScanner(tally: Tally, opts: { engine?: AuditEngine | undefined; wasmBlockBytes?: number | undefined }): LineScanner {
+export function createLineScanner(
+  tally: Tally,
+  opts: { engine?: AuditEngine | undefined; wasmBlockBytes?: number | undefined },
+): LineScanner {
   if (tally.match !== undefined || opts.engine === 'js') return new JsLineScanner(tally)
   const m = scanModule()
   if (m === null) {
     if (opts.engine === 'wasm') {
-      throw new Error('the WebAssembly audit engine is not available here (scripts/audit-log/wasm/audit-scan.wasm missing or WebAssembly SIMD unsupported)')
+      throw new Error(
+        'the WebAssembly audit engine is not available here (scripts/audit-log/wasm/audit-scan.wasm missing or WebAssembly SIMD unsupported)',
+      )
     }
     return new JsLineScanner(tally)
   }

@@ -3,7 +3,19 @@
 // does not take itself).
 
 import { isAscii } from 'node:buffer'
-import { CANONICAL_TIMESTAMP_LENGTH as CANONICAL_TS, CanonicalMatcher, fastIsV120, fastMethod, fastOperationName, fastPath, fastRequester, fastStatus, newLineView, scanLine, type LineView } from '../../../lib/requestlog.ts'
+import {
+  CANONICAL_TIMESTAMP_LENGTH as CANONICAL_TS,
+  CanonicalMatcher,
+  fastIsV120,
+  fastMethod,
+  fastOperationName,
+  fastPath,
+  fastRequester,
+  fastStatus,
+  newLineView,
+  scanLine,
+  type LineView,
+} from '../../../lib/requestlog.ts'
 import type { Tally } from '../tally.ts'
 
 export type AuditEngine = 'wasm' | 'js'
@@ -72,7 +84,18 @@ export abstract class BaseLineScanner implements LineScanner {
         // A canonical request line: its parts straight from the match.
         const end = matcher.end
         const lineNo = ++tally.lineNo
-        tally.response(fastMethod(m), fastPath(m), fastStatus(m), fastIsV120(m), fastRequester(m), fastOperationName(m), lineNo, text, pos, end)
+        tally.response(
+          fastMethod(m),
+          fastPath(m),
+          fastStatus(m),
+          fastIsV120(m),
+          fastRequester(m),
+          fastOperationName(m),
+          lineNo,
+          text,
+          pos,
+          end,
+        )
         if (firstLine < 0) {
           firstLine = lineNo
           firstPos = pos

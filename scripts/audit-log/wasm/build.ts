@@ -38,7 +38,9 @@ export function buildWasm(out = WASM_OUT): void {
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const i = process.argv.indexOf('--out')
   if (process.argv.includes('--help')) {
-    console.log('usage: npm run build:wasm [-- --out FILE]\nWrites scripts/audit-log/wasm/assembly/constants.gen.ts, then compiles scripts/audit-log/wasm/assembly/audit-scan.ts to scripts/audit-log/wasm/audit-scan.wasm (or FILE).')
+    console.log(
+      'usage: npm run build:wasm [-- --out FILE]\nWrites scripts/audit-log/wasm/assembly/constants.gen.ts, then compiles scripts/audit-log/wasm/assembly/audit-scan.ts to scripts/audit-log/wasm/audit-scan.wasm (or FILE).',
+    )
     process.exit(0)
   }
   try {

@@ -5,7 +5,6 @@
 
 import { readFileSync } from 'node:fs'
 
-
 // The compiler options carry no DOM library, where WebAssembly's types live: the few used here.
 /** A compiled module (opaque; it can be posted to a worker thread). */
 export type WasmModule = object
@@ -96,7 +95,8 @@ export class WasmScanner {
   inputView(n: number): Buffer {
     const at = this.x.reserveInput(n)
     const mem = this.x.memory.buffer
-    if (this.view === null || this.view.buffer !== mem || this.view.byteOffset !== at || this.view.length !== n) this.view = Buffer.from(mem, at, n)
+    if (this.view === null || this.view.buffer !== mem || this.view.byteOffset !== at || this.view.length !== n)
+      this.view = Buffer.from(mem, at, n)
     this.inputAt = at
     this.inputLength = n
     return this.view

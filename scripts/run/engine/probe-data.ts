@@ -40,7 +40,10 @@ export function meaninglessPass(counts: ProbeCounts, min = 5): string[] {
   for (const [origin, statuses] of Object.entries(counts)) {
     const total = Object.values(statuses).reduce((a, b) => a + b, 0)
     if (total < min) continue
-    const share = (pred: (s: string) => boolean) => Object.entries(statuses).filter(([s]) => pred(s)).reduce((a, [, n]) => a + n, 0)
+    const share = (pred: (s: string) => boolean) =>
+      Object.entries(statuses)
+        .filter(([s]) => pred(s))
+        .reduce((a, [, n]) => a + n, 0)
     const say = (what: string, hint: string) => out.push(`every one of the ${total} responses from ${origin} was ${what}: ${hint}`)
     if (share((s) => s === '401' || s === '403') === total) say('401 or 403', 'the tokens are not accepted; the checks prove little')
     else if (share((s) => s === '404') === total) say('404', 'check the URL and --hs-prefix; the checks prove little')

@@ -55,7 +55,9 @@ function suiteTap(tapUrl: string): Plugin {
   return {
     name: 'suite-tap',
     setup(b) {
-      b.onResolve({ filter: /^tap$/ }, (args) => (args.namespace === 'ac-suite-tap' ? { path: tapUrl, external: true } : { path: 'tap', namespace: 'ac-suite-tap' }))
+      b.onResolve({ filter: /^tap$/ }, (args) =>
+        args.namespace === 'ac-suite-tap' ? { path: tapUrl, external: true } : { path: 'tap', namespace: 'ac-suite-tap' },
+      )
       b.onLoad({ filter: /.*/, namespace: 'ac-suite-tap' }, () => ({
         contents: "import tap from 'tap'\nexport default globalThis.__acSuiteTap ?? tap\n",
         loader: 'js',
@@ -74,7 +76,10 @@ function noReactElements(): Plugin {
   return {
     name: 'no-react-elements',
     setup(b) {
-      b.onLoad({ filter: /[\\/]tcompare[\\/].*[\\/]react-element-to-jsx-string\.js$/ }, () => ({ contents: 'export default (element) => String(element)\n', loader: 'js' }))
+      b.onLoad({ filter: /[\\/]tcompare[\\/].*[\\/]react-element-to-jsx-string\.js$/ }, () => ({
+        contents: 'export default (element) => String(element)\n',
+        loader: 'js',
+      }))
     },
   }
 }
@@ -127,7 +132,15 @@ export async function buildAll(outdir: string, pack?: { external: Plugin }): Pro
   const { build, stop } = await import('esbuild')
   building++
   const relocatable = pack !== undefined
-  const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'silent', write: false, metafile: true } as const
+  const common = {
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'silent',
+    write: false,
+    metafile: true,
+  } as const
   const files = AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a))
   try {
     const results = await Promise.all([
@@ -151,7 +164,12 @@ export async function buildAll(outdir: string, pack?: { external: Plugin }): Pro
         outdir,
         outExtension: { '.js': '.mjs' },
         banner: pack ? { js: REQUIRE_BANNER } : {},
-        plugins: [sourceUrls(ROOT, relocatable), suiteTap(OUT_MARK + TAP_BUILD.split(path.sep).join('/')), sharedLib(), ...(pack ? [pack.external] : [])],
+        plugins: [
+          sourceUrls(ROOT, relocatable),
+          suiteTap(OUT_MARK + TAP_BUILD.split(path.sep).join('/')),
+          sharedLib(),
+          ...(pack ? [pack.external] : []),
+        ],
       }),
       build({
         ...common,
@@ -218,7 +236,11 @@ export async function cachedBuild(cacheDir = packageCacheDir('suites')): Promise
  * cached build (where there is no cache, a build of this run's own), with the .taprc that tap's runner reads when
  * AC_RUN_WORKERS=tap; the sources through tsx when the build fails or AC_RUN_LOADER=tsx asks for that.
  */
-export async function prepareSuites(project: string, env: NodeJS.ProcessEnv, stderr: { write(s: string): unknown }): Promise<PreparedSuites> {
+export async function prepareSuites(
+  project: string,
+  env: NodeJS.ProcessEnv,
+  stderr: { write(s: string): unknown },
+): Promise<PreparedSuites> {
   // The validators precompiled once per state of the schemas (lib/schema-standalone.ts), before any
   // suite worker starts: the workers then load them instead of compiling (decision 0004). Where there is no
   // cache, or a schema does not compile, they compile as before (a schema that does not compile fails
@@ -254,11 +276,21 @@ export async function prepareSuites(project: string, env: NodeJS.ProcessEnv, std
       writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${probeUrl}"\n`)
       const built = (f: string) => f.replace(/\.suite\.(ts|mts|js|mjs)$/, '.suite.mjs')
       const back = new Map(AREA_NAMES.flatMap((a) => suiteFiles(ROOT, a)).map((f) => [built(f), f]))
-      return { built, sourceOf: (n) => back.get(n) ?? n, mode: 'bundle', probeUrl, schemasUrl: pathToFileURL(path.join(dir, 'lib', 'schemas.mjs')).href, tapUrl: pathToFileURL(path.join(dir, TAP_BUILD)).href }
+      return {
+        built,
+        sourceOf: (n) => back.get(n) ?? n,
+        mode: 'bundle',
+        probeUrl,
+        schemasUrl: pathToFileURL(path.join(dir, 'lib', 'schemas.mjs')).href,
+        tapUrl: pathToFileURL(path.join(dir, TAP_BUILD)).href,
+      }
     }
   }
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-  writeFileSync(path.join(project, '.taprc'), `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${tsx}"\n  - "--import=${pathToFileURL(probe).href}"\n`)
+  writeFileSync(
+    path.join(project, '.taprc'),
+    `plugin:\n  - "!@tapjs/typescript"\nnode-arg:\n  - "--import=${tsx}"\n  - "--import=${pathToFileURL(probe).href}"\n`,
+  )
   symlinkSync(path.join(ROOT, 'suites'), path.join(project, 'suites'), 'dir')
   return { built: (f) => f, sourceOf: (n) => n, mode: 'tsx' }
 }

@@ -51,8 +51,19 @@ function tapBin(): string {
  */
 export function suiteEnv(base: NodeJS.ProcessEnv, project: string, contract: Record<string, string>, strict: boolean): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base }
-  for (const k of ['MAS_ADMIN_TOKEN', 'MAS_USER_TOKEN', 'HS_ADMIN_TOKEN', 'HS_USER_TOKEN', TARGET_ENV, TARGETS_ENV, STRICT_ENV, ...Object.values(TOKEN_ENV)]) delete env[k]
-  for (const k of Object.keys(env)) if (k === 'TAP' || k.startsWith('TAP_') || k.startsWith('_TAPJS') || k === 'NODE_TEST_CONTEXT') delete env[k]
+  for (const k of [
+    'MAS_ADMIN_TOKEN',
+    'MAS_USER_TOKEN',
+    'HS_ADMIN_TOKEN',
+    'HS_USER_TOKEN',
+    TARGET_ENV,
+    TARGETS_ENV,
+    STRICT_ENV,
+    ...Object.values(TOKEN_ENV),
+  ])
+    delete env[k]
+  for (const k of Object.keys(env))
+    if (k === 'TAP' || k.startsWith('TAP_') || k.startsWith('_TAPJS') || k === 'NODE_TEST_CONTEXT') delete env[k]
   Object.assign(env, contract, { FORCE_COLOR: '0', [PROBE_ENV]: path.join(project, 'tmp', 'probe') })
   delete env.NO_COLOR
   if (strict) env[STRICT_ENV] = '1'
@@ -65,7 +76,8 @@ export function suiteEnv(base: NodeJS.ProcessEnv, project: string, contract: Rec
  */
 export function runTap(prepared: PreparedSuites, opts: TapOptions, workers?: SuiteWorkers): Promise<TapRun> {
   if (workers) return workers.run(opts)
-  if (prepared.mode === 'bundle' && prepared.probeUrl && opts.env.AC_RUN_WORKERS !== 'tap') return runWorkers({ ...opts, probeUrl: prepared.probeUrl, ...(prepared.tapUrl ? { tapUrl: prepared.tapUrl } : {}) })
+  if (prepared.mode === 'bundle' && prepared.probeUrl && opts.env.AC_RUN_WORKERS !== 'tap')
+    return runWorkers({ ...opts, probeUrl: prepared.probeUrl, ...(prepared.tapUrl ? { tapUrl: prepared.tapUrl } : {}) })
   return runTapRunner(opts)
 }
 
@@ -73,7 +85,10 @@ export function runTap(prepared: PreparedSuites, opts: TapOptions, workers?: Sui
  * The suite workers started now, before the target is known, when the suites run in workers (built, and
  * not AC_RUN_WORKERS=tap); undefined otherwise. `env`: suiteEnv() without the target.
  */
-export function startWorkers(prepared: PreparedSuites, start: Omit<WorkerStart, 'probeUrl' | 'schemasUrl' | 'tapUrl'>): SuiteWorkers | undefined {
+export function startWorkers(
+  prepared: PreparedSuites,
+  start: Omit<WorkerStart, 'probeUrl' | 'schemasUrl' | 'tapUrl'>,
+): SuiteWorkers | undefined {
   if (prepared.mode !== 'bundle' || !prepared.probeUrl || start.env.AC_RUN_WORKERS === 'tap') return undefined
   const { probeUrl, schemasUrl, tapUrl } = prepared
   return new SuiteWorkers({ ...start, probeUrl, ...(schemasUrl ? { schemasUrl } : {}), ...(tapUrl ? { tapUrl } : {}) })

@@ -4,7 +4,15 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { AREA_NAMES, type Area } from '../../../lib/areas.ts'
 import { VersionError, parseVersion } from '../../../lib/versions.ts'
-import { UsageError, checkChoice, durationSeconds, parseCommandLine, positiveNumber, type OptionSpecs, type ParsedValues } from '../../common/index.ts'
+import {
+  UsageError,
+  checkChoice,
+  durationSeconds,
+  parseCommandLine,
+  positiveNumber,
+  type OptionSpecs,
+  type ParsedValues,
+} from '../../common/index.ts'
 import { TARGET_FLAGS, byteSize, targetOptions, type TargetOptions } from '../../common/target-options.ts'
 
 export const REPORTERS = ['tap', 'junit', 'json', 'jsonstream', 'markdown', 'html'] as const
@@ -65,7 +73,6 @@ const FLAGS = {
 
 type Values = ParsedValues<typeof FLAGS>
 
-
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' {
   const { values } = parseCommandLine(argv, FLAGS)
   if (values.help) return 'help'
@@ -87,13 +94,15 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 
   if (values.area) o.areas = areaOption(values.area)
   if (values.grep) o.grep = grepOption(values.grep)
   outputOptions(o, values)
-  if (o.faultMatrix && o.reporter === 'html') throw new UsageError('--reporter html describes a run, not a fault matrix; use json or junit with --fault-matrix')
+  if (o.faultMatrix && o.reporter === 'html')
+    throw new UsageError('--reporter html describes a run, not a fault matrix; use json or junit with --fault-matrix')
   return o
 }
 
 function bundledMockOnly(o: Options): void {
   const hasTarget = o.masUrl !== undefined || o.hsUrl !== undefined
-  if (hasTarget && o.mockFaults.length > 0) throw new UsageError('--mock-fault applies to the bundled mock only; leave out --mas-url/--hs-url')
+  if (hasTarget && o.mockFaults.length > 0)
+    throw new UsageError('--mock-fault applies to the bundled mock only; leave out --mas-url/--hs-url')
   if (hasTarget && o.faultMatrix) throw new UsageError('--fault-matrix applies to the bundled mock only; leave out --mas-url/--hs-url')
 }
 
@@ -113,15 +122,22 @@ function mockVersion(flag: string, raw: string | undefined): string | undefined 
 function mockVersionOptions(o: Options, values: Values): void {
   o.mockHsVersion = mockVersion('--mock-hs-version', values['mock-hs-version'])
   o.mockMasVersion = mockVersion('--mock-mas-version', values['mock-mas-version'])
-  const given = [o.mockHsVersion !== undefined && '--mock-hs-version', o.mockMasVersion !== undefined && '--mock-mas-version'].filter(Boolean)
+  const given = [o.mockHsVersion !== undefined && '--mock-hs-version', o.mockMasVersion !== undefined && '--mock-mas-version'].filter(
+    Boolean,
+  )
   if (given.length && (o.masUrl !== undefined || o.hsUrl !== undefined)) {
-    throw new UsageError(`${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to the bundled mock only; leave out --mas-url/--hs-url (a real target reports its own version)`)
+    throw new UsageError(
+      `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to the bundled mock only; leave out --mas-url/--hs-url (a real target reports its own version)`,
+    )
   }
 }
 // --- end of the versions block ---
 
 function areaOption(raw: string[]): Area[] {
-  const areas = raw.flatMap((a) => a.split(',')).map((a) => a.trim()).filter(Boolean)
+  const areas = raw
+    .flatMap((a) => a.split(','))
+    .map((a) => a.trim())
+    .filter(Boolean)
   for (const a of areas) checkChoice('--area', a, AREA_NAMES)
   if (areas.length === 0) throw new UsageError('--area needs at least one area')
   return [...new Set(areas as Area[])]

@@ -66,22 +66,47 @@ export function markdownReport(r: RunReport): string {
   ]
   if (r.target.mas) out.push(`- auth service ${mdText(r.target.mas.url)} (version ${mdText(r.target.mas.version ?? 'unknown')})`)
   if (r.target.hs) out.push(`- homeserver ${mdText(r.target.hs.url)} (server\\_version ${mdText(r.target.hs.version ?? 'unknown')})`)
-  out.push(`- writes ${r.target.writes ? 'on' : 'off'}${r.target.mock ? ' (bundled mock)' : ''}; areas ${mdText(r.areas.join(', '))}${r.grep ? `; checks matching ${mdText(r.grep)}` : ''}`, '', mdText(nextStep(r)), '')
+  out.push(
+    `- writes ${r.target.writes ? 'on' : 'off'}${r.target.mock ? ' (bundled mock)' : ''}; areas ${mdText(r.areas.join(', '))}${r.grep ? `; checks matching ${mdText(r.grep)}` : ''}`,
+    '',
+    mdText(nextStep(r)),
+    '',
+  )
   if (r.problems.length) out.push('## Not a pass', '', ...r.problems.map((p) => `- ${mdText(p)}`), '')
   if (r.warnings.length) out.push('## Warnings', '', ...r.warnings.map((w) => `- ${mdText(w)}`), '')
   for (const s of r.suites) {
-    out.push(`## ${mdText(s.file)}`, '', `${s.pass} passed, ${s.fail} failed, ${s.deviation} deviations, ${s.skip} skipped in ${seconds(s.durationMs)}`, '')
+    out.push(
+      `## ${mdText(s.file)}`,
+      '',
+      `${s.pass} passed, ${s.fail} failed, ${s.deviation} deviations, ${s.skip} skipped in ${seconds(s.durationMs)}`,
+      '',
+    )
     if (s.error) out.push(`**the file failed as a whole**: ${mdText(s.error)}`, '')
     if (s.notRun) out.push(`not run: ${mdText(s.notRun)}`, '')
     for (const ch of s.checks) out.push(...checkLines(ch))
     out.push('')
   }
   if (r.skipReasons.length) out.push('## Skipped', '', ...r.skipReasons.map((s) => `- ${s.count} × ${mdText(s.reason)}`), '')
-  if (r.leftovers.length) out.push('## Data left behind', '', ...r.leftovers.map((l) => `- ${mdText(l.what)}${l.reason ? ` (${mdText(l.reason)})` : ''} \\[${mdText(l.file)}\\]`), '')
+  if (r.leftovers.length)
+    out.push(
+      '## Data left behind',
+      '',
+      ...r.leftovers.map((l) => `- ${mdText(l.what)}${l.reason ? ` (${mdText(l.reason)})` : ''} \\[${mdText(l.file)}\\]`),
+      '',
+    )
   const q = r.requests
   if (q?.total) {
-    const areas = Object.entries(q.byArea).map(([a, n]) => `${a} ${n}`).join(', ')
-    out.push('## Requests', '', `${q.total} sent (${mdText(areas)})`, '', '| slowest endpoint | count | median | max |', '|---|---|---|---|')
+    const areas = Object.entries(q.byArea)
+      .map(([a, n]) => `${a} ${n}`)
+      .join(', ')
+    out.push(
+      '## Requests',
+      '',
+      `${q.total} sent (${mdText(areas)})`,
+      '',
+      '| slowest endpoint | count | median | max |',
+      '|---|---|---|---|',
+    )
     out.push(...q.slowest.map((e) => `| ${mdCode(e.endpoint)} | ${e.count} | ${e.p50Ms.toFixed(1)} ms | ${e.maxMs.toFixed(1)} ms |`), '')
   }
   return out.join('\n') + '\n'

@@ -52,7 +52,12 @@ export async function renderMatrix(reporter: Reporter, matrix: MatrixReport, raw
  * written. Last guard of every format: no control, format or separator character but the newline
  * (each reporter escaped the target's text already; in JSON the `\uXXXX` escape keeps the value).
  */
-export async function writeReport(text: string, secrets: string[], output: string | undefined, stdout: { write(s: string): unknown }): Promise<string | undefined> {
+export async function writeReport(
+  text: string,
+  secrets: string[],
+  output: string | undefined,
+  stdout: { write(s: string): unknown },
+): Promise<string | undefined> {
   const safe = streamSafe(redact(text, secrets))
   if (!output) {
     stdout.write(safe)

@@ -50,7 +50,11 @@ export class Collector {
       if (!c.result) continue
       const m = TARGET_GROUP.exec(c.name)
       if (this.matrix && m) {
-        this.add(m[1]!, n.name, c.children.filter((x) => x.result && !filteredOut(x)).map((x) => toCheck(x, this.strict)))
+        this.add(
+          m[1]!,
+          n.name,
+          c.children.filter((x) => x.result && !filteredOut(x)).map((x) => toCheck(x, this.strict)),
+        )
         if (m[1] === 'clean') names.push(...c.children.filter((x) => x.result).map((x) => x.name))
       } else {
         names.push(c.name)
@@ -62,7 +66,12 @@ export class Collector {
     const s = toSuite(n, checks)
     // In the matrix a suite process fails because the faults' checks fail; that is no crash (a real
     // crash or time-out still is).
-    if (this.matrix && s.error && !fileDeath(n.result?.diag) && n.children.some((c) => TARGET_GROUP.test(c.name) && c.result && !c.result.ok)) {
+    if (
+      this.matrix &&
+      s.error &&
+      !fileDeath(n.result?.diag) &&
+      n.children.some((c) => TARGET_GROUP.test(c.name) && c.result && !c.result.ok)
+    ) {
       delete s.error
       s.ok = s.fail === 0
     }
@@ -91,8 +100,25 @@ export class Collector {
     }
     for (const f of files) {
       if (this.suites.some((s) => s.file === f)) continue
-      const base = { file: f, area: areaOfPath(f) ?? 'other', ok: false, durationMs: 0, pass: 0, fail: 0, skip: 0, deviation: 0, checks: [], leftovers: [] } satisfies SuiteResult
-      this.suites.push(interrupted ? { ...base, notRun: 'interrupted before it ran' } : deadline ? { ...base, notRun: `the run's deadline (${deadline}) passed before it ran` } : { ...base, error: `no result (tap exited with ${how})` })
+      const base = {
+        file: f,
+        area: areaOfPath(f) ?? 'other',
+        ok: false,
+        durationMs: 0,
+        pass: 0,
+        fail: 0,
+        skip: 0,
+        deviation: 0,
+        checks: [],
+        leftovers: [],
+      } satisfies SuiteResult
+      this.suites.push(
+        interrupted
+          ? { ...base, notRun: 'interrupted before it ran' }
+          : deadline
+            ? { ...base, notRun: `the run's deadline (${deadline}) passed before it ran` }
+            : { ...base, error: `no result (tap exited with ${how})` },
+      )
     }
     this.suites.sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file))
   }

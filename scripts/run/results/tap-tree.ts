@@ -100,7 +100,8 @@ export function toCheck(n: TapNode, strict: boolean): CheckResult {
   } else if (!a.ok && ownDeviation === undefined) c.outcome = 'fail'
   else if (c.deviations.length) c.outcome = strict ? 'fail' : 'deviation'
   c.ok = c.outcome !== 'fail'
-  if (strict && c.outcome === 'fail' && c.failures.length === 0) c.failures.push(...c.deviations.map((d) => ({ name: d.name, diag: { ...d.diag, deviation: d.reason } })))
+  if (strict && c.outcome === 'fail' && c.failures.length === 0)
+    c.failures.push(...c.deviations.map((d) => ({ name: d.name, diag: { ...d.diag, deviation: d.reason } })))
   return c
 }
 
@@ -110,12 +111,20 @@ export function toCheck(n: TapNode, strict: boolean): CheckResult {
  * nothing of the kind happened (the file ended on its own).
  */
 export function fileDeath(diag: unknown): string | undefined {
-  const d = (diag ?? {}) as { signal?: unknown; exitCode?: unknown; expired?: unknown; message?: unknown; deadline?: unknown; check?: unknown }
+  const d = (diag ?? {}) as {
+    signal?: unknown
+    exitCode?: unknown
+    expired?: unknown
+    message?: unknown
+    deadline?: unknown
+    check?: unknown
+  }
   const during = typeof d.check === 'string' && d.check ? ` during check "${d.check}"` : ''
   if (typeof d.deadline === 'string') return `stopped by the run's deadline (${d.deadline})${during}`
   if (d.expired !== undefined || /timeout/i.test(String(d.message ?? ''))) return `timed out (${String(d.expired ?? d.message)})${during}`
   if (typeof d.signal === 'string' && d.signal) return `killed by ${d.signal}${during}`
-  if (typeof d.exitCode === 'number' && d.exitCode !== 0) return `the suite process exited with code ${d.exitCode}${during} (a crash: see its output above)`
+  if (typeof d.exitCode === 'number' && d.exitCode !== 0)
+    return `the suite process exited with code ${d.exitCode}${during} (a crash: see its output above)`
   return undefined
 }
 

@@ -55,7 +55,8 @@ export function nothingProved(areas: readonly Area[], suites: readonly SuiteResu
   const ran = (c: CheckResult) => c.outcome !== 'skip'
   const all = suites.flatMap((s) => s.checks)
   // files that crashed or timed out before any check ended fail the run as such, not as "no checks"
-  if (all.length === 0) return suites.some((s) => s.error) ? [] : [grep ? `no check matched --grep ${grep}` : 'the selected suites hold no checks']
+  if (all.length === 0)
+    return suites.some((s) => s.error) ? [] : [grep ? `no check matched --grep ${grep}` : 'the selected suites hold no checks']
   if (!all.some(ran)) out.push(`every one of the ${all.length} checks was skipped: nothing was checked`)
   for (const a of areas) {
     const files = suites.filter((s) => s.area === a && !s.notRun)
@@ -65,7 +66,9 @@ export function nothingProved(areas: readonly Area[], suites: readonly SuiteResu
     if (files.length === 0 || checks.length === 0) {
       if (!grep && !cut && files.every((s) => !s.error)) out.push(`area ${a} has no check (${AREAS[a].dir}/)`)
     } else if (!checks.some(ran) && all.some(ran)) {
-      const why = groupSkips(checks).map((s) => `${s.count} × ${s.reason}`).join('; ')
+      const why = groupSkips(checks)
+        .map((s) => `${s.count} × ${s.reason}`)
+        .join('; ')
       out.push(`area ${a}: all ${checks.length} checks were skipped (${why})`)
     }
   }

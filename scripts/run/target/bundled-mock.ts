@@ -10,7 +10,6 @@ import { wantedFaults } from './fault-matrix.ts'
 import type { MatrixFaultDef, MockHandle } from './mock-handle.ts'
 import type { Options } from '../options/options.ts'
 
-
 export interface Resolved {
   target: Target
   /** the bundled mocks started for this run: the clean one first, then one per fault */
@@ -57,7 +56,14 @@ export function defaultJobs(opts: Options, cpus = availableParallelism()): numbe
  * Builds the run's target; starts the bundled mock(s) when no target is given. `keep` registers each
  * mock's stop with the caller's clean-ups (also when a later mock fails to start).
  */
-export async function resolveTarget(opts: Options, project: string, runId: string, version: string, keep: (close: () => Promise<void>) => void, workers = 1): Promise<Resolved> {
+export async function resolveTarget(
+  opts: Options,
+  project: string,
+  runId: string,
+  version: string,
+  keep: (close: () => Promise<void>) => void,
+  workers = 1,
+): Promise<Resolved> {
   const target: Target = {
     allowWrites: opts.allowWrites,
     allowTokenInUrl: opts.allowTokenInUrl,
@@ -73,7 +79,14 @@ export async function resolveTarget(opts: Options, project: string, runId: strin
   }
   if (opts.masUrl || opts.hsUrl) {
     if (opts.masUrl) target.mas = { url: opts.masUrl, adminToken: opts.masToken, userToken: opts.masUserToken }
-    if (opts.hsUrl) target.hs = { url: opts.hsUrl, adminToken: opts.hsToken, userToken: opts.hsUserToken, prefix: opts.hsPrefix, clientPrefix: opts.clientPrefix }
+    if (opts.hsUrl)
+      target.hs = {
+        url: opts.hsUrl,
+        adminToken: opts.hsToken,
+        userToken: opts.hsUserToken,
+        prefix: opts.hsPrefix,
+        clientPrefix: opts.clientPrefix,
+      }
     return { target, mocks: [], workerTargets: [target] }
   }
   // (at most 8 mocks: more workers than that share them)
@@ -84,7 +97,13 @@ export async function resolveTarget(opts: Options, project: string, runId: strin
   // run there (npm start keeps its count, and the fault matrix proves them).
   target.allowTokenInUrl = true
   // The log area reads its own target's log: each worker's is its mock's (a --log-file stays everyone's).
-  const own = (m: MockHandle): Target => ({ ...target, mas: { ...target.mas!, url: m.url }, hs: { ...target.hs!, url: m.url }, mockControlUrl: m.url, logFile: opts.logFile ? target.logFile : m.logFile })
+  const own = (m: MockHandle): Target => ({
+    ...target,
+    mas: { ...target.mas!, url: m.url },
+    hs: { ...target.hs!, url: m.url },
+    mockControlUrl: m.url,
+    logFile: opts.logFile ? target.logFile : m.logFile,
+  })
   return { target, mocks, workerTargets: [target, ...extra.map(own)] }
 }
 
@@ -92,14 +111,31 @@ export async function resolveTarget(opts: Options, project: string, runId: strin
  * The bundled mock on a free loopback port; in the fault matrix one more per fault, all with the same
  * tokens; `extra` more clean ones for the suite workers beyond the first.
  */
-async function startMocks(opts: Options, project: string, target: Target, keep: (close: () => Promise<void>) => void, extra: number): Promise<{ mocks: MockHandle[]; extra: MockHandle[] }> {
-  const [{ startMock }, { mockOptions, randomToken }] = await Promise.all([import('../../../mock/site/server.ts'), import('../../../mock/core/options.ts')])
-  const tokens = { adminToken: randomToken('mat_'), userToken: randomToken('mat_'), hsAdminToken: randomToken('syt_'), hsUserToken: randomToken('syt_') }
+async function startMocks(
+  opts: Options,
+  project: string,
+  target: Target,
+  keep: (close: () => Promise<void>) => void,
+  extra: number,
+): Promise<{ mocks: MockHandle[]; extra: MockHandle[] }> {
+  const [{ startMock }, { mockOptions, randomToken }] = await Promise.all([
+    import('../../../mock/site/server.ts'),
+    import('../../../mock/core/options.ts'),
+  ])
+  const tokens = {
+    adminToken: randomToken('mat_'),
+    userToken: randomToken('mat_'),
+    hsAdminToken: randomToken('syt_'),
+    hsUserToken: randomToken('syt_'),
+  }
   const claimed = mockOptions({ ...mockVersions(opts) }, {})
   const matrix = opts.faultMatrix ? await wantedFaults(opts.areas, { hs: claimed.hsVersion, mas: claimed.masVersion }, opts.mockFaults) : []
   if (opts.faultMatrix && opts.mockFaults.length > 0) {
     const unknown = opts.mockFaults.filter((n) => !matrix.some((f) => f.name === n))
-    if (unknown.length) throw new UsageError(`--mock-fault ${unknown.join(', ')}: not a fault of the selected areas that applies at homeserver ${claimed.hsVersion}, auth service ${claimed.masVersion} (see --list-faults of the mock)`)
+    if (unknown.length)
+      throw new UsageError(
+        `--mock-fault ${unknown.join(', ')}: not a fault of the selected areas that applies at homeserver ${claimed.hsVersion}, auth service ${claimed.masVersion} (see --list-faults of the mock)`,
+      )
   }
   const wanted: (MatrixFaultDef | undefined)[] = [undefined, ...matrix]
   const mocks: MockHandle[] = []
@@ -107,7 +143,21 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
   for (let i = 0; i < extra; i++) {
     const logFile = path.join(project, 'tmp', `mock-clean-${i + 2}.log`)
     // (the releases it claims too: every worker's target is the same product at the same release)
-    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile, faults: opts.mockFaults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens, ...mockVersions(opts) }, {}))
+    const m = await startMock(
+      mockOptions(
+        {
+          host: '127.0.0.1',
+          port: 0,
+          logFile,
+          faults: opts.mockFaults,
+          hsPrefix: opts.hsPrefix,
+          clientPrefix: opts.clientPrefix,
+          ...tokens,
+          ...mockVersions(opts),
+        },
+        {},
+      ),
+    )
     keep(() => m.close())
     more.push({ label: `clean-${i + 2}`, url: m.url, logFile, close: () => m.close() })
   }
@@ -117,7 +167,22 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
     const faults = fault ? [fault.name] : opts.faultMatrix ? [] : opts.mockFaults
     // A fault's mock keeps a request log only when the log area can look at it (formatting costs).
     const keepLog = !fault || (opts.areas ?? []).includes('log')
-    const m = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: keepLog ? logFile : null, faults, hsPrefix: opts.hsPrefix, clientPrefix: opts.clientPrefix, ...tokens, ...mockVersions(opts), ...(opts.faultMatrix ? { deviations: false } : {}) }, {}))
+    const m = await startMock(
+      mockOptions(
+        {
+          host: '127.0.0.1',
+          port: 0,
+          logFile: keepLog ? logFile : null,
+          faults,
+          hsPrefix: opts.hsPrefix,
+          clientPrefix: opts.clientPrefix,
+          ...tokens,
+          ...mockVersions(opts),
+          ...(opts.faultMatrix ? { deviations: false } : {}),
+        },
+        {},
+      ),
+    )
     keep(() => m.close())
     mocks.push({ label, ...(fault ? { fault } : {}), url: m.url, logFile, close: () => m.close() })
     if (!fault) {
@@ -133,7 +198,10 @@ async function startMocks(opts: Options, project: string, target: Target, keep: 
 
 /** The releases the mock claims (--mock-hs-version, --mock-mas-version); unset: the mock's defaults. */
 function mockVersions(opts: Options): { hsVersion?: string; masVersion?: string } {
-  return { ...(opts.mockHsVersion ? { hsVersion: opts.mockHsVersion } : {}), ...(opts.mockMasVersion ? { masVersion: opts.mockMasVersion } : {}) }
+  return {
+    ...(opts.mockHsVersion ? { hsVersion: opts.mockHsVersion } : {}),
+    ...(opts.mockMasVersion ? { masVersion: opts.mockMasVersion } : {}),
+  }
 }
 
 export type { MockHandle } from './mock-handle.ts'

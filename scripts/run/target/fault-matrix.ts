@@ -7,7 +7,6 @@ import type { MatrixFaultDef, MockHandle } from './mock-handle.ts'
 import { countChecks, type Assertion, type CheckResult, type Counts, type ReportHeader } from '../results/results.ts'
 import { xml } from '../report/junit.ts'
 
-
 export interface MatrixFault extends MatrixFaultDef {
   caught: boolean
   /** the named checks that failed against this fault's mock */
@@ -30,7 +29,10 @@ export const MATRIX_AREAS: Area[] = ['admin', 'reports']
  * service is caught by the admin suites, one of the homeserver by the reports suites.
  */
 export async function faultAreas(): Promise<Map<string, Area[]>> {
-  const [{ FAULTS }, { homeserverFaults }] = await Promise.all([import('../../../mock/faults/registry.ts'), import('../../../mock/faults/homeserver.ts')])
+  const [{ FAULTS }, { homeserverFaults }] = await Promise.all([
+    import('../../../mock/faults/registry.ts'),
+    import('../../../mock/faults/homeserver.ts'),
+  ])
   const hs: ReadonlySet<string> = new Set(homeserverFaults.map((f) => f.name))
   const byArea: Record<string, Area[]> = { admin: ['admin'], homeserver: ['reports'], log: ['log'], upgrade: ['upgrade'] }
   return new Map(FAULTS.map((f) => [f.name, f.area === 'auth' ? [hs.has(f.name) ? 'reports' : 'admin'] : (byArea[f.area] ?? [])]))
@@ -41,7 +43,11 @@ export async function faultAreas(): Promise<Map<string, Area[]>> {
  * claims (a fault of a route or filter a release lacks has nothing to break there); `only` narrows it to
  * the named faults (`--fault-matrix --mock-fault NAME`).
  */
-export async function wantedFaults(selected: Area[] | undefined, claimed?: { hs: string; mas: string }, only: string[] = []): Promise<MatrixFaultDef[]> {
+export async function wantedFaults(
+  selected: Area[] | undefined,
+  claimed?: { hs: string; mas: string },
+  only: string[] = [],
+): Promise<MatrixFaultDef[]> {
   const areas = selected ?? MATRIX_AREAS
   const [{ FAULTS, faultAppliesAt, faultVersionsText }, map] = await Promise.all([import('../../../mock/faults/registry.ts'), faultAreas()])
   return FAULTS.filter((f) => (map.get(f.name) ?? []).some((a) => areas.includes(a)))
@@ -71,7 +77,9 @@ export function matrixFaults(mocks: MockHandle[], perTarget: Map<string, { file:
   return mocks
     .filter((m) => m.fault)
     .map((m) => {
-      const failedChecks = (perTarget.get(m.label) ?? []).flatMap((x) => x.checks.filter((c) => c.outcome === 'fail').map((c) => ({ file: x.file, check: c.name })))
+      const failedChecks = (perTarget.get(m.label) ?? []).flatMap((x) =>
+        x.checks.filter((c) => c.outcome === 'fail').map((c) => ({ file: x.file, check: c.name })),
+      )
       return { ...m.fault!, caught: failedChecks.length > 0, failedChecks }
     })
 }
@@ -95,7 +103,9 @@ export function matrixLines(m: MatrixReport, crashed: { file: string; error?: st
   lines.push('', 'faults:')
   const width = Math.max(0, ...m.faults.map((f) => f.name.length))
   for (const f of m.faults) {
-    lines.push(`  ${f.caught ? 'caught' : 'MISSED'}  ${f.name.padEnd(width)}  ${f.caught ? `${f.failedChecks.length} check(s), e.g. ${f.failedChecks[0]!.check}` : `no check of ${f.areas.join(', ')} failed`}`)
+    lines.push(
+      `  ${f.caught ? 'caught' : 'MISSED'}  ${f.name.padEnd(width)}  ${f.caught ? `${f.failedChecks.length} check(s), e.g. ${f.failedChecks[0]!.check}` : `no check of ${f.areas.join(', ')} failed`}`,
+    )
   }
   const caught = m.faults.filter((f) => f.caught).length
   lines.push('', `${caught} of ${m.faults.length} faults caught; clean mock ${m.clean.ok ? 'passes' : 'FAILS'}; ${seconds(m.durationMs)}`)
@@ -106,19 +116,32 @@ export function matrixLines(m: MatrixReport, crashed: { file: string; error?: st
 export function matrixJunit(m: MatrixReport): string {
   const failures = m.faults.filter((f) => !f.caught).length + (m.clean.ok ? 0 : 1)
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>']
-  lines.push(`<testsuites name="admin-conformance fault matrix" tests="${m.faults.length + 1}" failures="${failures}" time="${(m.durationMs / 1000).toFixed(3)}">`)
+  lines.push(
+    `<testsuites name="admin-conformance fault matrix" tests="${m.faults.length + 1}" failures="${failures}" time="${(m.durationMs / 1000).toFixed(3)}">`,
+  )
   lines.push(`  <testsuite name="fault matrix (${xml(m.areas.join(', '))})" tests="${m.faults.length + 1}" failures="${failures}">`)
   const c = m.clean.counts
   const cleanText = `${c.pass} passed, ${c.fail} failed, ${c.skip} skipped of ${c.checks} checks`
-  if (m.clean.ok) lines.push(`    <testcase classname="clean" name="the clean mock passes every check"><system-out>${xml(cleanText)}</system-out></testcase>`)
+  if (m.clean.ok)
+    lines.push(
+      `    <testcase classname="clean" name="the clean mock passes every check"><system-out>${xml(cleanText)}</system-out></testcase>`,
+    )
   else {
     const text = [cleanText, ...m.clean.failedChecks.map((f) => `${f.file}: ${f.check}`)].join('\n')
-    lines.push(`    <testcase classname="clean" name="the clean mock passes every check"><failure message="${xml(cleanText)}">${xml(text)}</failure></testcase>`)
+    lines.push(
+      `    <testcase classname="clean" name="the clean mock passes every check"><failure message="${xml(cleanText)}">${xml(text)}</failure></testcase>`,
+    )
   }
   for (const f of m.faults) {
     const open = `    <testcase classname="${xml(f.areas.join(','))}" name="${xml(f.name)}"`
-    if (f.caught) lines.push(`${open}><system-out>${xml(`${f.description}\ncaught by:\n${f.failedChecks.map((x) => `  ${x.file}: ${x.check}`).join('\n')}`)}</system-out></testcase>`)
-    else lines.push(`${open}><failure message="${xml(`not caught: no check of ${f.areas.join(', ')} failed`)}">${xml(f.description)}</failure></testcase>`)
+    if (f.caught)
+      lines.push(
+        `${open}><system-out>${xml(`${f.description}\ncaught by:\n${f.failedChecks.map((x) => `  ${x.file}: ${x.check}`).join('\n')}`)}</system-out></testcase>`,
+      )
+    else
+      lines.push(
+        `${open}><failure message="${xml(`not caught: no check of ${f.areas.join(', ')} failed`)}">${xml(f.description)}</failure></testcase>`,
+      )
   }
   lines.push('  </testsuite>', '</testsuites>')
   return lines.join('\n') + '\n'

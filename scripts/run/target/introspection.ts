@@ -33,7 +33,11 @@ export async function registerIntrospectionClient(target: Target, areas: readonl
     const leftover = { target: 'mas' as const, kind: 'oauth2-client', id: reg.clientId, reason: INTROSPECTION_LEFTOVER_REASON }
     return { leftover: { ...parseLeftoverComment(`# ${leftoverComment(leftover)}`)!, file: '(runner)' } }
   } catch (e) {
-    return { warning: client.redact(`registering the run's introspection client failed: ${(e as Error).message}; each suite file that needs one registers its own`) }
+    return {
+      warning: client.redact(
+        `registering the run's introspection client failed: ${(e as Error).message}; each suite file that needs one registers its own`,
+      ),
+    }
   } finally {
     await client.close()
   }

@@ -13,7 +13,9 @@ function describeVersion(raw: string | undefined): string {
   const p = parseServerVersionString(raw)
   // the target's string, shown escaped (lib/escape.ts)
   const shown = visible(JSON.stringify(raw))
-  return p.ok ? `${shown} → ${formatVersion(p.version)}` : `${shown} (not a release: ${visible(p.reason)}; version-dependent checks run and say so)`
+  return p.ok
+    ? `${shown} → ${formatVersion(p.version)}`
+    : `${shown} (not a release: ${visible(p.reason)}; version-dependent checks run and say so)`
 }
 
 /** What the bundled mock claims to be, and whether the user chose it (--mock-hs-version, --mock-mas-version). */
@@ -28,10 +30,20 @@ export function header(st: RunState, target: Target, areas: string[], mocks: Moc
   const { opts } = st
   const rows: [string, string][] = []
   if (target.mas) rows.push(['auth service', `${target.mas.url}  version ${describeVersion(pf.masVersion)}`])
-  if (target.hs) rows.push(['homeserver', `${target.hs.url}  server_version ${describeVersion(pf.hsVersion)}  (admin prefix ${target.hs.prefix}, client prefix ${target.hs.clientPrefix})`])
+  if (target.hs)
+    rows.push([
+      'homeserver',
+      `${target.hs.url}  server_version ${describeVersion(pf.hsVersion)}  (admin prefix ${target.hs.prefix}, client prefix ${target.hs.clientPrefix})`,
+    ])
   if (target.isMock) rows.push(['mock claims', mockClaims(st, pf)])
-  rows.push(['writes', `${target.allowWrites ? 'on' : 'off (read-only; --allow-writes to enable)'}${target.isMock ? ' (bundled mock)' : ''}`])
-  rows.push(['areas', `${areas.join(', ')}${opts.grep ? `  (checks matching ${opts.grep})` : ''}${opts.strict ? '  (strict: deviations fail)' : ''}`])
+  rows.push([
+    'writes',
+    `${target.allowWrites ? 'on' : 'off (read-only; --allow-writes to enable)'}${target.isMock ? ' (bundled mock)' : ''}`,
+  ])
+  rows.push([
+    'areas',
+    `${areas.join(', ')}${opts.grep ? `  (checks matching ${opts.grep})` : ''}${opts.strict ? '  (strict: deviations fail)' : ''}`,
+  ])
   if (opts.faultMatrix) rows.push(['fault matrix', `a clean mock and ${mocks.length - 1} mocks with one fault each`])
   else if (opts.mockFaults.length) rows.push(['mock faults', opts.mockFaults.join(', ')])
   // The bundled mock's own log lives in the run's scratch folder and goes with it: only a given log is named.

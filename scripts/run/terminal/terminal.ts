@@ -10,7 +10,21 @@ export function seconds(ms: number): string {
 }
 
 /** The diagnostics worth reading, in this order; the rest of a suite's fields follow. */
-const DIAG_ORDER = ['request', 'status', 'response', 'expected', 'found', 'rule', 'release', 'curl', 'wanted', 'diff', 'schemaPath', 'instancePath', 'body']
+const DIAG_ORDER = [
+  'request',
+  'status',
+  'response',
+  'expected',
+  'found',
+  'rule',
+  'release',
+  'curl',
+  'wanted',
+  'diff',
+  'schemaPath',
+  'instancePath',
+  'body',
+]
 const DIAG_HIDDEN = new Set(['compare', 'todo', 'skip', 'at', 'stack', 'source', 'test', 'diagnostic'])
 const MAX_VALUE = 800
 
@@ -83,10 +97,12 @@ export function nextStep(r: RunReport): string {
     const first = r.suites.flatMap((s) => s.checks).find((c) => c.outcome === 'fail')
     return `next: read each failure above (its curl line replays it); re-run one check with --grep '${(first?.name ?? '').replace(/'/g, "'\\''")}'`
   }
-  if (r.suites.some((s) => s.error)) return 'next: a suite file crashed or timed out; its output is above (raise --timeout if the target is slow)'
+  if (r.suites.some((s) => s.error))
+    return 'next: a suite file crashed or timed out; its output is above (raise --timeout if the target is slow)'
   if (r.requests?.budget) return 'next: raise --max-requests (or drop it) to check the rest'
   if (r.problems.length) return 'next: give what is missing (above), or pass --allow-partial to accept a partial run'
-  if (r.counts.skip && !r.target.writes) return 'next: all checks that ran passed; the write checks need --allow-writes (use a test deployment)'
+  if (r.counts.skip && !r.target.writes)
+    return 'next: all checks that ran passed; the write checks need --allow-writes (use a test deployment)'
   if (r.warnings.length) return 'next: all checks passed, but read the warnings above before trusting the result'
   return 'all selected checks passed'
 }
@@ -101,8 +117,9 @@ export function summaryLines(r: RunReport, st: Style): string[] {
   }
   const deviating = r.suites.flatMap((s) => s.checks.filter((c) => c.outcome === 'deviation').map((c) => ({ s, c })))
   if (deviating.length) {
-    lines.push(st.yellow('deviations (known differences and known defects of the target\'s release; --strict counts them as failures):'))
-    for (const { s, c } of deviating) lines.push(`  ~ ${s.file}: ${c.name}`, ...[...new Set(c.deviations.map((d) => d.reason))].map((reason) => `      ${reason}`))
+    lines.push(st.yellow("deviations (known differences and known defects of the target's release; --strict counts them as failures):"))
+    for (const { s, c } of deviating)
+      lines.push(`  ~ ${s.file}: ${c.name}`, ...[...new Set(c.deviations.map((d) => d.reason))].map((reason) => `      ${reason}`))
     lines.push('')
   }
   if (r.leftovers.length && r.target.mock) {
@@ -134,7 +151,9 @@ export function summaryLines(r: RunReport, st: Style): string[] {
 export function requestLines(r: RunReport): string[] {
   const q = r.requests
   if (!q || q.total === 0) return []
-  const areas = Object.entries(q.byArea).sort((a, b) => b[1] - a[1]).map(([a, n]) => `${a} ${n}`)
+  const areas = Object.entries(q.byArea)
+    .sort((a, b) => b[1] - a[1])
+    .map(([a, n]) => `${a} ${n}`)
   const lines = [`requests: ${q.total} sent (${areas.join(', ')})`]
   if (q.slowest.length) {
     lines.push('slowest endpoints (median, max, count):')

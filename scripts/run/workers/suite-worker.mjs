@@ -85,7 +85,9 @@ async function warm(url, arrived) {
     // lib/'s modules first (every suite bundle imports them: undici, the version tables, the framework's
     // helpers), one a turn, then the validators
     const dir = path.dirname(fileURLToPath(url))
-    for (const name of readdirSync(dir).filter((n) => n.endsWith('.mjs')).sort()) {
+    for (const name of readdirSync(dir)
+      .filter((n) => n.endsWith('.mjs'))
+      .sort()) {
       if (arrived()) return
       await import(pathToFileURL(path.join(dir, name)).href)
     }

@@ -35,4 +35,3 @@ export interface TapOptions {
   onChild: (c: Killable) => void
   stderr: { write(s: string): unknown }
 }
-

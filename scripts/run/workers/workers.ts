@@ -101,7 +101,11 @@ export class SuiteWorkers {
 
   private spawn(): Spawned {
     const args = [...workerV8Flags(this.start.matrix), '--import', this.start.probeUrl, WORKER]
-    const child = spawn(process.execPath, args, { cwd: this.start.project, env: { ...this.start.env, ...this.own }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, args, {
+      cwd: this.start.project,
+      env: { ...this.start.env, ...this.own },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     const early: string[] = []
     child.stdout!.setEncoding('utf8').on('data', (c: string) => early.push(c))
     child.stderr!.setEncoding('utf8').on('data', (c: string) => early.push(c))
@@ -181,14 +185,19 @@ export class SuiteWorkers {
         const stream = merge.worker()
         live.set(child, stream)
         child.stdout!.removeAllListeners('data').on('data', (chunk: string) => stream.write(chunk))
-        child.stderr!.removeAllListeners('data').on('data', (chunk: string) => start.stderr.write(visible(redact(chunk, opts.secrets), { newlines: 'keep' })))
+        child
+          .stderr!.removeAllListeners('data')
+          .on('data', (chunk: string) => start.stderr.write(visible(redact(chunk, opts.secrets), { newlines: 'keep' })))
         // (a worker writes nothing before its line unless it failed to start: that goes to stderr)
         if (early.length) start.stderr.write(visible(redact(early.join(''), opts.secrets), { newlines: 'keep' }))
-        child.stdin!.end(JSON.stringify({ env: envOf(slot), files: opts.files, ...(opts.orderOf ? { order: opts.orderOf(slot) } : {}) }) + '\n')
+        child.stdin!.end(
+          JSON.stringify({ env: envOf(slot), files: opts.files, ...(opts.orderOf ? { order: opts.orderOf(slot) } : {}) }) + '\n',
+        )
         child.on('close', (code, signal) => {
           live.delete(child)
           unwatch(stream)
-          const death: Death = deaths.get(child) ?? (deadline ? { deadline } : stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
+          const death: Death =
+            deaths.get(child) ?? (deadline ? { deadline } : stopped ? { signal: stopped } : signal ? { signal } : { exitCode: code ?? 1 })
           const check = stream.open !== undefined ? checkUnderWay(claims, opts.files.indexOf(stream.open)) : undefined
           stream.end(check ? { ...death, check } : death)
           const took = claimedBy(claims, child.pid)

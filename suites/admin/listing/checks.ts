@@ -1,12 +1,35 @@
 // The pagination, link, count and lookup checks every admin listing shares, by group. Check names are
 // what the fault matrix (docs/faults.md) lists: they stay as they are.
 import {
-  mas, skip, note, shown, expectOk, expectStatus, expectMasError, requireMasFeature, paramsOf, pathOf,
-  MAS_API, UNKNOWN_ULID,
+  mas,
+  skip,
+  note,
+  shown,
+  expectOk,
+  expectStatus,
+  expectMasError,
+  requireMasFeature,
+  paramsOf,
+  pathOf,
+  MAS_API,
+  UNKNOWN_ULID,
 } from '../../lib/suite.ts'
 import {
-  familyCheck, fullSet, allItems, walk, windowSize, walkByNextLinks, fetchPage, orderProblem, assertPages, sameIds, upTo, stable,
-  type FamilySpec, type MasItem, type PageBody,
+  familyCheck,
+  fullSet,
+  allItems,
+  walk,
+  windowSize,
+  walkByNextLinks,
+  fetchPage,
+  orderProblem,
+  assertPages,
+  sameIds,
+  upTo,
+  stable,
+  type FamilySpec,
+  type MasItem,
+  type PageBody,
 } from './walk.ts'
 
 /** The pagination, link, count and lookup checks every admin listing shares. */
@@ -29,7 +52,11 @@ function shapeChecks(spec: FamilySpec): void {
     if (!body) return
     t.ok(Array.isArray(body.data), 'data is an array', { found: shown(body.data) })
     t.ok(typeof body.meta?.count === 'number', 'meta.count is present by default (count defaults to true)', { found: shown(body.meta) })
-    t.ok((body.data ?? []).every((i) => i.type === spec.type), `every item has type ${spec.type}`, { found: [...new Set((body.data ?? []).map((i) => i.type))] })
+    t.ok(
+      (body.data ?? []).every((i) => i.type === spec.type),
+      `every item has type ${spec.type}`,
+      { found: [...new Set((body.data ?? []).map((i) => i.type))] },
+    )
     t.ok((body.data?.length ?? 0) <= 10, 'the default page holds at most 10 items', { found: body.data?.length })
   })
 
@@ -62,12 +89,20 @@ function walkChecks(spec: FamilySpec): void {
 
   familyCheck(spec, `forward walk with page[first] and page[after] reaches every item once, oldest first`, ['mas'], async (t) => {
     const full = await fullSet(spec)
-    note(t, `${full.count} items by count=only, walked in pages of ${full.pageSize}${full.complete ? '' : ` (the first ${full.walk.items.length}: a window)`}`)
+    note(
+      t,
+      `${full.count} items by count=only, walked in pages of ${full.pageSize}${full.complete ? '' : ` (the first ${full.walk.items.length}: a window)`}`,
+    )
     assertPages(t, full.walk, 'forward walk')
     const problem = orderProblem(full.walk.items)
     t.notOk(problem, 'items are oldest first (ascending ids) with no duplicates', { problem })
     if (full.complete) t.equal(full.walk.items.length, full.count, 'the walk reaches as many items as count=only reports')
-    else t.ok(full.walk.items.length >= windowSize() && full.walk.items.length <= full.count, `the window holds ${windowSize()} or more of the ${full.count} items count=only reports`, { walked: full.walk.items.length })
+    else
+      t.ok(
+        full.walk.items.length >= windowSize() && full.walk.items.length <= full.count,
+        `the window holds ${windowSize()} or more of the ${full.count} items count=only reports`,
+        { walked: full.walk.items.length },
+      )
   })
 
   familyCheck(spec, `meta.count equals the number of items walked`, ['mas'], async (t) => {
@@ -76,7 +111,11 @@ function walkChecks(spec: FamilySpec): void {
     const counts = full.walk.pages.map((p) => p.body?.meta?.count)
     // A window: the count is compared with count=only instead of the number walked.
     const want = full.complete ? full.walk.items.length : full.count
-    t.ok(counts.every((c) => c === want), `meta.count is ${want} on every page`, { found: counts })
+    t.ok(
+      counts.every((c) => c === want),
+      `meta.count is ${want} on every page`,
+      { found: counts },
+    )
   })
 
   familyCheck(spec, `backward walk with page[last] and page[before] yields the forward walk's items`, ['mas'], async (t) => {
@@ -103,7 +142,7 @@ function walkChecks(spec: FamilySpec): void {
     const fwd = await allItems(spec, { allowEmpty: true })
     const w = await walkByNextLinks(spec, { pageSize: full.pageSize, until: full.end })
     assertPages(t, w, 'next-link walk')
-    sameIds(t, upTo(w.items, fwd.at(-1)?.id), fwd, 'following next reaches the forward walk\'s items in order')
+    sameIds(t, upTo(w.items, fwd.at(-1)?.id), fwd, "following next reaches the forward walk's items in order")
     let bad = 0
     w.pages.forEach((p, i) => {
       const next = p.body?.links?.next
@@ -113,7 +152,8 @@ function walkChecks(spec: FamilySpec): void {
       const params = paramsOf(next)
       if (pathOf(next) !== base || !params.includes(`page[after]=${last}`) || !params.includes(`page[first]=${full.pageSize}`)) {
         // (the first few pages in detail: a hostile walk has hundreds)
-        if (++bad <= 10) t.fail(`page ${i + 1}: next carries page[after]=<last item id> and page[first]=${full.pageSize}`, { next, lastItem: last })
+        if (++bad <= 10)
+          t.fail(`page ${i + 1}: next carries page[after]=<last item id> and page[first]=${full.pageSize}`, { next, lastItem: last })
       }
       const following = w.pages[i + 1]
       if (following && (following.body?.data?.length ?? 0) === 0) {
@@ -142,13 +182,15 @@ function boundaryChecks(spec: FamilySpec): void {
     if (t.ok(typeof first === 'string', 'links.first is present', { links: body.links })) {
       t.same(paramsOf(first!), [`page[first]=${n}`], 'links.first is page[first]=<size> without a cursor', { first })
       const r = await fetchPage(spec, first!)
-      if (expectStatus(t, r.res, 200, 'following links.first')) sameIds(t, r.body?.data ?? [], fwd.slice(0, n), 'links.first leads to the first items')
+      if (expectStatus(t, r.res, 200, 'following links.first'))
+        sameIds(t, r.body?.data ?? [], fwd.slice(0, n), 'links.first leads to the first items')
     }
     if (t.ok(typeof last === 'string', 'links.last is present', { links: body.links })) {
       t.same(paramsOf(last!), [`page[last]=${n}`], 'links.last is page[last]=<size> without a cursor', { last })
       const r = await fetchPage(spec, last!)
       if (!expectStatus(t, r.res, 200, 'following links.last')) return
-      if (full.complete) sameIds(t, upTo(r.body?.data ?? [], fwd.at(-1)?.id), fwd.slice(-n), 'links.last leads to the last items, oldest first')
+      if (full.complete)
+        sameIds(t, upTo(r.body?.data ?? [], fwd.at(-1)?.id), fwd.slice(-n), 'links.last leads to the last items, oldest first')
       else {
         // A window: the last page is compared with a backward walk's last page built by the walker.
         const tail = await walk(spec, { direction: 'backward', pageSize: n, maxItems: n })
@@ -167,7 +209,11 @@ function boundaryChecks(spec: FamilySpec): void {
     if (!body) return
     t.notOk('meta' in body, 'no meta key', { meta: shown(body.meta) })
     sameIds(t, body.data ?? [], fwd.slice(0, n), 'data holds the first page')
-    t.ok(body.links && ['self', 'first', 'last'].every((k) => typeof body.links![k] === 'string'), 'links self, first and last are present', { links: body.links })
+    t.ok(
+      body.links && ['self', 'first', 'last'].every((k) => typeof body.links![k] === 'string'),
+      'links self, first and last are present',
+      { links: body.links },
+    )
     t.ok(paramsOf(body.links?.self ?? '').includes('count=false'), 'links.self keeps count=false', { self: body.links?.self })
   })
 
@@ -180,7 +226,12 @@ function boundaryChecks(spec: FamilySpec): void {
     t.notOk('data' in body, 'no data key', { data: shown(body.data) })
     const full = await fullSet(spec)
     if (full.complete) t.equal(body.meta?.count, fwd.length, 'meta.count is the number of items walked')
-    else t.ok(typeof body.meta?.count === 'number' && body.meta.count >= fwd.length, `meta.count is at least the ${fwd.length} items of the window`, { count: body.meta?.count })
+    else
+      t.ok(
+        typeof body.meta?.count === 'number' && body.meta.count >= fwd.length,
+        `meta.count is at least the ${fwd.length} items of the window`,
+        { count: body.meta?.count },
+      )
     t.same(Object.keys(body.links ?? {}), ['self'], 'links has only self', { links: body.links })
     t.same(paramsOf(body.links?.self ?? ''), ['count=only'], 'links.self is the listing with count=only', { self: body.links?.self })
   })
@@ -201,7 +252,9 @@ function paginationErrorChecks(spec: FamilySpec): void {
   })
 
   familyCheck(spec, `a malformed cursor in page[after] or page[before] → 400`, ['mas'], async (t) => {
-    expectMasError(t, await mas('GET', `/${f}`, { query: { 'page[after]': 'not-a-cursor' } }), 400, 'page[after]=not-a-cursor', ['pagination'])
+    expectMasError(t, await mas('GET', `/${f}`, { query: { 'page[after]': 'not-a-cursor' } }), 400, 'page[after]=not-a-cursor', [
+      'pagination',
+    ])
     expectMasError(t, await mas('GET', `/${f}`, { query: { 'page[before]': 'ZZZ' } }), 400, 'page[before]=ZZZ', ['pagination'])
   })
 
@@ -220,15 +273,21 @@ function itemChecks(spec: FamilySpec): void {
     await requireMasFeature(t, 'item-cursor')
     const fwd = await allItems(spec)
     const bad = fwd.filter((i) => i.meta?.page?.cursor !== i.id)
-    t.equal(bad.length, 0, `meta.page.cursor equals the id on all ${fwd.length} items`, { firstBad: bad.slice(0, 3).map((i) => ({ id: i.id, meta: i.meta })) })
+    t.equal(bad.length, 0, `meta.page.cursor equals the id on all ${fwd.length} items`, {
+      firstBad: bad.slice(0, 3).map((i) => ({ id: i.id, meta: i.meta })),
+    })
   })
 
   familyCheck(spec, `links.self of every item is its resource path`, ['mas'], async (t) => {
     const fwd = await allItems(spec)
     const bad = fwd.filter((i) => i.links?.self !== `${base}/${i.id}`)
-    t.equal(bad.length, 0, `links.self is ${base}/<id> on all ${fwd.length} items`, { firstBad: bad.slice(0, 3).map((i) => ({ id: i.id, links: i.links })) })
+    t.equal(bad.length, 0, `links.self is ${base}/<id> on all ${fwd.length} items`, {
+      firstBad: bad.slice(0, 3).map((i) => ({ id: i.id, links: i.links })),
+    })
     const wrongType = fwd.filter((i) => i.type !== spec.type)
-    t.equal(wrongType.length, 0, `type is ${spec.type} on all items`, { firstBad: wrongType.slice(0, 3).map((i) => ({ id: i.id, type: i.type })) })
+    t.equal(wrongType.length, 0, `type is ${spec.type} on all items`, {
+      firstBad: wrongType.slice(0, 3).map((i) => ({ id: i.id, type: i.type })),
+    })
   })
 
   familyCheck(spec, `GET by id returns the listed item`, ['mas'], async (t) => {
@@ -236,7 +295,9 @@ function itemChecks(spec: FamilySpec): void {
     const picks = [...new Set([0, Math.floor(fwd.length / 2), fwd.length - 1])].map((i) => fwd[i]!)
     for (const item of picks) {
       const res = await mas('GET', `/${f}/${item.id}`)
-      const body = expectOk<{ data: MasItem; links: { self: string } }>(t, res, `GET ${base}/${item.id}`, { schema: `${spec.schema}#Single` })
+      const body = expectOk<{ data: MasItem; links: { self: string } }>(t, res, `GET ${base}/${item.id}`, {
+        schema: `${spec.schema}#Single`,
+      })
       if (!body) continue
       t.equal(body.links?.self, `${base}/${item.id}`, `links.self is the requested path`)
       t.notOk(body.data && 'meta' in body.data, 'a single resource carries no meta')

@@ -1,13 +1,35 @@
 // Filter checks of the admin listings: a filtered listing against the full set filtered client-side,
 // date filters, unknown and invalid filter values, and the links of a filtered listing.
 import {
-  mas, skip, note, shown, expectOk, expectMasError, requireMasFeature, tsNs, cutoffNear, paramsOf, UNKNOWN_ULID,
+  mas,
+  skip,
+  note,
+  shown,
+  expectOk,
+  expectMasError,
+  requireMasFeature,
+  tsNs,
+  cutoffNear,
+  paramsOf,
+  UNKNOWN_ULID,
   type Need,
 } from '../../lib/suite.ts'
 import type { MasFeature } from '../../../lib/versions.ts'
 import {
-  familyCheck, allItems, fullSet, countOnly, walk, pageSizeFor, assertPages, sameIds, filterPairs,
-  type FamilySpec, type Filters, type MasItem, type PageBody, type Walk,
+  familyCheck,
+  allItems,
+  fullSet,
+  countOnly,
+  walk,
+  pageSizeFor,
+  assertPages,
+  sameIds,
+  filterPairs,
+  type FamilySpec,
+  type Filters,
+  type MasItem,
+  type PageBody,
+  type Walk,
 } from './walk.ts'
 import type { Test } from '../../lib/suite.ts'
 
@@ -15,16 +37,30 @@ import type { Test } from '../../lib/suite.ts'
  * meta.count of every page of a filtered walk: the number expected when the whole listing was read,
  * else (a window) the same on every page and equal to count=only with the same filters.
  */
-export async function assertCounts(t: Test, spec: FamilySpec, w: Walk, filters: Filters, expected: number | undefined, prefix: string): Promise<void> {
+export async function assertCounts(
+  t: Test,
+  spec: FamilySpec,
+  w: Walk,
+  filters: Filters,
+  expected: number | undefined,
+  prefix: string,
+): Promise<void> {
   const counts = w.pages.map((p) => p.body?.meta?.count)
   if (expected !== undefined) {
-    t.ok(counts.every((n) => n === expected), `${prefix}meta.count of the filtered listing is ${expected}`, { found: counts })
+    t.ok(
+      counts.every((n) => n === expected),
+      `${prefix}meta.count of the filtered listing is ${expected}`,
+      { found: counts },
+    )
     return
   }
   const only = await countOnly(spec, filters)
-  t.ok(only !== undefined && counts.every((n) => n === only), `${prefix}meta.count of the filtered listing equals count=only with the same filters (${only})`, { found: counts })
+  t.ok(
+    only !== undefined && counts.every((n) => n === only),
+    `${prefix}meta.count of the filtered listing equals count=only with the same filters (${only})`,
+    { found: counts },
+  )
 }
-
 
 /**
  * A filter check: the filtered listing (walked with cursors, counted) equals the full set filtered
@@ -76,7 +112,12 @@ export function dateFilterCheck(spec: FamilySpec, key: string, attr: string, dir
         return dir === 'before' ? v < c : v > c
       })
       const full = await fullSet(spec)
-      const w = await walk(spec, { direction: 'forward', pageSize: pageSizeFor(wanted.length), filters: { [key]: cutoff }, until: full.end })
+      const w = await walk(spec, {
+        direction: 'forward',
+        pageSize: pageSizeFor(wanted.length),
+        filters: { [key]: cutoff },
+        until: full.end,
+      })
       assertPages(t, w, `${key}=${cutoff}`)
       sameIds(t, w.items, wanted, `${key}=${cutoff}: the filtered listing equals the items with ${attr} strictly ${dir} it`)
       await assertCounts(t, spec, w, { [key]: cutoff }, full.complete ? wanted.length : undefined, `${key}=${cutoff}: `)
@@ -93,12 +134,26 @@ export function unknownFilterCheck(spec: FamilySpec, key: string, kind: string):
 }
 
 /** An invalid filter value → 400 with the error envelope (and title patterns, if given). */
-export function badFilterCheck(spec: FamilySpec, name: string, query: Record<string, string>, title: (string | RegExp)[] = [], feature?: MasFeature): void {
+export function badFilterCheck(
+  spec: FamilySpec,
+  name: string,
+  query: Record<string, string>,
+  title: (string | RegExp)[] = [],
+  feature?: MasFeature,
+): void {
   familyCheck(spec, `${name} → 400`, ['mas'], async (t) => {
     // a filter a release lacks is an unknown key there, ignored: the check needs the release that has it
     if (feature) await requireMasFeature(t, feature)
     const res = await mas('GET', `/${spec.family}`, { query })
-    expectMasError(t, res, 400, Object.entries(query).map(([k, v]) => `${k}=${v}`).join('&'), title)
+    expectMasError(
+      t,
+      res,
+      400,
+      Object.entries(query)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('&'),
+      title,
+    )
   })
 }
 
@@ -114,7 +169,11 @@ export function filterLinksCheck(spec: FamilySpec, build: (items: MasItem[]) => 
     const want = filterPairs(filters).map(([k, v]) => `${k}=${v}`)
     for (const [name, link] of Object.entries(body.links ?? {})) {
       const params = paramsOf(link)
-      t.ok(want.every((w) => params.includes(w)), `links.${name} carries ${want.join('&')}`, { link })
+      t.ok(
+        want.every((w) => params.includes(w)),
+        `links.${name} carries ${want.join('&')}`,
+        { link },
+      )
     }
   })
 }

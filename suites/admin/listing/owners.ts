@@ -36,7 +36,12 @@ export async function activeOwners(q: OwnerQuery): Promise<Map<string, boolean>>
   let after: string | undefined
   let complete = false
   for (let i = 0; i < TRUTH_PAGES; i++) {
-    const data = await page(q.family, { ...q.extra, 'filter[status]': 'active', 'page[first]': 100, ...(after ? { 'page[after]': after } : {}) })
+    const data = await page(q.family, {
+      ...q.extra,
+      'filter[status]': 'active',
+      'page[first]': 100,
+      ...(after ? { 'page[after]': after } : {}),
+    })
     for (const s of data) if (s.attributes[q.attr]) seen.add(String(s.attributes[q.attr]))
     if (data.length < 100) {
       complete = true

@@ -2,8 +2,19 @@
 // by following links, the family's full set (shared by the checks of a file), and the assertions on
 // walks. Area knowledge of the auth service's admin API; the framework (suites/lib) stays generic.
 import {
-  check, mas, memo, skip, expectStatus, schemaFailed, requireMasFeature, MAS_API, walkBounds, pastBound, PAGES_DETAILED,
-  type Need, type Test,
+  check,
+  mas,
+  memo,
+  skip,
+  expectStatus,
+  schemaFailed,
+  requireMasFeature,
+  MAS_API,
+  walkBounds,
+  pastBound,
+  PAGES_DETAILED,
+  type Need,
+  type Test,
 } from '../../lib/suite.ts'
 import type { HttpResponse } from '../../../lib/http.ts'
 import { validate } from '../../../lib/schemas.ts'
@@ -116,7 +127,6 @@ export function listPath(spec: FamilySpec, pairs: [string, string][]): string {
   const q = pairs.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&')
   return `${MAS_API}/${spec.family}${q ? '?' + q : ''}`
 }
-
 
 /**
  * Walk a listing with cursors built by the walker (not the server's links): forward with page[first] and
@@ -237,7 +247,8 @@ export function orderProblem(items: MasItem[]): string | undefined {
     const id = items[i]!.id
     if (seen.has(id)) return `item ${id} appears twice (position ${i})`
     seen.add(id)
-    if (i > 0 && !(items[i - 1]!.id < id)) return `item ${id} at position ${i} is not after ${items[i - 1]!.id} (listings are oldest first, by id)`
+    if (i > 0 && !(items[i - 1]!.id < id))
+      return `item ${id} at position ${i} is not after ${items[i - 1]!.id} (listings are oldest first, by id)`
   }
   return undefined
 }
@@ -307,7 +318,8 @@ export function assertPages(t: Test, w: Walk, what: string): boolean {
       if (invalid++ < PAGES_DETAILED) schemaFailed(t, p.ref, p.schema, `${what}: ${p.request}`)
     }
   }
-  if (invalid > PAGES_DETAILED) t.fail(`${what}: ${invalid - PAGES_DETAILED} more page(s) do not match the page schema`, { schema: w.pages[0]?.ref })
+  if (invalid > PAGES_DETAILED)
+    t.fail(`${what}: ${invalid - PAGES_DETAILED} more page(s) do not match the page schema`, { schema: w.pages[0]?.ref })
   if (ok) t.pass(`${what}: ${w.pages.length} page(s), each 200 and matching the page schema`)
   if (w.stopped) {
     t.fail(`${what}: the walk stopped: ${w.stopped}`)
@@ -348,4 +360,3 @@ export function stable(item: MasItem): unknown {
   const attributes = Object.fromEntries(Object.entries(item.attributes ?? {}).filter(([k]) => !VOLATILE.has(k)))
   return { type: item.type, id: item.id, attributes, links: item.links }
 }
-

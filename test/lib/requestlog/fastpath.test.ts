@@ -6,7 +6,6 @@ import t from 'tap'
 import { CanonicalMatcher, newLineView, scanLine, viewOfMatch, type LineView } from '../../../lib/requestlog.ts'
 import { addressGenerator, fixture, lineCorpus, mutate, rng } from '../../fixtures/requestlog/records.ts'
 
-
 // What the audit reads from a line: the canonical match when there is one, else the scanner.
 function viaFastPath(line: string): { kind: string; view: LineView; fast: boolean } {
   const m = new CanonicalMatcher().match(line, 0)
@@ -99,7 +98,10 @@ t.test('several lines in one block, with empty and CRLF lines', async (t) => {
     if (m !== null) t.equal(text.slice(pos, end), all[kinds.length - 1], 'a match covers exactly its line')
     pos = end + 1
   }
-  t.same(kinds, all.map((l) => scanLine(l, newLineView())))
+  t.same(
+    kinds,
+    all.map((l) => scanLine(l, newLineView())),
+  )
 })
 
 t.test('IPv6 client addresses: the fast path takes the valid forms and never an invalid one', async (t) => {

@@ -53,8 +53,7 @@ t.test('the example quoted in the reference, verbatim', async (t) => {
     httpVersion: '2.0',
     status: 303,
     reason: 'See Other',
-    userAgent:
-      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.5 Safari/605.1.15',
+    userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.5 Safari/605.1.15',
     stats: { polls: 12, cpuMs: 4.7, dbMs: 10.9, elapsedMs: 46.9, queries: 4, fetched: 2 },
     requester: { kind: 'user', id: '01H8VZ…', username: 'alice' },
     clientAddress: '2a01:e0a:f5c:5b02:85c9:3849:4811:4383',
@@ -66,7 +65,9 @@ t.test('the example quoted in the reference, verbatim', async (t) => {
 })
 
 t.test("the reference's constructed examples", async (t) => {
-  const lines = fixture('reference-constructed.txt').split('\n').filter((l) => l !== '')
+  const lines = fixture('reference-constructed.txt')
+    .split('\n')
+    .filter((l) => l !== '')
   t.equal(lines.length, 6)
   const kinds = lines.map((l) => parseLine(l).kind)
   t.same(kinds, ['response', 'event', 'response', 'event', 'response', 'response'])
@@ -124,7 +125,19 @@ const V120 = '[polls: 6, cpu: 1.3ms, db: 2.4ms, elapsed: 4.9ms, queries: 5, fetc
 t.test('constructed lines: stats forms and structured fields', async (t) => {
   const plain = response(t, BASE + V120)
   t.equal(plain.format, 'v1.20', 'v1.20 stats without any field')
-  t.same(Object.keys(plain).sort(), ['format', 'httpVersion', 'level', 'method', 'path', 'reason', 'requestId', 'stats', 'status', 'timestamp', 'userAgent'])
+  t.same(Object.keys(plain).sort(), [
+    'format',
+    'httpVersion',
+    'level',
+    'method',
+    'path',
+    'reason',
+    'requestId',
+    'stats',
+    'status',
+    'timestamp',
+    'userAgent',
+  ])
 
   const pre = response(t, BASE + '[polls: 1, cpu: 0.0ms, elapsed: 1500.0ms]')
   t.same(pre.stats, { polls: 1, cpuMs: 0, elapsedMs: 1500 })
@@ -166,7 +179,15 @@ t.test('constructed lines: every requester form', async (t) => {
 })
 
 t.test('constructed lines: client addresses', async (t) => {
-  for (const ip of ['127.0.0.1', '10.0.0.7', '255.255.255.255', '::1', 'fd00::1:2', '2a01:e0a:f5c:5b02:85c9:3849:4811:4383', '::ffff:192.0.2.1']) {
+  for (const ip of [
+    '127.0.0.1',
+    '10.0.0.7',
+    '255.255.255.255',
+    '::1',
+    'fd00::1:2',
+    '2a01:e0a:f5c:5b02:85c9:3849:4811:4383',
+    '::ffff:192.0.2.1',
+  ]) {
     t.equal(response(t, `${BASE}${V120} client.address=${ip}`).clientAddress, ip, ip)
   }
   for (const bad of ['256.1.1.1', '1.2.3', '01.2.3.4', 'localhost', '2a01::e0a::1', '[::1]']) {
@@ -185,7 +206,7 @@ t.test('constructed lines: User-Agent quoting (Rust Debug)', async (t) => {
     ['"tab\\there"', 'tab\there', true],
     ['"nl\\nand\\rcr"', 'nl\nand\rcr', true],
     ['"nul\\0"', 'nul\0', true],
-    ['"it\'s \\\'fine\\\'"', "it's 'fine'", false],
+    ["\"it's \\'fine\\'\"", "it's 'fine'", false],
     ['"bell\\u{7}del\\u{7f}"', 'bell\x07del\x7f', true],
     ['"smile \\u{1F600} é"', 'smile \u{1f600} é', false],
     ['"ends with backslash\\\\"', 'ends with backslash\\', true],
@@ -197,7 +218,7 @@ t.test('constructed lines: User-Agent quoting (Rust Debug)', async (t) => {
     t.equal(rec.userAgent, expected, quoted)
     if (canonical) t.equal(rustDebugQuote(expected!), quoted, `quoted back: ${quoted}`)
   }
-  t.equal(rustDebugQuote('it\'s "x"\\'), '"it\'s \\"x\\"\\\\"', "single quotes stay, double quotes and backslashes are escaped")
+  t.equal(rustDebugQuote('it\'s "x"\\'), '"it\'s \\"x\\"\\\\"', 'single quotes stay, double quotes and backslashes are escaped')
   t.equal(rustDebugQuote('a\tb\nc\u0001d\u200be'), '"a\\tb\\nc\\u{1}d\\u{200b}e"')
   // The interface also allows a bare hyphen for a missing header.
   t.equal(response(t, head + '- ' + V120).userAgent, null, 'bare - is an absent User-Agent')
@@ -206,7 +227,8 @@ t.test('constructed lines: User-Agent quoting (Rust Debug)', async (t) => {
 t.test('constructed lines: methods, versions, statuses', async (t) => {
   const other = response(
     t,
-    '2026-06-17T10:52:03.118204Z  WARN http.server.response _OTHER-12 - "_OTHER /dav HTTP/1.1" 405 Method Not Allowed "litmus/0.13" ' + V120,
+    '2026-06-17T10:52:03.118204Z  WARN http.server.response _OTHER-12 - "_OTHER /dav HTTP/1.1" 405 Method Not Allowed "litmus/0.13" ' +
+      V120,
   )
   t.same([other.method, other.requestId], ['_OTHER', { method: '_OTHER', counter: 12 }])
   for (const v of ['0.9', '1.0', '1.1', '2.0', '3.0', '_OTHER']) {
@@ -217,7 +239,10 @@ t.test('constructed lines: methods, versions, statuses', async (t) => {
     '2026-06-17T10:52:03.118204Z ERROR http.server.response GET-3 - "GET / HTTP/1.1" 599 <unknown status code> "-" ' + V120,
   )
   t.same([unknown.status, unknown.reason, unknown.level], [599, '<unknown status code>', 'ERROR'])
-  const teapot = response(t, "2026-06-17T10:52:03.118204Z  WARN http.server.response GET-3 - \"GET / HTTP/1.1\" 418 I'm a teapot \"-\" " + V120)
+  const teapot = response(
+    t,
+    '2026-06-17T10:52:03.118204Z  WARN http.server.response GET-3 - "GET / HTTP/1.1" 418 I\'m a teapot "-" ' + V120,
+  )
   t.equal(teapot.reason, "I'm a teapot")
   const counter = response(t, BASE.replace('GET-7', 'GET-9007199254740991') + V120)
   t.equal(counter.requestId.counter, 9007199254740991, 'a counter up to 2^53-1')
@@ -235,30 +260,59 @@ t.test('ANSI colours are stripped', async (t) => {
   t.same(response(t, coloured), rec)
   t.equal(stripAnsi(coloured), formatResponseLine(input, { format }))
   // A hand-written coloured line, as a terminal shows it (WARN yellow, ERROR red).
-  const warn = '2026-06-17T10:52:04.002311Z \x1b[33m WARN\x1b[0m \x1b[2mmas_handlers::admin::call_context:85\x1b[0m \x1b[1mGET-1044\x1b[0m - Missing authorization header'
-  t.match(event(t, warn), { level: 'WARN', sourceLine: 85, requestId: { method: 'GET', counter: 1044 }, message: 'Missing authorization header' })
-  const err = '2026-06-17T10:52:04.002311Z \x1b[31mERROR\x1b[0m \x1b[2mhttp.server.response\x1b[0m \x1b[1mPOST-1\x1b[0m - "POST /oauth2/token HTTP/1.1" 500 Internal Server Error "-" ' + V120
+  const warn =
+    '2026-06-17T10:52:04.002311Z \x1b[33m WARN\x1b[0m \x1b[2mmas_handlers::admin::call_context:85\x1b[0m \x1b[1mGET-1044\x1b[0m - Missing authorization header'
+  t.match(event(t, warn), {
+    level: 'WARN',
+    sourceLine: 85,
+    requestId: { method: 'GET', counter: 1044 },
+    message: 'Missing authorization header',
+  })
+  const err =
+    '2026-06-17T10:52:04.002311Z \x1b[31mERROR\x1b[0m \x1b[2mhttp.server.response\x1b[0m \x1b[1mPOST-1\x1b[0m - "POST /oauth2/token HTTP/1.1" 500 Internal Server Error "-" ' +
+    V120
   t.match(response(t, err), { level: 'ERROR', status: 500 })
 })
 
 t.test('other events are recognised, not malformed', async (t) => {
-  t.same(event(t, '2026-06-17T10:52:04.002311Z  INFO mas_cli::server:148 Listening on http://[::]:8080'), {
-    timestamp: '2026-06-17T10:52:04.002311Z',
-    level: 'INFO',
-    name: 'mas_cli::server:148',
-    target: 'mas_cli::server',
-    sourceLine: 148,
-    message: 'Listening on http://[::]:8080',
-  }, 'an event outside any request has no context')
-  t.same(event(t, '2026-06-17T10:52:04.002311Z ERROR mas_handlers::oauth2::token:88 POST-300 - Database error message.sources=[connection refused, timeout]').message,
-    'Database error message.sources=[connection refused, timeout]')
-  t.match(event(t, '2026-06-17T10:52:04.002311Z  INFO mas_tasks::matrix:57 job-sync-devices-31 - Syncing devices'), {
-    requestId: { method: 'job-sync-devices', counter: 31 },
-    message: 'Syncing devices',
-  }, 'a context tag may contain hyphens')
-  t.same(event(t, '2026-06-17T10:52:04.002311Z DEBUG http.server.request GET-5 - started'), {
-    timestamp: '2026-06-17T10:52:04.002311Z', level: 'DEBUG', name: 'http.server.request', requestId: { method: 'GET', counter: 5 }, message: 'started',
-  }, 'an explicitly named event is not a target')
+  t.same(
+    event(t, '2026-06-17T10:52:04.002311Z  INFO mas_cli::server:148 Listening on http://[::]:8080'),
+    {
+      timestamp: '2026-06-17T10:52:04.002311Z',
+      level: 'INFO',
+      name: 'mas_cli::server:148',
+      target: 'mas_cli::server',
+      sourceLine: 148,
+      message: 'Listening on http://[::]:8080',
+    },
+    'an event outside any request has no context',
+  )
+  t.same(
+    event(
+      t,
+      '2026-06-17T10:52:04.002311Z ERROR mas_handlers::oauth2::token:88 POST-300 - Database error message.sources=[connection refused, timeout]',
+    ).message,
+    'Database error message.sources=[connection refused, timeout]',
+  )
+  t.match(
+    event(t, '2026-06-17T10:52:04.002311Z  INFO mas_tasks::matrix:57 job-sync-devices-31 - Syncing devices'),
+    {
+      requestId: { method: 'job-sync-devices', counter: 31 },
+      message: 'Syncing devices',
+    },
+    'a context tag may contain hyphens',
+  )
+  t.same(
+    event(t, '2026-06-17T10:52:04.002311Z DEBUG http.server.request GET-5 - started'),
+    {
+      timestamp: '2026-06-17T10:52:04.002311Z',
+      level: 'DEBUG',
+      name: 'http.server.request',
+      requestId: { method: 'GET', counter: 5 },
+      message: 'started',
+    },
+    'an explicitly named event is not a target',
+  )
   t.match(event(t, '2026-06-17T10:52:04.002311Z TRACE mas_storage'), { name: 'mas_storage', message: '' })
   t.match(event(t, '2026-06-17T10:52:04.002311Z  WARN mas_core:12 GET-5 -'), { requestId: { counter: 5 }, message: '' })
   for (const blank of ['', '   ', '\t', '\r\n', '\n']) t.same(parseLine(blank), { kind: 'blank' }, JSON.stringify(blank))
@@ -272,19 +326,41 @@ t.test('line terminators are tolerated', async (t) => {
 
 t.test('formatEventLine', async (t) => {
   t.equal(
-    formatEventLine({ timestamp: '2026-06-17T10:52:04.002311Z', level: 'WARN', target: 'mas_handlers::admin::call_context:85', requestId: 'GET-1044', message: 'Missing authorization header' }),
+    formatEventLine({
+      timestamp: '2026-06-17T10:52:04.002311Z',
+      level: 'WARN',
+      target: 'mas_handlers::admin::call_context:85',
+      requestId: 'GET-1044',
+      message: 'Missing authorization header',
+    }),
     '2026-06-17T10:52:04.002311Z  WARN mas_handlers::admin::call_context:85 GET-1044 - Missing authorization header',
   )
   t.equal(
     formatEventLine({ timestamp: new Date('2026-06-17T10:52:04.002Z'), level: 'ERROR', target: 'mas_cli:1', message: 'boom' }),
     '2026-06-17T10:52:04.002000Z ERROR mas_cli:1 boom',
   )
-  const ansi = formatEventLine({ timestamp: '2026-06-17T10:52:04.002311Z', level: 'INFO', target: 'mas_tasks::matrix:57', requestId: 'job-1', message: 'x', ansi: true })
+  const ansi = formatEventLine({
+    timestamp: '2026-06-17T10:52:04.002311Z',
+    level: 'INFO',
+    target: 'mas_tasks::matrix:57',
+    requestId: 'job-1',
+    message: 'x',
+    ansi: true,
+  })
   t.equal(ansi, '2026-06-17T10:52:04.002311Z \x1b[32m INFO\x1b[0m \x1b[2mmas_tasks::matrix:57\x1b[0m \x1b[1mjob-1\x1b[0m - x')
   t.match(parseLine(ansi), { kind: 'event', event: { requestId: { method: 'job', counter: 1 } } })
-  t.throws(() => formatEventLine({ timestamp: '2026-06-17T10:52:04.002311Z', level: 'INFO', target: 'http.server.response', message: 'x' }), RangeError)
-  t.throws(() => formatEventLine({ timestamp: '2026-06-17T10:52:04.002311Z', level: 'INFO', target: 'a', requestId: 'nodash', message: 'x' }), RangeError)
-  t.throws(() => formatEventLine({ timestamp: '2026-06-17T10:52:04.002311Z', level: 'INFO', target: 'a', message: 'two\nlines' }), RangeError)
+  t.throws(
+    () => formatEventLine({ timestamp: '2026-06-17T10:52:04.002311Z', level: 'INFO', target: 'http.server.response', message: 'x' }),
+    RangeError,
+  )
+  t.throws(
+    () => formatEventLine({ timestamp: '2026-06-17T10:52:04.002311Z', level: 'INFO', target: 'a', requestId: 'nodash', message: 'x' }),
+    RangeError,
+  )
+  t.throws(
+    () => formatEventLine({ timestamp: '2026-06-17T10:52:04.002311Z', level: 'INFO', target: 'a', message: 'two\nlines' }),
+    RangeError,
+  )
 })
 
 t.test('formatResponseLine rejects what the service could not print', async (t) => {
@@ -313,12 +389,22 @@ t.test('formatResponseLine rejects what the service could not print', async (t) 
     'the query string is never logged',
   )
   t.equal(
-    formatResponseLine({ ...base, requester: { kind: 'homeserver' }, clientAddress: '::1', traceId: '0123456789abcdef0123456789abcdef' }, { format: 'pre-v1.20' }),
+    formatResponseLine(
+      { ...base, requester: { kind: 'homeserver' }, clientAddress: '::1', traceId: '0123456789abcdef0123456789abcdef' },
+      { format: 'pre-v1.20' },
+    ),
     '2026-06-17T10:52:03.118204Z  INFO http.server.response GET-1 - "GET /x HTTP/1.1" 200 OK "-" [polls: 1, cpu: 0.1ms, elapsed: 0.2ms] trace.id=0123456789abcdef0123456789abcdef',
     'pre-v1.20 drops the structured fields but keeps trace.id',
   )
   t.equal(
-    formatResponseLine({ ...v120, timestamp: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)), stats: { polls: 2, cpuMs: 1500, dbMs: 0.05, elapsedMs: 12.34, queries: 1, fetched: 0 } }, { format: 'v1.20' }),
+    formatResponseLine(
+      {
+        ...v120,
+        timestamp: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)),
+        stats: { polls: 2, cpuMs: 1500, dbMs: 0.05, elapsedMs: 12.34, queries: 1, fetched: 0 },
+      },
+      { format: 'v1.20' },
+    ),
     '2026-01-02T03:04:05.006000Z  INFO http.server.response GET-1 - "GET /x HTTP/1.1" 200 OK "-" [polls: 2, cpu: 1500.0ms, db: 0.1ms, elapsed: 12.3ms, queries: 1, fetched: 0]',
     'durations always print with one decimal, a Date becomes the timestamp',
   )
@@ -330,7 +416,17 @@ t.test('helpers', async (t) => {
   t.equal(reasonPhrase(413), 'Payload Too Large')
   t.equal(reasonPhrase(203), 'Non Authoritative Information')
   t.equal(reasonPhrase(599), '<unknown status code>')
-  t.same([100, 200, 303, 399, 400, 404, 499, 500, 503].map(levelForStatus), ['INFO', 'INFO', 'INFO', 'INFO', 'WARN', 'WARN', 'WARN', 'ERROR', 'ERROR'])
+  t.same([100, 200, 303, 399, 400, 404, 499, 500, 503].map(levelForStatus), [
+    'INFO',
+    'INFO',
+    'INFO',
+    'INFO',
+    'WARN',
+    'WARN',
+    'WARN',
+    'ERROR',
+    'ERROR',
+  ])
   const d = new Date(Date.UTC(2026, 5, 17, 10, 49, 22, 419))
   t.equal(formatTimestamp(d), '2026-06-17T10:49:22.419000Z')
   t.equal(formatTimestamp(d, 912), '2026-06-17T10:49:22.419912Z')

@@ -60,10 +60,23 @@ add('field without =', ' requester=', ' requester:', 'fields', 'requester:')
 add('empty field value', 'client.address=172.18.0.1', 'client.address=', 'fields', 'client.address=', 15)
 add('duplicate field', 'client.address=172.18.0.1', 'client.address=172.18.0.1 client.address=10.0.0.1', 'fields', 'client.address=10')
 add('bad requester', 'requester=oauth2-client:', 'requester=robot:', 'requester', 'robot:')
-add('empty username', 'requester=oauth2-client:01J44RKQYM4G3TNVANTMTDYTX6', 'requester=user:01J44RKQYM4G3TNVANTMTDYTX6()', 'requester', '()', 1)
+add(
+  'empty username',
+  'requester=oauth2-client:01J44RKQYM4G3TNVANTMTDYTX6',
+  'requester=user:01J44RKQYM4G3TNVANTMTDYTX6()',
+  'requester',
+  '()',
+  1,
+)
 add('bad client address', '172.18.0.1', '172.18.0.256', 'client.address', '172.18.0.256')
 add('bad trace id', 'client.address=172.18.0.1', 'client.address=172.18.0.1 trace.id=XYZ', 'trace.id', 'XYZ')
-add('bad graphql type', 'client.address=172.18.0.1', 'client.address=172.18.0.1 graphql.operation.type=Mutation', 'graphql.operation.type', 'Mutation')
+add(
+  'bad graphql type',
+  'client.address=172.18.0.1',
+  'client.address=172.18.0.1 graphql.operation.type=Mutation',
+  'graphql.operation.type',
+  'Mutation',
+)
 add('two spaces between fields', ' client.address', '  client.address', 'fields', '  client', 1)
 
 t.test('malformed lines: part and column', async (t) => {
@@ -79,7 +92,9 @@ t.test('malformed lines: part and column', async (t) => {
 })
 
 t.test('columns count characters of the original line, ANSI escapes included', async (t) => {
-  const coloured = GOOD.replace('  INFO ', ' \x1b[32m INFO\x1b[0m ').replace('GET-1042', '\x1b[1mGET-1042\x1b[0m').replace('cpu: 1.3ms', 'cpu: 1.33ms')
+  const coloured = GOOD.replace('  INFO ', ' \x1b[32m INFO\x1b[0m ')
+    .replace('GET-1042', '\x1b[1mGET-1042\x1b[0m')
+    .replace('cpu: 1.3ms', 'cpu: 1.33ms')
   const r = parseLine(coloured)
   t.equal(r.kind, 'malformed')
   if (r.kind === 'malformed') {

@@ -45,7 +45,13 @@ t.test('format -> parse for events', async (t) => {
   const levels: Level[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']
   for (let i = 0; i < 500; i++) {
     const level = levels[Math.floor(r() * 5)]!
-    const target = ['mas_handlers::admin::call_context:85', 'mas_tasks::matrix:57', 'mas_cli:3', 'http.server.request', 'mas_storage_pg::repository'][i % 5]!
+    const target = [
+      'mas_handlers::admin::call_context:85',
+      'mas_tasks::matrix:57',
+      'mas_cli:3',
+      'http.server.request',
+      'mas_storage_pg::repository',
+    ][i % 5]!
     const requestId = i % 4 === 0 ? undefined : `${['GET', 'POST', '_OTHER', 'job-sync-devices'][i % 4]}-${Math.floor(r() * 1e6)}`
     const message = ['Missing authorization header', 'Database error message.sources=[a, b]', 'x - y - z', ''][i % 4]!
     const timestamp = formatTimestamp(new Date(1_700_000_000_000 + Math.floor(r() * 1e11)), Math.floor(r() * 1000))
@@ -64,7 +70,9 @@ t.test('format -> parse for events', async (t) => {
         e.name === target &&
         e.message === message &&
         JSON.stringify(e.requestId) ===
-          JSON.stringify(requestId === undefined ? undefined : { method: requestId.slice(0, dash), counter: Number(requestId.slice(dash + 1)) })
+          JSON.stringify(
+            requestId === undefined ? undefined : { method: requestId.slice(0, dash), counter: Number(requestId.slice(dash + 1)) },
+          )
       if (!ok) t.fail(`event round trip: ${JSON.stringify(line)} -> ${JSON.stringify(e)}`)
     }
   }
@@ -74,7 +82,11 @@ t.test('format -> parse for events', async (t) => {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys)
   if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]))
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    )
   }
   return v
 }

@@ -42,28 +42,160 @@ t.test('data files validate against their schemas', async (t) => {
 
 t.test('schemas reject broken data', async (t) => {
   const cases: [(typeof NAMES)[number], string, (d: any) => void][] = [
-    ['rollback-ranges', 'a version without v', (d) => { d.tables.interface.rows[0].from = '1.0.0' }],
-    ['rollback-ranges', 'a two-part version', (d) => { d.tables.interface.rows[0].floor = 'v1.0' }],
-    ['rollback-ranges', 'an rc version', (d) => { d.tables.reference.rows[0].to = 'v1.2.1rc1' }],
-    ['rollback-ranges', 'a row without source', (d) => { delete d.tables.interface.rows[3].source }],
-    ['rollback-ranges', 'an unknown source', (d) => { d.tables.interface.rows[3].source = 'blog' }],
-    ['rollback-ranges', 'a missing table', (d) => { delete d.tables.reference }],
-    ['rollback-ranges', 'an empty table', (d) => { d.tables.interface.rows = [] }],
-    ['rollback-ranges', 'an extra row field', (d) => { d.tables.interface.rows[0].until = 'v1.0.0' }],
-    ['homeserver-changes', 'an unknown action kind', (d) => { d.rows[0].actions[0].kind = 'config-renamed' }],
-    ['homeserver-changes', 'a config action without key', (d) => { delete d.rows.find((r: any) => r.version === 'v1.73.0').actions[0].key }],
-    ['homeserver-changes', 'an endpoint removal without path', (d) => { delete d.rows.find((r: any) => r.version === 'v1.42.0').actions[0].path }],
-    ['homeserver-changes', 'a minimum version without component', (d) => { delete d.rows.find((r: any) => r.version === 'v1.72.0').actions[0].component }],
-    ['homeserver-changes', 'a module action with a bad status', (d) => { d.rows.find((r: any) => r.version === 'v1.71.0').actions[0].status = 'gone' }],
-    ['homeserver-changes', 'a row without actions', (d) => { d.rows[0].actions = [] }],
-    ['homeserver-changes', 'a row without section', (d) => { delete d.rows[0].section }],
-    ['homeserver-changes', 'an action without detail', (d) => { delete d.rows[0].actions[0].detail }],
-    ['homeserver-changes', 'a stray field on an action', (d) => { d.rows[0].actions[0].colour = 'red' }],
-    ['mas-features', 'a feature with neither since nor until', (d) => { delete d.features['site-config'].since }],
-    ['mas-features', 'a bad feature name', (d) => { d.features['Site Config'] = d.features['site-config'] }],
-    ['mas-features', 'a feature without source', (d) => { delete d.features['site-config'].source }],
-    ['synapse-features', 'the wrong product', (d) => { d.product = 'mas' }],
-    ['synapse-features', 'a bad until', (d) => { d.features['server-version-python-version'].until = '1.94' }],
+    [
+      'rollback-ranges',
+      'a version without v',
+      (d) => {
+        d.tables.interface.rows[0].from = '1.0.0'
+      },
+    ],
+    [
+      'rollback-ranges',
+      'a two-part version',
+      (d) => {
+        d.tables.interface.rows[0].floor = 'v1.0'
+      },
+    ],
+    [
+      'rollback-ranges',
+      'an rc version',
+      (d) => {
+        d.tables.reference.rows[0].to = 'v1.2.1rc1'
+      },
+    ],
+    [
+      'rollback-ranges',
+      'a row without source',
+      (d) => {
+        delete d.tables.interface.rows[3].source
+      },
+    ],
+    [
+      'rollback-ranges',
+      'an unknown source',
+      (d) => {
+        d.tables.interface.rows[3].source = 'blog'
+      },
+    ],
+    [
+      'rollback-ranges',
+      'a missing table',
+      (d) => {
+        delete d.tables.reference
+      },
+    ],
+    [
+      'rollback-ranges',
+      'an empty table',
+      (d) => {
+        d.tables.interface.rows = []
+      },
+    ],
+    [
+      'rollback-ranges',
+      'an extra row field',
+      (d) => {
+        d.tables.interface.rows[0].until = 'v1.0.0'
+      },
+    ],
+    [
+      'homeserver-changes',
+      'an unknown action kind',
+      (d) => {
+        d.rows[0].actions[0].kind = 'config-renamed'
+      },
+    ],
+    [
+      'homeserver-changes',
+      'a config action without key',
+      (d) => {
+        delete d.rows.find((r: any) => r.version === 'v1.73.0').actions[0].key
+      },
+    ],
+    [
+      'homeserver-changes',
+      'an endpoint removal without path',
+      (d) => {
+        delete d.rows.find((r: any) => r.version === 'v1.42.0').actions[0].path
+      },
+    ],
+    [
+      'homeserver-changes',
+      'a minimum version without component',
+      (d) => {
+        delete d.rows.find((r: any) => r.version === 'v1.72.0').actions[0].component
+      },
+    ],
+    [
+      'homeserver-changes',
+      'a module action with a bad status',
+      (d) => {
+        d.rows.find((r: any) => r.version === 'v1.71.0').actions[0].status = 'gone'
+      },
+    ],
+    [
+      'homeserver-changes',
+      'a row without actions',
+      (d) => {
+        d.rows[0].actions = []
+      },
+    ],
+    [
+      'homeserver-changes',
+      'a row without section',
+      (d) => {
+        delete d.rows[0].section
+      },
+    ],
+    [
+      'homeserver-changes',
+      'an action without detail',
+      (d) => {
+        delete d.rows[0].actions[0].detail
+      },
+    ],
+    [
+      'homeserver-changes',
+      'a stray field on an action',
+      (d) => {
+        d.rows[0].actions[0].colour = 'red'
+      },
+    ],
+    [
+      'mas-features',
+      'a feature with neither since nor until',
+      (d) => {
+        delete d.features['site-config'].since
+      },
+    ],
+    [
+      'mas-features',
+      'a bad feature name',
+      (d) => {
+        d.features['Site Config'] = d.features['site-config']
+      },
+    ],
+    [
+      'mas-features',
+      'a feature without source',
+      (d) => {
+        delete d.features['site-config'].source
+      },
+    ],
+    [
+      'synapse-features',
+      'the wrong product',
+      (d) => {
+        d.product = 'mas'
+      },
+    ],
+    [
+      'synapse-features',
+      'a bad until',
+      (d) => {
+        d.features['server-version-python-version'].until = '1.94'
+      },
+    ],
   ]
   for (const [n, what, mutate] of cases) {
     const d = clone(data[n])
@@ -83,7 +215,11 @@ t.test('interface rows equal spec/interface.md', { skip: sharedSkip(t, INTERFACE
   const section = md.split('### Rollback ranges of the homeserver')[1]?.split('###')[0] ?? ''
   const docRows = [...section.matchAll(/^- (v[\d.]+) to (v[\d.]+): (v[\d.]+)$/gm)].map((m) => [m[1], m[2], m[3]])
   t.ok(docRows.length >= 16, 'the document lists the rollback rows')
-  const ours = rollbackTable({ table: 'interface' }).rows.map((r) => [formatVersion(r.from), r.to && formatVersion(r.to), formatVersion(r.floor)])
+  const ours = rollbackTable({ table: 'interface' }).rows.map((r) => [
+    formatVersion(r.from),
+    r.to && formatVersion(r.to),
+    formatVersion(r.floor),
+  ])
   t.same(ours, docRows)
 
   const changes = md.split('### Interface-relevant changes by version')[1] ?? ''
@@ -93,7 +229,10 @@ t.test('interface rows equal spec/interface.md', { skip: sharedSkip(t, INTERFACE
     .map((r) => r.version)
     .sort()
   t.same(ourVersions, docVersions, 'one row per version of the interface table')
-  t.ok(allChanges().some((r) => r.version === 'v1.24.0' && r.source === 'interface'), 'v1.24.0 (Versioning section) is carried')
+  t.ok(
+    allChanges().some((r) => r.version === 'v1.24.0' && r.source === 'interface'),
+    'v1.24.0 (Versioning section) is carried',
+  )
 })
 
 t.test('reference rows equal synapse-admin-api.md §4.1', { skip: sharedSkip(t, REFERENCE_MD) }, async (t) => {

@@ -9,7 +9,8 @@ t.test('parseVersionTag reads image tags leniently', async (t) => {
   t.same(parseVersionTag('1.135.2-debug'), { major: 1, minor: 135, patch: 2 })
   t.same(parseVersionTag('1.20'), { major: 1, minor: 20, patch: 0 })
   t.same(parseVersionTag(' v0.16.1+build '), { major: 0, minor: 16, patch: 1 })
-  for (const tag of ['latest', 'main', 'develop', 'sha-abc123', '', 'v1', '1.x.0', '01.2.3']) t.equal(parseVersionTag(tag), undefined, JSON.stringify(tag))
+  for (const tag of ['latest', 'main', 'develop', 'sha-abc123', '', 'v1', '1.x.0', '01.2.3'])
+    t.equal(parseVersionTag(tag), undefined, JSON.stringify(tag))
   t.same(parseVersionTag('1.2.3'), parseVersion('1.2.3'), 'the same Version shape as parseVersion')
 })
 
@@ -19,7 +20,10 @@ t.test('the reference rows agree with the interface rows wherever the interface 
     for (const v of [row.from, row.to!]) {
       const a = rollbackFloor(v, { table: 'interface' })
       const b = rollbackFloor(v, { table: 'reference' })
-      t.ok(a.kind === 'floor' && b.kind === 'floor' && compareVersions(a.floor, b.floor) === 0, `${formatVersion(v)}: same floor in both tables`)
+      t.ok(
+        a.kind === 'floor' && b.kind === 'floor' && compareVersions(a.floor, b.floor) === 0,
+        `${formatVersion(v)}: same floor in both tables`,
+      )
     }
   }
   const last = iface.rows.at(-1)!

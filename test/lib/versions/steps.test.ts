@@ -44,22 +44,66 @@ const cases: Row[] = [
   ['v1.52.0', 'v1.60.0', 'interface', ['v1.57.1 E v1.49.0 y', 'v1.60.0 T v1.57.0 y']],
   ['v1.57.0', 'v1.60.0', 'interface', ['v1.60.0 T v1.57.0 y']],
   // Long paths.
-  ['v1.0.0', 'v1.102.0', 'interface', [
-    'v1.8.0 R v1.3.0 n!', 'v1.12.4 R v1.9.0 n!', 'v1.25.0 R v1.13.0 n!', 'v1.44.0 R v1.26.0 n!',
-    'v1.47.1 R v1.38.0 y', 'v1.51.0 R v1.39.0 y', 'v1.57.1 R v1.49.0 y', 'v1.61.1 R v1.57.0 y', 'v1.63.1 R v1.61.0 y',
-    'v1.69.0 R v1.62.0 y', 'v1.82.0 R v1.68.0 y', 'v1.84.1 R v1.77.0 y', 'v1.91.2 R v1.83.0 y', 'v1.97.0 R v1.90.0 y',
-    'v1.102.0 T v1.96.0 y',
-  ]],
-  ['v1.26.0', 'v1.70.0', 'interface', [
-    'v1.44.0 E v1.26.0 y', 'v1.47.1 R v1.38.0 y', 'v1.51.0 R v1.39.0 y', 'v1.57.1 R v1.49.0 y', 'v1.61.1 R v1.57.0 y',
-    'v1.63.1 R v1.61.0 y', 'v1.69.0 R v1.62.0 y', 'v1.70.0 T v1.68.0 y',
-  ]],
-  ['v1.0.0', 'v1.157.1', 'reference', [
-    'v1.8.0 R v1.3.0 n!', 'v1.12.4 R v1.9.0 n!', 'v1.25.0 R v1.13.0 n!', 'v1.44.0 R v1.26.0 n!',
-    'v1.47.1 R v1.38.0 y', 'v1.51.0 R v1.39.0 y', 'v1.57.1 R v1.49.0 y', 'v1.61.1 R v1.57.0 y', 'v1.63.1 R v1.61.0 y',
-    'v1.69.0 R v1.62.0 y', 'v1.82.0 R v1.68.0 y', 'v1.84.1 R v1.77.0 y', 'v1.91.2 R v1.83.0 y', 'v1.97.0 R v1.90.0 y',
-    'v1.105.0 R v1.96.0 y', 'v1.157.1 T v1.100.0 y',
-  ]],
+  [
+    'v1.0.0',
+    'v1.102.0',
+    'interface',
+    [
+      'v1.8.0 R v1.3.0 n!',
+      'v1.12.4 R v1.9.0 n!',
+      'v1.25.0 R v1.13.0 n!',
+      'v1.44.0 R v1.26.0 n!',
+      'v1.47.1 R v1.38.0 y',
+      'v1.51.0 R v1.39.0 y',
+      'v1.57.1 R v1.49.0 y',
+      'v1.61.1 R v1.57.0 y',
+      'v1.63.1 R v1.61.0 y',
+      'v1.69.0 R v1.62.0 y',
+      'v1.82.0 R v1.68.0 y',
+      'v1.84.1 R v1.77.0 y',
+      'v1.91.2 R v1.83.0 y',
+      'v1.97.0 R v1.90.0 y',
+      'v1.102.0 T v1.96.0 y',
+    ],
+  ],
+  [
+    'v1.26.0',
+    'v1.70.0',
+    'interface',
+    [
+      'v1.44.0 E v1.26.0 y',
+      'v1.47.1 R v1.38.0 y',
+      'v1.51.0 R v1.39.0 y',
+      'v1.57.1 R v1.49.0 y',
+      'v1.61.1 R v1.57.0 y',
+      'v1.63.1 R v1.61.0 y',
+      'v1.69.0 R v1.62.0 y',
+      'v1.70.0 T v1.68.0 y',
+    ],
+  ],
+  [
+    'v1.0.0',
+    'v1.157.1',
+    'reference',
+    [
+      'v1.8.0 R v1.3.0 n!',
+      'v1.12.4 R v1.9.0 n!',
+      'v1.25.0 R v1.13.0 n!',
+      'v1.44.0 R v1.26.0 n!',
+      'v1.47.1 R v1.38.0 y',
+      'v1.51.0 R v1.39.0 y',
+      'v1.57.1 R v1.49.0 y',
+      'v1.61.1 R v1.57.0 y',
+      'v1.63.1 R v1.61.0 y',
+      'v1.69.0 R v1.62.0 y',
+      'v1.82.0 R v1.68.0 y',
+      'v1.84.1 R v1.77.0 y',
+      'v1.91.2 R v1.83.0 y',
+      'v1.97.0 R v1.90.0 y',
+      'v1.105.0 R v1.96.0 y',
+      'v1.157.1 T v1.100.0 y',
+    ],
+  ],
   // Beyond the interface table (default mode): its last version v1.102.0 is the last known step, the
   // target's floor is unknown. With the reference table the v1.98.0 range ends at v1.105.0 and the last
   // range is open-ended, so the target stands for it.
@@ -86,25 +130,53 @@ t.test('planSteps: the last version of each range crossed, table-driven', async 
   for (const [from, to, table, want] of cases) {
     const got = planSteps(from, to, { table })
     t.same(got.map(shownStep), want, `${from} → ${to} (${table})`)
-    t.same(stepsBetween(from, to, { table }), want.map((w) => w.split(' ')[0]), `stepsBetween ${from} → ${to} (${table})`)
+    t.same(
+      stepsBetween(from, to, { table }),
+      want.map((w) => w.split(' ')[0]),
+      `stepsBetween ${from} → ${to} (${table})`,
+    )
     // `previous` chains from `from` through the steps.
-    if (got.length > 0) t.same(got.map((s) => s.previous), [from, ...got.slice(0, -1).map((s) => s.version)], `previous chain ${from} → ${to}`)
+    if (got.length > 0)
+      t.same(
+        got.map((s) => s.previous),
+        [from, ...got.slice(0, -1).map((s) => s.version)],
+        `previous chain ${from} → ${to}`,
+      )
   }
 })
 
 t.test('planUpgrade carries the same steps and details', async (t) => {
   for (const [from, to, table, want] of cases) {
     const p = planUpgrade(from, to, { table })
-    t.same(p.steps, want.map((w) => w.split(' ')[0]), `${from} → ${to} (${table})`)
+    t.same(
+      p.steps,
+      want.map((w) => w.split(' ')[0]),
+      `${from} → ${to} (${table})`,
+    )
     t.same(p.stepDetails.map(shownStep), want)
   }
   const p = planUpgrade('v1.40.0', 'v1.53.0')
-  t.match(p.stepDetails[0], { version: 'v1.47.1', kind: 'range-end', range: { from: 'v1.45.0', to: 'v1.47.1', floor: 'v1.38.0', source: 'interface' }, rollbackFloor: 'v1.38.0', previous: 'v1.40.0', canRollBackToPrevious: true, rollbackPossibleAtAll: true })
+  t.match(p.stepDetails[0], {
+    version: 'v1.47.1',
+    kind: 'range-end',
+    range: { from: 'v1.45.0', to: 'v1.47.1', floor: 'v1.38.0', source: 'interface' },
+    rollbackFloor: 'v1.38.0',
+    previous: 'v1.40.0',
+    canRollBackToPrevious: true,
+    rollbackPossibleAtAll: true,
+  })
   t.equal(p.canRollBackToFrom, false, 'the whole upgrade still cannot be rolled back to v1.40.0 (floor v1.49.0)')
   const b = planUpgrade('v1.90.0', 'v1.120.0')
   t.same(b.beyondTable?.reference?.steps, ['v1.97.0', 'v1.105.0', 'v1.120.0'])
   t.match(b.warnings.join('\n'), /with the reference table the steps would be v1\.97\.0, v1\.105\.0, v1\.120\.0/)
-  t.match(b.stepDetails.at(-1), { version: 'v1.120.0', kind: 'target', range: null, rollbackFloor: null, canRollBackToPrevious: null, rollbackPossibleAtAll: null })
+  t.match(b.stepDetails.at(-1), {
+    version: 'v1.120.0',
+    kind: 'target',
+    range: null,
+    rollbackFloor: null,
+    canRollBackToPrevious: null,
+    rollbackPossibleAtAll: null,
+  })
 })
 
 t.test('invalid input', async (t) => {
@@ -130,11 +202,19 @@ const lt = (a: string, b: string) => compareVersions(ver(a), ver(b)) < 0
 const le = (a: string, b: string) => compareVersions(ver(a), ver(b)) <= 0
 
 for (const table of ['interface', 'reference'] as const) {
-  const rows = rollbackTable({ table }).rows.map((r) => ({ from: formatVersion(r.from), to: r.to ? formatVersion(r.to) : null, floor: formatVersion(r.floor) }))
+  const rows = rollbackTable({ table }).rows.map((r) => ({
+    from: formatVersion(r.from),
+    to: r.to ? formatVersion(r.to) : null,
+    floor: formatVersion(r.floor),
+  }))
   // Versions of a range worth trying: its first and last, and every floor that falls inside it.
   const inRow = (i: number, v: string) => le(rows[i]!.from, v) && (rows[i]!.to === null || le(v, rows[i]!.to!))
-  const candidates = rows.map((r, i) => [...new Set([r.from, ...(r.to ? [r.to] : []), ...rows.map((x) => x.floor).filter((f) => inRow(i, f))])].sort(compareVersions))
-  const probe = [...new Set(candidates.flat().concat(table === 'interface' ? ['v1.103.0', 'v1.120.0'] : ['v1.120.0', 'v1.200.0']))].sort(compareVersions)
+  const candidates = rows.map((r, i) =>
+    [...new Set([r.from, ...(r.to ? [r.to] : []), ...rows.map((x) => x.floor).filter((f) => inRow(i, f))])].sort(compareVersions),
+  )
+  const probe = [...new Set(candidates.flat().concat(table === 'interface' ? ['v1.103.0', 'v1.120.0'] : ['v1.120.0', 'v1.200.0']))].sort(
+    compareVersions,
+  )
   const rowIdx = new Map<string, number>()
   const rowOf = (v: string): number => {
     if (!rowIdx.has(v)) {
@@ -180,11 +260,13 @@ for (const table of ['interface', 'reference'] as const) {
         // Exactly one step in every range crossed, and it is that range's last version.
         for (let i = ra + 1; i < rb; i++) {
           const here = vs.filter((v) => rowOf(v) === i)
-          if (here.length !== 1 || here[0] !== rows[i]!.to) fail('one step per range crossed: its last version', { from, to, range: rows[i], here })
+          if (here.length !== 1 || here[0] !== rows[i]!.to)
+            fail('one step per range crossed: its last version', { from, to, range: rows[i], here })
         }
         if (vs.filter((v) => rowOf(v) === ra).length > 1) fail("at most one step in from's range", { from, to, vs })
         for (const s of steps) {
-          if (s.canRollBackToPrevious !== null && s.canRollBackToPrevious !== reversible(s.previous, s.version)) fail('canRollBackToPrevious is floor(step) <= previous', { from, to, s })
+          if (s.canRollBackToPrevious !== null && s.canRollBackToPrevious !== reversible(s.previous, s.version))
+            fail('canRollBackToPrevious is floor(step) <= previous', { from, to, s })
           if (s.canRollBackToPrevious !== s.rollbackPossibleAtAll) fail('every hop that any plan could make reversible is', { from, to, s })
         }
       }

@@ -153,7 +153,10 @@ function prevPatch(v: string): string | null {
   return null
 }
 
-for (const [table, rows] of [['interface', INTERFACE_ROWS], ['reference', REFERENCE_ROWS]] as [TableName, [string, string | null, string][]][]) {
+for (const [table, rows] of [
+  ['interface', INTERFACE_ROWS],
+  ['reference', REFERENCE_ROWS],
+] as [TableName, [string, string | null, string][]][]) {
   t.test(`rollback boundaries: ${table} table`, async (t) => {
     rows.forEach(([first, last, floor], i) => {
       const a = rollbackFloor(first, { table })
@@ -263,12 +266,23 @@ t.test('changesBetween: from < version <= to, oldest first', async (t) => {
     ['v1.122.0', 'v1.133.9', []],
   ]
   for (const [from, to, versions] of cases) {
-    t.same(changesBetween(from, to).map((c) => c.version), versions, `${from} -> ${to}`)
+    t.same(
+      changesBetween(from, to).map((c) => c.version),
+      versions,
+      `${from} -> ${to}`,
+    )
   }
   const both = changesBetween('v1.78.0', 'v1.79.0')
-  t.same(both.map((c) => c.source), ['interface', 'reference'], 'same version: interface row first')
+  t.same(
+    both.map((c) => c.source),
+    ['interface', 'reference'],
+    'same version: interface row first',
+  )
   t.match(both[1]?.actions[0], { kind: 'endpoint-added', method: 'DELETE', path: '/_synapse/admin/v1/event_reports/<report_id>' })
-  t.same(changesBetween('v1.90.0', 'v1.100.0', { sources: ['interface'] }).map((c) => c.version), ['v1.93.0', 'v1.100.0'])
+  t.same(
+    changesBetween('v1.90.0', 'v1.100.0', { sources: ['interface'] }).map((c) => c.version),
+    ['v1.93.0', 'v1.100.0'],
+  )
   t.throws(() => changesBetween('v1.100.0', 'v1.90.0'), /reversed range/)
   t.throws(() => changesBetween('v1.100.0', 'v1.90.0'), VersionError)
   t.throws(() => changesBetween('1.2', 'v1.90.0'), VersionError)
@@ -277,7 +291,11 @@ t.test('changesBetween: from < version <= to, oldest first', async (t) => {
 t.test('change rows carry the expected actions', async (t) => {
   const rows = allChanges()
   const sorted = [...rows].sort((a, b) => compareVersions(a.version, b.version))
-  t.same(rows.map((r) => r.version), sorted.map((r) => r.version), 'allChanges is oldest first')
+  t.same(
+    rows.map((r) => r.version),
+    sorted.map((r) => r.version),
+    'allChanges is oldest first',
+  )
   const at = (v: string, source = 'interface') => rows.find((r) => r.version === v && r.source === source)
   t.match(at('v1.88.0')?.actions, [
     { kind: 'minimum-version', component: 'runtime', version: '3.8' },
@@ -290,7 +308,10 @@ t.test('change rows carry the expected actions', async (t) => {
   t.match(at('v1.100.0')?.actions, [{ kind: 'minimum-version', component: 'build-toolchain', version: '1.65.0', previous: '1.61.0' }])
   t.match(at('v1.32.0')?.actions[0], { kind: 'endpoint-removed', method: 'GET', path: '/_synapse/admin/v1/users/<user_id>' })
   t.match(at('v1.78.0')?.actions[0], { kind: 'endpoint-deprecated', path: '/_synapse/admin/v1/media/<server_name>/delete' })
-  t.match(at('v1.7.0')?.actions, [{ kind: 'config-default-changed', to: false }, { kind: 'config-default-changed', to: false }])
+  t.match(at('v1.7.0')?.actions, [
+    { kind: 'config-default-changed', to: false },
+    { kind: 'config-default-changed', to: false },
+  ])
   t.match(at('v1.122.0', 'reference')?.actions[0], { kind: 'endpoint-added', parameter: 'event_sender_user_id' })
   t.match(at('v1.150.0', 'reference')?.actions[1], { kind: 'config-added', key: 'SYNAPSE_VERSION_STRING', where: 'environment' })
   t.ok(at('v1.94.0', 'reference'))
@@ -306,16 +327,30 @@ t.test('change rows carry the expected actions', async (t) => {
 t.test('planUpgrade: floor, rollback to from, steps, reminders', async (t) => {
   const p = planUpgrade('v1.90.0', 'v1.100.0')
   t.match(p, {
-    from: 'v1.90.0', to: 'v1.100.0', table: 'interface',
-    rollbackFloor: 'v1.96.0', canRollBackToFrom: false, beyondTable: null,
+    from: 'v1.90.0',
+    to: 'v1.100.0',
+    table: 'interface',
+    rollbackFloor: 'v1.96.0',
+    canRollBackToFrom: false,
+    beyondTable: null,
     targetRange: { from: 'v1.98.0', to: 'v1.102.0', floor: 'v1.96.0', source: 'interface' },
     steps: ['v1.97.0', 'v1.100.0'],
   })
-  t.same(p.changes.map((c) => [c.version, c.source]), [['v1.93.0', 'interface'], ['v1.94.0', 'reference'], ['v1.100.0', 'interface']])
-  t.same(p.stepDetails.map((s) => [s.version, s.previous, s.rollbackFloor, s.canRollBackToPrevious]), [
-    ['v1.97.0', 'v1.90.0', 'v1.90.0', true],
-    ['v1.100.0', 'v1.97.0', 'v1.96.0', true],
-  ])
+  t.same(
+    p.changes.map((c) => [c.version, c.source]),
+    [
+      ['v1.93.0', 'interface'],
+      ['v1.94.0', 'reference'],
+      ['v1.100.0', 'interface'],
+    ],
+  )
+  t.same(
+    p.stepDetails.map((s) => [s.version, s.previous, s.rollbackFloor, s.canRollBackToPrevious]),
+    [
+      ['v1.97.0', 'v1.90.0', 'v1.90.0', true],
+      ['v1.100.0', 'v1.97.0', 'v1.96.0', true],
+    ],
+  )
   t.equal(p.reminders.length, 3)
   t.match(p.reminders.join('\n'), /migrations/)
   t.match(p.reminders.join('\n'), /background updates.*\/_synapse\/admin\/v1\/background_updates\/status/)
@@ -345,13 +380,22 @@ t.test('planUpgrade beyond the interface table: no floor, reference shown labell
   t.match(p.beyondTable, {
     table: 'interface',
     lastRow: { from: 'v1.98.0', to: 'v1.102.0', floor: 'v1.96.0' },
-    reference: { rollbackFloor: 'v1.100.0', canRollBackToFrom: false, range: { from: 'v1.105.1', to: null }, steps: ['v1.97.0', 'v1.105.0', 'v1.110.0'], label: /not the default/ },
+    reference: {
+      rollbackFloor: 'v1.100.0',
+      canRollBackToFrom: false,
+      range: { from: 'v1.105.1', to: null },
+      steps: ['v1.97.0', 'v1.105.0', 'v1.110.0'],
+      label: /not the default/,
+    },
   })
   t.same(p.steps, ['v1.97.0', 'v1.102.0', 'v1.110.0'])
   t.equal(p.stepDetails.at(-1)?.canRollBackToPrevious, null)
   t.match(p.warnings.join('\n'), /beyond the interface document's rollback table/)
   t.match(p.warnings.join('\n'), /Changes after v1\.102\.0 are listed only where the reference gives them/)
-  t.same(p.changes.map((c) => c.version), ['v1.100.0', 'v1.106.0'])
+  t.same(
+    p.changes.map((c) => c.version),
+    ['v1.100.0', 'v1.106.0'],
+  )
 
   const q = planUpgrade('v1.90.0', 'v1.120.0')
   t.match(q.warnings.join('\n'), /Incompatible schema ranges after v1\.102\.0 are not known from the interface table/)
@@ -364,7 +408,11 @@ t.test('planUpgrade beyond the interface table: no floor, reference shown labell
   const x = planUpgrade('v1.160.0', 'v1.161.0', { table: 'reference' })
   t.equal(x.canRollBackToFrom, true)
   t.match(x.warnings.join('\n'), /newer than the newest release the reference table was computed from \(v1\.160\.0\)/)
-  t.notMatch(planUpgrade('v1.157.1', 'v1.160.0', { table: 'reference' }).warnings.join('\n'), /newer than the newest release/, 'v1.160.0 is observed')
+  t.notMatch(
+    planUpgrade('v1.157.1', 'v1.160.0', { table: 'reference' }).warnings.join('\n'),
+    /newer than the newest release/,
+    'v1.160.0 is observed',
+  )
 })
 
 t.test('masHas / synapseHas', async (t) => {

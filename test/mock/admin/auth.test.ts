@@ -5,7 +5,12 @@ import { generateToken, tokenCrc } from '../../../mock/store/mas/index.ts'
 import { API, schemaErrors, startTestMock, titles } from './helpers.ts'
 
 // Configured tokens need not follow the service's format.
-const tm = await startTestMock(t, { seed: 9, sessions: 60, adminToken: 'my-admin-token', userToken: 'my user token without admin scope'.replace(/ /g, '-') })
+const tm = await startTestMock(t, {
+  seed: 9,
+  sessions: 60,
+  adminToken: 'my-admin-token',
+  userToken: 'my user token without admin scope'.replace(/ /g, '-'),
+})
 const mas = tm.world().mas
 const ENDPOINTS = ['/site-config', '/version', '/compat-sessions', '/oauth2-sessions', '/personal-sessions', '/policy-data/latest']
 
@@ -28,7 +33,11 @@ t.test('rows of the caller check', async (t) => {
     [{ authorization: 'Bearer  two  spaces' }, 400, ['Invalid authorization header']],
     [{ authorization: 'Bearer not-a-token' }, 401, ['Invalid type of access token', 'invalid token format']],
     [{ authorization: `Bearer xyz_${'a'.repeat(30)}_aaaaaa` }, 401, ['Invalid type of access token', 'unknown token prefix "xyz"']],
-    [{ authorization: `Bearer ${body}_000000` }, 401, ['Invalid type of access token', `invalid crc "000000", expected "${tokenCrc(body)}"`]],
+    [
+      { authorization: `Bearer ${body}_000000` },
+      401,
+      ['Invalid type of access token', `invalid crc "000000", expected "${tokenCrc(body)}"`],
+    ],
     [{ authorization: `Bearer ${generateToken('mct')}` }, 401, ['Invalid type of access token']],
     [{ authorization: 'Bearer syt_YWxpY2U_randomrandom_0abcde' }, 401, ['Invalid type of access token']],
     [{ authorization: `Bearer ${generateToken('mat')}` }, 401, ['Unknown access token']],
@@ -61,19 +70,29 @@ t.test('the requester is recorded before the scope check, and the WARN line prec
   t.equal(warn[0]!.name, 'mas_handlers::admin::call_context:85')
   t.equal(warn[0]!.level, 'WARN')
   t.equal(warn[0]!.message, 'Missing authorization header')
-  t.notOk(events.some((e) => e.requestId?.counter === good!.requestId.counter), 'no event line for a success')
+  t.notOk(
+    events.some((e) => e.requestId?.counter === good!.requestId.counter),
+    'no event line for a success',
+  )
 })
 
 t.test('finished sessions, locked users and expired tokens', async (t) => {
   // an admin token from the token endpoint, then its session finished through the admin API
   const form = new URLSearchParams({ grant_type: 'client_credentials', scope: 'urn:mas:admin' })
   const basic = Buffer.from(`${tm.mock.options.adminClientId}:${tm.mock.options.adminClientSecret}`).toString('base64')
-  const got = await tm.req('POST', '/oauth2/token', { headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() })
+  const got = await tm.req('POST', '/oauth2/token', {
+    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  })
   t.equal(got.status, 200)
   const token = got.body.access_token as string
   t.equal((await tm.get(`${API}/version`, token)).status, 200)
   const session = mas.lookupAccessToken(token)!.sessionId
-  t.equal((await tm.post(`${API}/oauth2-sessions/${session}/finish`, undefined, { token })).status, 200, 'a caller may finish its own session')
+  t.equal(
+    (await tm.post(`${API}/oauth2-sessions/${session}/finish`, undefined, { token })).status,
+    200,
+    'a caller may finish its own session',
+  )
   const after = await tm.get(`${API}/version`, token)
   t.same([after.status, ...titles(after.body)], [401, 'Access token revoked'])
 
@@ -81,7 +100,11 @@ t.test('finished sessions, locked users and expired tokens', async (t) => {
   const user = mas.users.all().find((u) => u.lockedAt === null && u.deactivatedAt === null)!
   const pat = await tm.post(`${API}/personal-sessions`, { actor_user_id: user.id, human_name: 'x', scope: 'urn:mas:admin' })
   const patToken = pat.body.data.attributes.access_token as string
-  const nested = await tm.post(`${API}/personal-sessions`, { actor_user_id: user.id, human_name: 'y', scope: 'urn:mas:admin' }, { token: patToken })
+  const nested = await tm.post(
+    `${API}/personal-sessions`,
+    { actor_user_id: user.id, human_name: 'y', scope: 'urn:mas:admin' },
+    { token: patToken },
+  )
   const nestedToken = nested.body.data.attributes.access_token as string
   t.equal((await tm.get(`${API}/version`, nestedToken)).status, 200)
   user.lockedAt = Date.now() * 1000

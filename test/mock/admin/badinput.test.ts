@@ -22,21 +22,36 @@ t.test('routing misses', async (t) => {
 
 t.test('bodies', async (t) => {
   const size = mas.policyData.size
-  const big = await tm.post(`${API}/policy-data`, undefined, { raw: JSON.stringify({ data: { x: 'y'.repeat(5000) } }), headers: { 'content-type': 'application/json' } })
+  const big = await tm.post(`${API}/policy-data`, undefined, {
+    raw: JSON.stringify({ data: { x: 'y'.repeat(5000) } }),
+    headers: { 'content-type': 'application/json' },
+  })
   t.equal(big.status, 413)
   t.equal(mas.policyData.size, size, 'nothing stored')
-  const deep = await tm.post(`${API}/policy-data`, undefined, { raw: '{"data":' + '['.repeat(1000) + ']'.repeat(1000) + '}', headers: { 'content-type': 'application/json' } })
+  const deep = await tm.post(`${API}/policy-data`, undefined, {
+    raw: '{"data":' + '['.repeat(1000) + ']'.repeat(1000) + '}',
+    headers: { 'content-type': 'application/json' },
+  })
   t.equal(deep.status, 400)
   t.match(deep.text, /recursion limit exceeded/)
-  const binary = await tm.post(`${API}/policy-data`, undefined, { raw: Buffer.from([0xff, 0xfe, 0x00, 0x7b]), headers: { 'content-type': 'application/json' } })
+  const binary = await tm.post(`${API}/policy-data`, undefined, {
+    raw: Buffer.from([0xff, 0xfe, 0x00, 0x7b]),
+    headers: { 'content-type': 'application/json' },
+  })
   t.equal(binary.status, 400)
-  const nested = await tm.post(`${API}/policy-data`, { data: { a: [1, { b: null }], 'é': '\u2603' } })
+  const nested = await tm.post(`${API}/policy-data`, { data: { a: [1, { b: null }], é: '\u2603' } })
   t.equal(nested.status, 201)
-  t.same(nested.body.data.attributes.data, { a: [1, { b: null }], 'é': '\u2603' })
-  const dup = await tm.post(`${API}/personal-sessions`, undefined, { raw: '{"scope":"openid","scope":"openid"}', headers: { 'content-type': 'application/json' } })
+  t.same(nested.body.data.attributes.data, { a: [1, { b: null }], é: '\u2603' })
+  const dup = await tm.post(`${API}/personal-sessions`, undefined, {
+    raw: '{"scope":"openid","scope":"openid"}',
+    headers: { 'content-type': 'application/json' },
+  })
   t.equal(dup.status, 422)
   t.match(dup.text, /duplicate field `scope`/)
-  const proto = await tm.post(`${API}/policy-data`, undefined, { raw: '{"data":{"__proto__":{"admin":true}}}', headers: { 'content-type': 'application/json' } })
+  const proto = await tm.post(`${API}/policy-data`, undefined, {
+    raw: '{"data":{"__proto__":{"admin":true}}}',
+    headers: { 'content-type': 'application/json' },
+  })
   t.equal(proto.status, 201, 'a __proto__ key is plain data')
   t.same(Object.keys(proto.body.data.attributes.data), ['__proto__'])
 })
@@ -50,7 +65,17 @@ t.test('query strings', async (t) => {
   t.equal(repeated.status, 200, 'a repeated list filter value is one condition')
   const long = await tm.get(`${path}?x=${'a'.repeat(20_000)}`)
   t.ok(long.status === 414 || long.status === 431, `an oversized query string is refused (${long.status})`)
-  for (const q of ['%', '%zz', 'page[first]=%FF', '&&&', '=', 'page%5Bfirst%5D=2', 'page[first]=1;2', `page[after]=${'0'.repeat(26)}%00`, 'filter[user]=%F0%9F%92%A9']) {
+  for (const q of [
+    '%',
+    '%zz',
+    'page[first]=%FF',
+    '&&&',
+    '=',
+    'page%5Bfirst%5D=2',
+    'page[first]=1;2',
+    `page[after]=${'0'.repeat(26)}%00`,
+    'filter[user]=%F0%9F%92%A9',
+  ]) {
     const r = await tm.get(`${path}?${q}`)
     t.ok(r.status < 500, `${q}: ${r.status}`)
   }
@@ -63,10 +88,28 @@ t.test('query strings', async (t) => {
 t.test('never a 5xx, whatever is sent', async (t) => {
   const ids = [mas.compat.all()[0]!.id, mas.oauth2.all()[0]!.id, mas.personal.all()[0]!.id, 'x', '', '%00', '7ZZZZZZZZZZZZZZZZZZZZZZZZZ']
   const paths = [
-    '/compat-sessions/ID', '/compat-sessions/ID/finish', '/oauth2-sessions/ID', '/oauth2-sessions/ID/finish',
-    '/personal-sessions/ID', '/personal-sessions/ID/revoke', '/personal-sessions/ID/regenerate', '/policy-data/ID', '/users/ID',
+    '/compat-sessions/ID',
+    '/compat-sessions/ID/finish',
+    '/oauth2-sessions/ID',
+    '/oauth2-sessions/ID/finish',
+    '/personal-sessions/ID',
+    '/personal-sessions/ID/revoke',
+    '/personal-sessions/ID/regenerate',
+    '/policy-data/ID',
+    '/users/ID',
   ]
-  const bodies = [undefined, '', '{}', 'null', '[]', '"x"', '{"expires_in":1e99}', '{"expires_in":"1"}', '{"data":null}', '{"actor_user_id":null}']
+  const bodies = [
+    undefined,
+    '',
+    '{}',
+    'null',
+    '[]',
+    '"x"',
+    '{"expires_in":1e99}',
+    '{"expires_in":"1"}',
+    '{"data":null}',
+    '{"actor_user_id":null}',
+  ]
   let n = 0
   for (const p of paths) {
     for (const id of ids) {

@@ -44,9 +44,18 @@ t.test('the seeded world has every state', async (t) => {
   const users = m.users.all()
   t.equal(compat.length + oauth2.length + personal.length, 3000, 'sessions split across the three kinds')
   t.ok(Math.abs(compat.length - personal.length) <= 1)
-  t.ok(users.some((u) => u.lockedAt !== null), 'locked users')
-  t.ok(users.some((u) => u.deactivatedAt !== null), 'deactivated users')
-  t.ok(users.some((u) => u.admin), 'admins')
+  t.ok(
+    users.some((u) => u.lockedAt !== null),
+    'locked users',
+  )
+  t.ok(
+    users.some((u) => u.deactivatedAt !== null),
+    'deactivated users',
+  )
+  t.ok(
+    users.some((u) => u.admin),
+    'admins',
+  )
   t.ok(m.clients.all().some((c) => c.kind === 'static') && m.clients.all().some((c) => c.kind === 'dynamic'), 'static and dynamic clients')
   for (const [name, list, ended] of [
     ['compat', compat, (s: any) => s.finishedAt],
@@ -56,14 +65,33 @@ t.test('the seeded world has every state', async (t) => {
     t.ok(list.some((s) => ended(s) === null) && list.some((s) => ended(s) !== null), `${name}: active and ended`)
     t.ok(list.some((s) => s.lastActiveAt === null) && list.some((s) => s.lastActiveAt !== null), `${name}: with and without activity`)
   }
-  t.ok(compat.some((s) => s.userSessionId !== null) && compat.some((s) => s.redirectUri !== null) && compat.some((s) => s.deviceId === null), 'compat: browser-started, SSO, without device')
+  t.ok(
+    compat.some((s) => s.userSessionId !== null) && compat.some((s) => s.redirectUri !== null) && compat.some((s) => s.deviceId === null),
+    'compat: browser-started, SSO, without device',
+  )
   t.ok(oauth2.some((s) => s.userId === null) && oauth2.some((s) => s.scope.includes(':device:')), 'oauth2: user-less and device-bound')
   const epoch = tm.mock.options.epoch.getTime() * 1000
-  t.ok(personal.some((s) => s.revokedAt === null && s.tokenExpiresAt === null), 'personal: never expiring')
-  t.ok(personal.some((s) => s.tokenExpiresAt !== null && s.tokenExpiresAt > epoch), 'personal: expiring')
-  t.ok(personal.some((s) => s.tokenExpiresAt !== null && s.tokenExpiresAt < epoch), 'personal: expired, not revoked')
-  t.ok(personal.some((s) => s.ownerClientId !== null) && personal.some((s) => s.ownerUserId !== null && s.ownerUserId !== s.actorUserId), 'personal: client-owned, owned by another user')
-  for (const s of compat) if (m.getUser(s.userId)!.deactivatedAt !== null) t.not(s.finishedAt, null, 'sessions of deactivated users are finished')
-  t.ok([...compat, ...oauth2, ...personal].every((s) => s.createdAt < epoch), 'everything before the epoch')
+  t.ok(
+    personal.some((s) => s.revokedAt === null && s.tokenExpiresAt === null),
+    'personal: never expiring',
+  )
+  t.ok(
+    personal.some((s) => s.tokenExpiresAt !== null && s.tokenExpiresAt > epoch),
+    'personal: expiring',
+  )
+  t.ok(
+    personal.some((s) => s.tokenExpiresAt !== null && s.tokenExpiresAt < epoch),
+    'personal: expired, not revoked',
+  )
+  t.ok(
+    personal.some((s) => s.ownerClientId !== null) && personal.some((s) => s.ownerUserId !== null && s.ownerUserId !== s.actorUserId),
+    'personal: client-owned, owned by another user',
+  )
+  for (const s of compat)
+    if (m.getUser(s.userId)!.deactivatedAt !== null) t.not(s.finishedAt, null, 'sessions of deactivated users are finished')
+  t.ok(
+    [...compat, ...oauth2, ...personal].every((s) => s.createdAt < epoch),
+    'everything before the epoch',
+  )
   t.ok(m.policyData.size >= 3)
 })

@@ -45,7 +45,10 @@ t.test('compat-sessions filters', async (t) => {
   const someUser = all[3].attributes.user_id
   const withBrowser = all.find((d: any) => d.attributes.user_session_id !== null).attributes.user_session_id
   const pivot = all[Math.floor(all.length / 2)].attributes.created_at
-  const active = all.map((d: any) => d.attributes.last_active_at).filter(Boolean).sort()
+  const active = all
+    .map((d: any) => d.attributes.last_active_at)
+    .filter(Boolean)
+    .sort()
   const laPivot = active[Math.floor(active.length / 2)]
   t.ok((await check(t, path, all, `filter[user]=${someUser}`, (a) => a.user_id === someUser, ref)) > 0)
   t.ok((await check(t, path, all, `filter[user-session]=${withBrowser}`, (a) => a.user_session_id === withBrowser, ref)) > 0)
@@ -56,8 +59,22 @@ t.test('compat-sessions filters', async (t) => {
   const nb = await check(t, path, all, `filter[created-before]=${pivot}`, (a) => ms(a.created_at)! < ms(pivot)!, ref)
   const na = await check(t, path, all, `filter[created-after]=${pivot}`, (a) => ms(a.created_at)! > ms(pivot)!, ref)
   t.equal(nb + na, all.length - 1, 'the pivot session is excluded from both sides')
-  await check(t, path, all, `filter[last-active-before]=${laPivot}`, (a) => a.last_active_at !== null && us(a.last_active_at)! < us(laPivot)!, ref)
-  await check(t, path, all, `filter[last-active-after]=${laPivot}`, (a) => a.last_active_at !== null && us(a.last_active_at)! > us(laPivot)!, ref)
+  await check(
+    t,
+    path,
+    all,
+    `filter[last-active-before]=${laPivot}`,
+    (a) => a.last_active_at !== null && us(a.last_active_at)! < us(laPivot)!,
+    ref,
+  )
+  await check(
+    t,
+    path,
+    all,
+    `filter[last-active-after]=${laPivot}`,
+    (a) => a.last_active_at !== null && us(a.last_active_at)! > us(laPivot)!,
+    ref,
+  )
   await check(
     t,
     path,
@@ -67,7 +84,10 @@ t.test('compat-sessions filters', async (t) => {
     ref,
   )
 
-  const links = await filtered(path, `filter[last-active-after]=2025-10-01T12:00:00.5%2B02:00&count=true&filter[status]=active&filter[user]=${someUser}&filter[created-before]=2026-01-01T00:00:00Z`)
+  const links = await filtered(
+    path,
+    `filter[last-active-after]=2025-10-01T12:00:00.5%2B02:00&count=true&filter[status]=active&filter[user]=${someUser}&filter[created-before]=2026-01-01T00:00:00Z`,
+  )
   t.equal(
     links.self,
     `${path}?filter[user]=${someUser}&filter[status]=active&filter[created-before]=2026-01-01T00:00:00Z&filter[last-active-after]=2025-10-01T10:00:00Z&page[first]=1000`,
@@ -118,15 +138,39 @@ t.test('oauth2-sessions filters', async (t) => {
   t.ok((await check(t, path, all, 'filter[client-kind]=dynamic', (a) => kinds.get(a.client_id) === 'dynamic', ref)) > 0)
   await check(t, path, all, `filter[user-session]=${withBrowser}`, (a) => a.user_session_id === withBrowser, ref)
   t.ok((await check(t, path, all, 'filter[scope]=urn:mas:admin', (a) => tokens(a).includes('urn:mas:admin'), ref)) > 0)
-  const withApi = await check(t, path, all, 'filter[scope]=openid&filter[scope]=urn:matrix:client:api:*', (a) => tokens(a).includes('openid') && tokens(a).includes('urn:matrix:client:api:*'), ref)
+  const withApi = await check(
+    t,
+    path,
+    all,
+    'filter[scope]=openid&filter[scope]=urn:matrix:client:api:*',
+    (a) => tokens(a).includes('openid') && tokens(a).includes('urn:matrix:client:api:*'),
+    ref,
+  )
   t.ok(withApi > 0, 'scope filters must all match')
   const device = all.map((d: any) => tokens(d.attributes).find((s: string) => s.startsWith('urn:matrix:client:device:'))).find(Boolean)
-  t.equal(await check(t, path, all, `filter[scope]=${device}`, (a) => tokens(a).includes(device), ref), 1, 'a device scope names one session')
+  t.equal(
+    await check(t, path, all, `filter[scope]=${device}`, (a) => tokens(a).includes(device), ref),
+    1,
+    'a device scope names one session',
+  )
   await check(t, path, all, 'filter[status]=finished', (a) => a.finished_at !== null, ref)
-  await check(t, path, all, `filter[status]=active&filter[client-kind]=dynamic&filter[created-after]=${pivot}`, (a) => a.finished_at === null && kinds.get(a.client_id) === 'dynamic' && ms(a.created_at)! > ms(pivot)!, ref)
+  await check(
+    t,
+    path,
+    all,
+    `filter[status]=active&filter[client-kind]=dynamic&filter[created-after]=${pivot}`,
+    (a) => a.finished_at === null && kinds.get(a.client_id) === 'dynamic' && ms(a.created_at)! > ms(pivot)!,
+    ref,
+  )
 
-  const ordered = await filtered(path, `filter[status]=active&filter[scope]=openid&filter[user-session]=${withBrowser}&filter[client-kind]=static&filter[client]=${c1}&filter[user]=${someUser}`)
-  t.equal(ordered.self, `${path}?filter[user]=${someUser}&filter[client]=${c1}&filter[client-kind]=static&filter[user-session]=${withBrowser}&filter[scope]=openid&filter[status]=active&page[first]=1000`)
+  const ordered = await filtered(
+    path,
+    `filter[status]=active&filter[scope]=openid&filter[user-session]=${withBrowser}&filter[client-kind]=static&filter[client]=${c1}&filter[user]=${someUser}`,
+  )
+  t.equal(
+    ordered.self,
+    `${path}?filter[user]=${someUser}&filter[client]=${c1}&filter[client-kind]=static&filter[user-session]=${withBrowser}&filter[scope]=openid&filter[status]=active&page[first]=1000`,
+  )
 
   const unknown = '01FSHN9AG0MZAA6S4AF7CTV32E'
   const c = await tm.get(`${path}?filter[client]=${c1}&filter[client]=${unknown}`)
@@ -150,22 +194,44 @@ t.test('personal-sessions filters', async (t) => {
   const ownerUser = all.find((d: any) => d.attributes.owner_user_id !== null).attributes.owner_user_id
   const ownerClient = all.find((d: any) => d.attributes.owner_client_id !== null).attributes.owner_client_id
   const actor = all[5].attributes.actor_user_id
-  const expiries = all.map((d: any) => d.attributes.expires_at).filter(Boolean).sort()
+  const expiries = all
+    .map((d: any) => d.attributes.expires_at)
+    .filter(Boolean)
+    .sort()
   const pivot = expiries[Math.floor(expiries.length / 2)]
   for (const d of all) t.ok((d.attributes.owner_user_id === null) !== (d.attributes.owner_client_id === null), 'exactly one owner')
   await check(t, path, all, `filter[owner_user]=${ownerUser}`, (a) => a.owner_user_id === ownerUser, ref)
   await check(t, path, all, `filter[owner_client]=${ownerClient}`, (a) => a.owner_client_id === ownerClient, ref)
   await check(t, path, all, `filter[actor_user]=${actor}`, (a) => a.actor_user_id === actor, ref)
   await check(t, path, all, 'filter[scope]=urn:mas:admin', (a) => a.scope.split(' ').includes('urn:mas:admin'), ref)
-  await check(t, path, all, 'filter[scope]=urn:mas:admin&filter[scope]=openid', (a) => a.scope.split(' ').includes('urn:mas:admin') && a.scope.split(' ').includes('openid'), ref)
+  await check(
+    t,
+    path,
+    all,
+    'filter[scope]=urn:mas:admin&filter[scope]=openid',
+    (a) => a.scope.split(' ').includes('urn:mas:admin') && a.scope.split(' ').includes('openid'),
+    ref,
+  )
   t.ok((await check(t, path, all, 'filter[status]=active', (a) => a.revoked_at === null, ref)) > 0)
   t.ok((await check(t, path, all, 'filter[status]=revoked', (a) => a.revoked_at !== null, ref)) > 0)
   t.ok((await check(t, path, all, 'filter[expires]=true', (a) => a.expires_at !== null, ref)) > 0)
   t.ok((await check(t, path, all, 'filter[expires]=false', (a) => a.expires_at === null, ref)) > 0)
   await check(t, path, all, `filter[expires_before]=${pivot}`, (a) => a.expires_at !== null && us(a.expires_at)! < us(pivot)!, ref)
   await check(t, path, all, `filter[expires_after]=${pivot}`, (a) => a.expires_at !== null && us(a.expires_at)! > us(pivot)!, ref)
-  await check(t, path, all, `filter[expires_after]=${pivot}&filter[status]=active&filter[owner_client]=${ownerClient}`, (a) => a.expires_at !== null && us(a.expires_at)! > us(pivot)! && a.owner_client_id === ownerClient, ref)
-  const self = (await filtered(path, `filter[expires]=true&filter[expires_after]=2025-01-01T00:00:00Z&filter[expires_before]=2030-01-01T00:00:00Z&filter[status]=active&filter[scope]=openid&filter[actor_user]=${actor}&filter[owner_client]=${ownerClient}&filter[owner_user]=${ownerUser}`)).self
+  await check(
+    t,
+    path,
+    all,
+    `filter[expires_after]=${pivot}&filter[status]=active&filter[owner_client]=${ownerClient}`,
+    (a) => a.expires_at !== null && us(a.expires_at)! > us(pivot)! && a.owner_client_id === ownerClient,
+    ref,
+  )
+  const self = (
+    await filtered(
+      path,
+      `filter[expires]=true&filter[expires_after]=2025-01-01T00:00:00Z&filter[expires_before]=2030-01-01T00:00:00Z&filter[status]=active&filter[scope]=openid&filter[actor_user]=${actor}&filter[owner_client]=${ownerClient}&filter[owner_user]=${ownerUser}`,
+    )
+  ).self
   t.equal(
     self,
     `${path}?filter[owner_user]=${ownerUser}&filter[owner_client]=${ownerClient}&filter[actor_user]=${actor}&filter[scope]=openid&filter[status]=active&filter[expires_before]=2030-01-01T00:00:00Z&filter[expires_after]=2025-01-01T00:00:00Z&filter[expires]=true&page[first]=1000`,
@@ -175,7 +241,11 @@ t.test('personal-sessions filters', async (t) => {
   t.same(titles((await tm.get(`${path}?filter[owner_user]=${unknown}`)).body), [`User ID ${unknown} not found`])
   t.same(titles((await tm.get(`${path}?filter[actor_user]=${unknown}`)).body), [`User ID ${unknown} not found`])
   const badBool = await tm.get(`${path}?filter[expires]=yes`)
-  t.same(titles(badBool.body).slice(0, 3), ['Invalid filter parameters', 'Failed to deserialize query string: filter[expires]: provided string was not `true` or `false`', 'filter[expires]: provided string was not `true` or `false`'])
+  t.same(titles(badBool.body).slice(0, 3), [
+    'Invalid filter parameters',
+    'Failed to deserialize query string: filter[expires]: provided string was not `true` or `false`',
+    'filter[expires]: provided string was not `true` or `false`',
+  ])
   const badStatus = await tm.get(`${path}?filter[status]=finished`)
   t.equal(titles(badStatus.body)[2], 'filter[status]: unknown variant `finished`, expected `active` or `revoked`')
 })

@@ -39,7 +39,11 @@ export interface TestMock {
   user: string
   logFile: string
   get(path: string, token?: string | null, headers?: Record<string, string>): Promise<Res>
-  post(path: string, body?: unknown, opts?: { token?: string | null; headers?: Record<string, string>; raw?: string | Buffer }): Promise<Res>
+  post(
+    path: string,
+    body?: unknown,
+    opts?: { token?: string | null; headers?: Record<string, string>; raw?: string | Buffer },
+  ): Promise<Res>
   req(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Buffer }): Promise<Res>
   /** every item of a listing, walked forward with pages of `size` */
   all(path: string, size?: number): Promise<any[]>
@@ -68,7 +72,8 @@ export async function startTestMock(t: Tap, over: Partial<MockOptions> = {}): Pr
     const headers = p.startsWith('/_mock/') ? { [MOCK_CONTROL_HEADER]: '1', ...init.headers } : init.headers
     return answerOf(await fetch(url + p, { method, headers, body: init.body }))
   }
-  const auth = (token: string | null | undefined): Record<string, string> => (token === null ? {} : { authorization: `Bearer ${token ?? admin}` })
+  const auth = (token: string | null | undefined): Record<string, string> =>
+    token === null ? {} : { authorization: `Bearer ${token ?? admin}` }
   const tm: TestMock = {
     mock,
     url,

@@ -5,9 +5,33 @@ import { API, schemaErrors, startTestMock, titles } from './helpers.ts'
 
 const tm = await startTestMock(t, { seed: 11, sessions: 150 })
 const LISTINGS = [
-  { name: 'compat-sessions', ref: 'admin/compat-session#Page', ids: () => tm.world().mas.compat.all().map((s) => s.id) },
-  { name: 'oauth2-sessions', ref: 'admin/oauth2-session#Page', ids: () => tm.world().mas.oauth2.all().map((s) => s.id) },
-  { name: 'personal-sessions', ref: 'admin/personal-session#Page', ids: () => tm.world().mas.personal.all().map((s) => s.id) },
+  {
+    name: 'compat-sessions',
+    ref: 'admin/compat-session#Page',
+    ids: () =>
+      tm
+        .world()
+        .mas.compat.all()
+        .map((s) => s.id),
+  },
+  {
+    name: 'oauth2-sessions',
+    ref: 'admin/oauth2-session#Page',
+    ids: () =>
+      tm
+        .world()
+        .mas.oauth2.all()
+        .map((s) => s.id),
+  },
+  {
+    name: 'personal-sessions',
+    ref: 'admin/personal-session#Page',
+    ids: () =>
+      tm
+        .world()
+        .mas.personal.all()
+        .map((s) => s.id),
+  },
 ] as const
 
 for (const l of LISTINGS) {
@@ -20,7 +44,11 @@ for (const l of LISTINGS) {
     t.equal(schemaErrors(l.ref, r.body), '', 'valid page')
     t.same(Object.keys(r.body), ['meta', 'data', 'links'], 'meta, data, links in that order')
     t.equal(r.body.meta.count, ids.length)
-    t.same(r.body.data.map((d: any) => d.id), ids.slice(0, 10), 'oldest first')
+    t.same(
+      r.body.data.map((d: any) => d.id),
+      ids.slice(0, 10),
+      'oldest first',
+    )
     for (const d of r.body.data) {
       t.equal(d.meta.page.cursor, d.id, 'cursor is the id')
       t.equal(d.links.self, `${path}/${d.id}`)
@@ -60,7 +88,11 @@ for (const l of LISTINGS) {
     let prev: string | undefined = `${path}?page[last]=7`
     const first = await tm.get(prev)
     t.same(first.body.links.self, `${path}?page[last]=7`)
-    t.same(first.body.data.map((d: any) => d.id), ids.slice(-7), 'the last 7, still in ascending order')
+    t.same(
+      first.body.data.map((d: any) => d.id),
+      ids.slice(-7),
+      'the last 7, still in ascending order',
+    )
     while (prev) {
       const r = await tm.get(prev)
       t.notOk('next' in r.body.links, 'no next when paging backward')
@@ -82,7 +114,11 @@ for (const l of LISTINGS) {
     t.equal(off.body.links.last, `${path}?count=false&page[last]=10`)
     t.equal(off.body.links.next, `${path}?count=false&page[after]=${ids[9]}&page[first]=10`)
     const only = await tm.get(`${path}?count=only&page[first]=3&page[after]=${ids[2]}`)
-    t.equal(only.text, JSON.stringify({ meta: { count: ids.length }, links: { self: `${path}?count=only` } }), 'count=only: meta and links.self only')
+    t.equal(
+      only.text,
+      JSON.stringify({ meta: { count: ids.length }, links: { self: `${path}?count=only` } }),
+      'count=only: meta and links.self only',
+    )
     const explicit = await tm.get(`${path}?count=true`)
     t.equal(explicit.body.links.self, `${path}?page[first]=10`, 'count=true is the default and is not written')
   })
@@ -90,12 +126,23 @@ for (const l of LISTINGS) {
   t.test(`${l.name}: cursors`, async (t) => {
     const ids = l.ids()
     const r = await tm.get(`${path}?page[after]=${ids[3]!.toLowerCase()}&page[before]=${ids[9]}&page[first]=100`)
-    t.same(r.body.data.map((d: any) => d.id), ids.slice(4, 9), 'exclusive bounds on both sides')
-    t.equal(r.body.links.self, `${path}?page[before]=${ids[9]}&page[after]=${ids[3]}&page[first]=100`, 'cursors re-printed upper case, before then after')
+    t.same(
+      r.body.data.map((d: any) => d.id),
+      ids.slice(4, 9),
+      'exclusive bounds on both sides',
+    )
+    t.equal(
+      r.body.links.self,
+      `${path}?page[before]=${ids[9]}&page[after]=${ids[3]}&page[first]=100`,
+      'cursors re-printed upper case, before then after',
+    )
     t.equal(r.body.meta.count, ids.length, 'count ignores cursors')
     t.notOk(r.body.links.next)
     const last = await tm.get(`${path}?page[before]=${ids[9]}&page[last]=3`)
-    t.same(last.body.data.map((d: any) => d.id), ids.slice(6, 9))
+    t.same(
+      last.body.data.map((d: any) => d.id),
+      ids.slice(6, 9),
+    )
     t.equal(last.body.links.prev, `${path}?page[before]=${ids[6]}&page[last]=3`)
     const ghost = await tm.get(`${path}?page[after]=7ZZZZZZZZZZZZZZZZZZZZZZZZZ`)
     t.equal(ghost.status, 200, 'a valid cursor that matches nothing is fine')

@@ -30,7 +30,10 @@ t.test('compat session: finish, finish again, unknown', async (t) => {
   t.same([unknown.status, ...titles(unknown.body)], [404, `Compatibility session with ID ${NIL} not found`])
   const unknownGet = await tm.get(`${API}/compat-sessions/${NIL}`)
   t.same([unknownGet.status, ...titles(unknownGet.body)], [404, `Compatibility session ID ${NIL} not found`])
-  const withBody = await tm.post(`${API}/compat-sessions/${NIL}/finish`, undefined, { raw: 'not json', headers: { 'content-type': 'text/plain' } })
+  const withBody = await tm.post(`${API}/compat-sessions/${NIL}/finish`, undefined, {
+    raw: 'not json',
+    headers: { 'content-type': 'text/plain' },
+  })
   t.equal(withBody.status, 404, 'finish takes no body: whatever is sent is ignored')
 })
 
@@ -55,7 +58,13 @@ t.test('OAuth 2.0 session: finish with and without a user', async (t) => {
 
 t.test('personal session: create, use, revoke, regenerate', async (t) => {
   const actor = mas.users.all().find((u) => u.deactivatedAt === null && u.lockedAt === null)!
-  const created = await tm.post(`${API}/personal-sessions`, { actor_user_id: actor.id, human_name: 'CI token', scope: 'urn:mas:admin openid openid', expires_in: 3600, extra: 'ignored' })
+  const created = await tm.post(`${API}/personal-sessions`, {
+    actor_user_id: actor.id,
+    human_name: 'CI token',
+    scope: 'urn:mas:admin openid openid',
+    expires_in: 3600,
+    extra: 'ignored',
+  })
   t.equal(created.status, 201)
   t.equal(schemaErrors('admin/personal-session#Created', created.body), '', 'valid create answer')
   const a = created.body.data.attributes
@@ -111,7 +120,12 @@ t.test('personal session: create, use, revoke, regenerate', async (t) => {
   t.same(titles((await tm.post(`${API}/personal-sessions/${NIL}/regenerate`, {})).body), ['Session not found'])
   t.same(titles((await tm.get(`${API}/personal-sessions/${NIL}`)).body), ['Personal session not found'])
 
-  const expired = await tm.post(`${API}/personal-sessions`, { actor_user_id: actor.id, human_name: 'instant', scope: 'urn:mas:admin', expires_in: 0 })
+  const expired = await tm.post(`${API}/personal-sessions`, {
+    actor_user_id: actor.id,
+    human_name: 'instant',
+    scope: 'urn:mas:admin',
+    expires_in: 0,
+  })
   await new Promise((r) => setTimeout(r, 5))
   const late = await tm.get(`${API}/version`, expired.body.data.attributes.access_token)
   t.same(titles(late.body), ['Access token expired'], 'expires_in 0 makes an expired token')
@@ -137,7 +151,12 @@ t.test('personal session: create errors and atomicity', async (t) => {
     t.same([r.status, ...titles(r.body)], [status, title], JSON.stringify(body))
   }
   t.equal(mas.personal.size, count, 'nothing was created')
-  if (locked) t.equal((await tm.post(`${API}/personal-sessions`, { actor_user_id: locked.id, human_name: 'x', scope: 'openid' })).status, 201, 'a locked actor is fine')
+  if (locked)
+    t.equal(
+      (await tm.post(`${API}/personal-sessions`, { actor_user_id: locked.id, human_name: 'x', scope: 'openid' })).status,
+      201,
+      'a locked actor is fine',
+    )
 
   const col = (raw: string, after: string) => raw.indexOf(after) + after.length
   const noName = `{"actor_user_id":"${ok.id}","scope":"openid"}`
@@ -149,14 +168,29 @@ t.test('personal session: create errors and atomicity', async (t) => {
     [undefined, '{}', 415, 'Expected request with `Content-Type: application/json`'],
     ['text/plain', '{}', 415, 'Expected request with `Content-Type: application/json`'],
     ['application/json', '', 400, 'Failed to parse the request body as JSON: EOF while parsing a value at line 1 column 0'],
-    ['application/json', '{"actor_user_id":', 400, 'Failed to parse the request body as JSON: EOF while parsing a value at line 1 column 17'],
+    [
+      'application/json',
+      '{"actor_user_id":',
+      400,
+      'Failed to parse the request body as JSON: EOF while parsing a value at line 1 column 17',
+    ],
     ['application/json', '{"a":1,}', 400, 'Failed to parse the request body as JSON: trailing comma at line 1 column 8'],
     ['application/json', '{\n  "a" 1}', 400, 'Failed to parse the request body as JSON: expected `:` at line 2 column 7'],
     ['application/json; charset=utf-8', '{}', 422, `${data}missing field \`actor_user_id\` at line 1 column 2`],
     ['application/vnd.api+json', noName, 422, `${data}missing field \`human_name\` at line 1 column ${noName.length}`],
-    ['application/json', numName, 422, `${data}human_name: invalid type: integer \`42\`, expected a string at line 1 column ${col(numName, '42')}`],
+    [
+      'application/json',
+      numName,
+      422,
+      `${data}human_name: invalid type: integer \`42\`, expected a string at line 1 column ${col(numName, '42')}`,
+    ],
     ['application/json', badUlid, 422, `${data}actor_user_id: invalid length at line 1 column ${col(badUlid, '"nope"')}`],
-    ['application/json', negative, 422, `${data}expires_in: invalid value: integer \`-1\`, expected u32 at line 1 column ${col(negative, '-1')}`],
+    [
+      'application/json',
+      negative,
+      422,
+      `${data}expires_in: invalid value: integer \`-1\`, expected u32 at line 1 column ${col(negative, '-1')}`,
+    ],
     ['application/json', '[]', 422, `${data}invalid type: sequence, expected struct CreatePersonalSessionRequest at line 1 column 2`],
   ]
   for (const [ct, raw, status, text] of shapes) {
@@ -211,7 +245,10 @@ t.test('policy data: set, latest, by id, invalid', async (t) => {
 
 t.test('policy data: none at all', async (t) => {
   const empty = await startTestMock(t, { seed: 3, sessions: 0 })
-  const ids = empty.world().mas.policyData.all().map((p) => p.id)
+  const ids = empty
+    .world()
+    .mas.policyData.all()
+    .map((p) => p.id)
   // remove the seeded records through the store to reach the empty state
   const store = empty.world().mas
   ;(store.policyData as unknown as { items: unknown[] }).items = []

@@ -17,14 +17,23 @@ t.test('providers', async (t) => {
   const r = await tm.get(`${API}/upstream-oauth-providers`)
   t.equal(schemaErrors('admin/upstream-oauth-provider#Page', r.body), '')
   t.same(ids(r.body.data), ids(all))
-  t.same(ids((await tm.get(`${API}/upstream-oauth-providers?filter[enabled]=false`)).body.data), ids(all.filter((p) => p.disabledAt !== null)))
-  t.same(ids((await tm.get(`${API}/upstream-oauth-providers?filter[enabled]=true`)).body.data), ids(all.filter((p) => p.disabledAt === null)))
+  t.same(
+    ids((await tm.get(`${API}/upstream-oauth-providers?filter[enabled]=false`)).body.data),
+    ids(all.filter((p) => p.disabledAt !== null)),
+  )
+  t.same(
+    ids((await tm.get(`${API}/upstream-oauth-providers?filter[enabled]=true`)).body.data),
+    ids(all.filter((p) => p.disabledAt === null)),
+  )
   const one = await tm.get(`${API}/upstream-oauth-providers/${all[0]!.id}`)
   t.equal(schemaErrors('admin/upstream-oauth-provider#Single', one.body), '')
   const none = await tm.get(`${API}/upstream-oauth-providers/${NIL}`)
   t.same([none.status, ...titles(none.body)], [404, 'Provider not found'])
   tm.mock.faults.set(['upstream-providers-enabled-inverted'])
-  t.same(ids((await tm.get(`${API}/upstream-oauth-providers?filter[enabled]=true`)).body.data), ids(all.filter((p) => p.disabledAt !== null)))
+  t.same(
+    ids((await tm.get(`${API}/upstream-oauth-providers?filter[enabled]=true`)).body.data),
+    ids(all.filter((p) => p.disabledAt !== null)),
+  )
   tm.mock.faults.set([])
 })
 
@@ -58,14 +67,26 @@ t.test('links: add, attach, refuse, get, delete', async (t) => {
   t.same([none.status, ...titles(none.body)], [404, `User ID ${NIL} not found`])
   const np = await tm.post(`${API}/upstream-oauth-links`, { user_id: u.id, provider_id: NIL, subject: 's' })
   t.same([np.status, ...titles(np.body)], [404, `Upstream OAuth 2.0 Provider ID ${NIL} not found`])
-  const add = await tm.post(`${API}/upstream-oauth-links`, { user_id: u.id, provider_id: p.id, subject: 'fresh-subject', human_account_name: 'fresh' })
+  const add = await tm.post(`${API}/upstream-oauth-links`, {
+    user_id: u.id,
+    provider_id: p.id,
+    subject: 'fresh-subject',
+    human_account_name: 'fresh',
+  })
   t.equal(add.status, 201)
   t.equal(schemaErrors('admin/upstream-oauth-link#Single', add.body), '')
   const dup = await tm.post(`${API}/upstream-oauth-links`, { user_id: mas.users.all()[1]!.id, provider_id: p.id, subject: 'fresh-subject' })
-  t.same([dup.status, ...titles(dup.body)], [409, `Upstream Oauth 2.0 Provider ID ${p.id} with subject fresh-subject is already linked to a user`])
+  t.same(
+    [dup.status, ...titles(dup.body)],
+    [409, `Upstream Oauth 2.0 Provider ID ${p.id} with subject fresh-subject is already linked to a user`],
+  )
   const pending = links().find((l) => l.userId === null)!
   const attach = await tm.post(`${API}/upstream-oauth-links`, { user_id: u.id, provider_id: pending.providerId, subject: pending.subject })
-  t.same([attach.status, attach.body.data.id, attach.body.data.attributes.user_id], [200, pending.id, u.id], 'a user-less link is attached: 200, same id')
+  t.same(
+    [attach.status, attach.body.data.id, attach.body.data.attributes.user_id],
+    [200, pending.id, u.id],
+    'a user-less link is attached: 200, same id',
+  )
   const id = add.body.data.id
   t.same((await tm.get(`${API}/upstream-oauth-links/${id}`)).body.data, add.body.data)
   const del = await tm.req('DELETE', `${API}/upstream-oauth-links/${id}`, { headers: { authorization: `Bearer ${tm.admin}` } })
@@ -75,6 +96,9 @@ t.test('links: add, attach, refuse, get, delete', async (t) => {
   const again = await tm.post(`${API}/upstream-oauth-links`, { user_id: u.id, provider_id: p.id, subject: 'fresh-subject' })
   t.equal(again.status, 201, 'after delete the subject can be linked anew')
   tm.mock.faults.set(['upstream-links-relink-accepted'])
-  t.equal((await tm.post(`${API}/upstream-oauth-links`, { user_id: mas.users.all()[1]!.id, provider_id: p.id, subject: 'fresh-subject' })).status, 200)
+  t.equal(
+    (await tm.post(`${API}/upstream-oauth-links`, { user_id: mas.users.all()[1]!.id, provider_id: p.id, subject: 'fresh-subject' })).status,
+    200,
+  )
   tm.mock.faults.set([])
 })

@@ -6,29 +6,55 @@ import { emailProblem } from '../../../mock/admin/user-emails.ts'
 
 const tm = await startTestMock(t, { seed: 7, sessions: 150 })
 const mas = tm.world().mas
-const emails = () => tm.world().mas.extra.emails.all().filter((e) => !e.deleted)
+const emails = () =>
+  tm
+    .world()
+    .mas.extra.emails.all()
+    .filter((e) => !e.deleted)
 const NIL = '01040G2081040G2081040G2081'
 
 t.test('seeded addresses: most users have one or two, some in mixed case', async (t) => {
   const all = emails()
   t.ok(all.length >= mas.users.size * 0.8, `${all.length} addresses for ${mas.users.size} users`)
-  t.ok(all.some((e) => e.email !== e.email.toLowerCase()), 'a mixed-case address')
+  t.ok(
+    all.some((e) => e.email !== e.email.toLowerCase()),
+    'a mixed-case address',
+  )
   t.equal(new Set(all.map((e) => e.email.toLowerCase())).size, all.length, 'unique case-insensitively')
   const other = await startTestMock(t, { seed: 7, sessions: 150 })
-  t.same(other.world().mas.extra.emails.all().map((e) => [e.id, e.email]), all.map((e) => [e.id, e.email]), 'the same seed, the same addresses')
+  t.same(
+    other
+      .world()
+      .mas.extra.emails.all()
+      .map((e) => [e.id, e.email]),
+    all.map((e) => [e.id, e.email]),
+    'the same seed, the same addresses',
+  )
 })
 
 t.test('listing and filters', async (t) => {
   const r = await tm.get(`${API}/user-emails`)
   t.equal(r.status, 200)
   t.equal(schemaErrors('admin/user-email#Page', r.body), '')
-  t.same((await tm.all(`${API}/user-emails`, 9)).map((x) => x.id), emails().map((e) => e.id))
+  t.same(
+    (await tm.all(`${API}/user-emails`, 9)).map((x) => x.id),
+    emails().map((e) => e.id),
+  )
   const e = emails().find((x) => x.email !== x.email.toLowerCase())!
   const byEmail = await tm.get(`${API}/user-emails?filter[email]=${encodeURIComponent(e.email.toUpperCase())}`)
-  t.same(byEmail.body.data.map((x: { id: string }) => x.id), [e.id], 'filter[email] ignores letter case')
+  t.same(
+    byEmail.body.data.map((x: { id: string }) => x.id),
+    [e.id],
+    'filter[email] ignores letter case',
+  )
   t.equal(byEmail.body.links.self, `${API}/user-emails?filter[email]=${e.email.toUpperCase()}&page[first]=10`)
   const byUser = await tm.all(`${API}/user-emails?filter[user]=${e.userId}`)
-  t.same(byUser.map((x) => x.id), emails().filter((x) => x.userId === e.userId).map((x) => x.id))
+  t.same(
+    byUser.map((x) => x.id),
+    emails()
+      .filter((x) => x.userId === e.userId)
+      .map((x) => x.id),
+  )
   const unknown = await tm.get(`${API}/user-emails?filter[user]=${NIL}`)
   t.same([unknown.status, ...titles(unknown.body)], [404, `User ID ${NIL} not found`])
   const bad = await tm.get(`${API}/user-emails?filter[user]=nope`)
@@ -54,7 +80,10 @@ t.test('add, get, delete', async (t) => {
   t.same([del.status, del.text], [204, ''])
   const gone = await tm.get(`${API}/user-emails/${id}`)
   t.same([gone.status, ...titles(gone.body)], [404, `User email ID ${id} not found`])
-  t.notOk((await tm.all(`${API}/user-emails`)).some((x) => x.id === id), 'no longer listed')
+  t.notOk(
+    (await tm.all(`${API}/user-emails`)).some((x) => x.id === id),
+    'no longer listed',
+  )
   const count = await tm.get(`${API}/user-emails?filter[email]=new.address@example.org&count=only`)
   t.equal(count.body.meta.count, 0)
   const again = await tm.req('DELETE', `${API}/user-emails/${id}`, { headers: { authorization: `Bearer ${tm.admin}` } })

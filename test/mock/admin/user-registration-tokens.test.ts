@@ -9,7 +9,8 @@ const x = tm.world().mas.extra
 const NIL = '01040G2081040G2081040G2081'
 const P = `${API}/user-registration-tokens`
 const ids = (xs: readonly { id: string }[]) => xs.map((i) => i.id)
-const put = (path: string, body: unknown) => tm.req('PUT', path, { headers: { authorization: `Bearer ${tm.admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+const put = (path: string, body: unknown) =>
+  tm.req('PUT', path, { headers: { authorization: `Bearer ${tm.admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 t.test('listing and filters', async (t) => {
   const all = x.tokens.all()
@@ -41,18 +42,32 @@ t.test('add, update, revoke, unrevoke', async (t) => {
   const dup = await tm.post(P, { token: add.body.data.attributes.token })
   t.same([dup.status, ...titles(dup.body)], [409, 'A registration token with the same token already exists'])
   const past = await put(`${P}/${id}`, { expires_at: '2020-01-01T00:00:00Z' })
-  t.same([past.status, past.body.data.attributes.valid, past.body.data.attributes.usage_limit], [200, false, 2], 'expired: invalid; the limit is kept')
+  t.same(
+    [past.status, past.body.data.attributes.valid, past.body.data.attributes.usage_limit],
+    [200, false, 2],
+    'expired: invalid; the limit is kept',
+  )
   const cleared = await put(`${P}/${id}`, { expires_at: null, usage_limit: null })
-  t.same([cleared.body.data.attributes.expires_at, cleared.body.data.attributes.usage_limit, cleared.body.data.attributes.valid], [null, null, true])
+  t.same(
+    [cleared.body.data.attributes.expires_at, cleared.body.data.attributes.usage_limit, cleared.body.data.attributes.valid],
+    [null, null, true],
+  )
   const rev = await tm.post(`${P}/${id}/revoke`)
-  t.same([rev.status, rev.body.links.self, rev.body.data.attributes.valid, typeof rev.body.data.attributes.revoked_at], [200, `${P}/${id}/revoke`, false, 'string'])
+  t.same(
+    [rev.status, rev.body.links.self, rev.body.data.attributes.valid, typeof rev.body.data.attributes.revoked_at],
+    [200, `${P}/${id}/revoke`, false, 'string'],
+  )
   const rev2 = await tm.post(`${P}/${id}/revoke`)
   t.same([rev2.status, ...titles(rev2.body)], [400, `Registration token with ID ${id} is already revoked`])
   const un = await tm.post(`${P}/${id}/unrevoke`)
   t.same([un.status, un.body.links.self, un.body.data.attributes.revoked_at], [200, `${P}/${id}/unrevoke`, null])
   const un2 = await tm.post(`${P}/${id}/unrevoke`)
   t.same([un2.status, ...titles(un2.body)], [400, `Registration token with ID ${id} is not revoked`])
-  for (const [m, path] of [['GET', `${P}/${NIL}`], ['POST', `${P}/${NIL}/revoke`], ['POST', `${P}/${NIL}/unrevoke`]] as const) {
+  for (const [m, path] of [
+    ['GET', `${P}/${NIL}`],
+    ['POST', `${P}/${NIL}/revoke`],
+    ['POST', `${P}/${NIL}/unrevoke`],
+  ] as const) {
     const r = m === 'GET' ? await tm.get(path) : await tm.post(path)
     t.same([r.status, ...titles(r.body)], [404, `Registration token with ID ${NIL} not found`], `${m} ${path}`)
   }

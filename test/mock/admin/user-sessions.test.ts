@@ -32,7 +32,11 @@ t.test('listing and filters equal the store filtered here', async (t) => {
   t.same([unknown.status, ...titles(unknown.body)], [404, `User ID ${NIL} not found`])
   t.equal((await tm.get(`${API}/user-sessions?filter[status]=revoked`)).status, 400)
   const self = await tm.get(`${API}/user-sessions?filter[status]=active&filter[user]=${u}&count=false`)
-  t.equal(self.body.links.self, `${API}/user-sessions?filter[user]=${u}&filter[status]=active&count=false&page[first]=10`, 'links in the service’s filter order')
+  t.equal(
+    self.body.links.self,
+    `${API}/user-sessions?filter[user]=${u}&filter[status]=active&count=false&page[first]=10`,
+    'links in the service’s filter order',
+  )
 })
 
 t.test('get and finish', async (t) => {
@@ -40,7 +44,10 @@ t.test('get and finish', async (t) => {
   const got = await tm.get(`${API}/user-sessions/${s.id}`)
   t.equal(schemaErrors('admin/user-session#Single', got.body), '')
   const fin = await tm.post(`${API}/user-sessions/${s.id}/finish`)
-  t.same([fin.status, fin.body.links.self, typeof fin.body.data.attributes.finished_at], [200, `${API}/user-sessions/${s.id}/finish`, 'string'])
+  t.same(
+    [fin.status, fin.body.links.self, typeof fin.body.data.attributes.finished_at],
+    [200, `${API}/user-sessions/${s.id}/finish`, 'string'],
+  )
   const again = await tm.post(`${API}/user-sessions/${s.id}/finish`)
   t.same([again.status, ...titles(again.body)], [400, `User session with ID ${s.id} is already finished`])
   const none = await tm.post(`${API}/user-sessions/${NIL}/finish`)
@@ -56,8 +63,14 @@ t.test('the user-sessions-* faults', async (t) => {
   const s = mas.userSessions.all().find((x) => x.lastActiveAt !== null)!
   const exact = (await tm.get(`${API}/user-sessions/${s.id}`)).body.data.attributes.last_active_at
   const r = await tm.all(`${API}/user-sessions?filter[last-active-after]=${exact}`)
-  t.ok(r.some((x) => x.id === s.id), 'the session last active at the very time given is included under the fault')
+  t.ok(
+    r.some((x) => x.id === s.id),
+    'the session last active at the very time given is included under the fault',
+  )
   tm.mock.faults.set([])
   const clean = await tm.all(`${API}/user-sessions?filter[last-active-after]=${exact}`)
-  t.notOk(clean.some((x) => x.id === s.id), 'and not without it')
+  t.notOk(
+    clean.some((x) => x.id === s.id),
+    'and not without it',
+  )
 })

@@ -12,10 +12,22 @@ const ids = (xs: readonly { id: string }[]) => xs.map((x) => x.id)
 
 t.test('the seed has users in every state', async (t) => {
   const users = mas.users.all()
-  t.ok(users.some((u) => u.lockedAt !== null && u.deactivatedAt === null), 'a locked user')
-  t.ok(users.some((u) => u.deactivatedAt !== null), 'a deactivated user')
-  t.ok(users.some((u) => u.admin), 'an admin')
-  t.ok(users.some((u) => u.legacyGuest), 'a legacy guest')
+  t.ok(
+    users.some((u) => u.lockedAt !== null && u.deactivatedAt === null),
+    'a locked user',
+  )
+  t.ok(
+    users.some((u) => u.deactivatedAt !== null),
+    'a deactivated user',
+  )
+  t.ok(
+    users.some((u) => u.admin),
+    'an admin',
+  )
+  t.ok(
+    users.some((u) => u.legacyGuest),
+    'a legacy guest',
+  )
 })
 
 t.test('listing: schema, default page, count, links', async (t) => {
@@ -26,12 +38,16 @@ t.test('listing: schema, default page, count, links', async (t) => {
   const all = await tm.all(`${API}/users`, 7)
   t.same(ids(all), ids(mas.users.all()), 'the walk is the store, oldest first')
   const only = await tm.get(`${API}/users?filter[admin]=true&count=only`)
-  t.same(only.body, { meta: { count: mas.users.all().filter((u) => u.admin).length }, links: { self: `${API}/users?filter[admin]=true&count=only` } })
+  t.same(only.body, {
+    meta: { count: mas.users.all().filter((u) => u.admin).length },
+    links: { self: `${API}/users?filter[admin]=true&count=only` },
+  })
 })
 
 t.test('every filter equals the store filtered here', async (t) => {
   const users = mas.users.all()
-  const activeOAuth2 = (id: string, client?: string) => mas.oauth2.all().some((s) => s.userId === id && s.finishedAt === null && (client === undefined || s.clientId === client))
+  const activeOAuth2 = (id: string, client?: string) =>
+    mas.oauth2.all().some((s) => s.userId === id && s.finishedAt === null && (client === undefined || s.clientId === client))
   const activeCompat = (id: string) => mas.compat.all().some((s) => s.userId === id && s.finishedAt === null)
   const client = mas.oauth2.all().find((s) => s.userId !== null && s.finishedAt === null)!.clientId
   const name = users[3]!.username
@@ -114,7 +130,15 @@ t.test('lock, lock again, unlock, unlock again', async (t) => {
 })
 
 t.test('deactivate ends the sessions, reactivate does not unlock', async (t) => {
-  const u = mas.users.all().find((x) => x.deactivatedAt === null && x.lockedAt === null && mas.compat.all().some((s) => s.userId === x.id && s.finishedAt === null) && mas.oauth2.all().some((s) => s.userId === x.id && s.finishedAt === null))!
+  const u = mas.users
+    .all()
+    .find(
+      (x) =>
+        x.deactivatedAt === null &&
+        x.lockedAt === null &&
+        mas.compat.all().some((s) => s.userId === x.id && s.finishedAt === null) &&
+        mas.oauth2.all().some((s) => s.userId === x.id && s.finishedAt === null),
+    )!
   t.ok(u, 'a user with active sessions')
   const noCt = await tm.req('POST', `${API}/users/${u.id}/deactivate`, { headers: { authorization: `Bearer ${tm.admin}` } })
   t.equal(noCt.status, 200, 'no body, no Content-Type: accepted')
@@ -122,9 +146,18 @@ t.test('deactivate ends the sessions, reactivate does not unlock', async (t) => 
   const at = noCt.body.data.attributes
   t.type(at.deactivated_at, 'string')
   t.equal(at.locked_at, null, 'deactivation does not lock')
-  t.notOk(mas.compat.all().some((s) => s.userId === u.id && s.finishedAt === null), 'compat sessions finished')
-  t.notOk(mas.oauth2.all().some((s) => s.userId === u.id && s.finishedAt === null), 'OAuth 2.0 sessions finished')
-  t.notOk(mas.personal.all().some((s) => (s.actorUserId === u.id || s.ownerUserId === u.id) && s.revokedAt === null), 'personal sessions revoked')
+  t.notOk(
+    mas.compat.all().some((s) => s.userId === u.id && s.finishedAt === null),
+    'compat sessions finished',
+  )
+  t.notOk(
+    mas.oauth2.all().some((s) => s.userId === u.id && s.finishedAt === null),
+    'OAuth 2.0 sessions finished',
+  )
+  t.notOk(
+    mas.personal.all().some((s) => (s.actorUserId === u.id || s.ownerUserId === u.id) && s.revokedAt === null),
+    'personal sessions revoked',
+  )
   const again = await tm.post(`${API}/users/${u.id}/deactivate`, { skip_erase: true })
   t.same([again.status, again.body.data.attributes.deactivated_at], [200, at.deactivated_at], 'deactivating again keeps the time')
   const badBody = await tm.post(`${API}/users/${u.id}/deactivate`, undefined, { raw: '{', headers: { 'content-type': 'application/json' } })
@@ -133,7 +166,11 @@ t.test('deactivate ends the sessions, reactivate does not unlock', async (t) => 
   t.equal(wrongCt.status, 415)
   await tm.post(`${API}/users/${u.id}/lock`)
   const re = await tm.post(`${API}/users/${u.id}/reactivate`)
-  t.same([re.status, re.body.data.attributes.deactivated_at, typeof re.body.data.attributes.locked_at], [200, null, 'string'], 'reactivate leaves the lock')
+  t.same(
+    [re.status, re.body.data.attributes.deactivated_at, typeof re.body.data.attributes.locked_at],
+    [200, null, 'string'],
+    'reactivate leaves the lock',
+  )
 })
 
 t.test('set-admin: both ways, body errors', async (t) => {
@@ -150,7 +187,11 @@ t.test('set-admin: both ways, body errors', async (t) => {
   t.match(wrong.text, /expected a boolean/)
   const nul = await tm.post(`${API}/users/${u.id}/set-admin`, { admin: null })
   t.equal(nul.status, 422)
-  t.equal(nul.text, 'Failed to deserialize the JSON body into the target type: admin: invalid type: null, expected a boolean at line 1 column 13', 'null is a wrong type, with its position')
+  t.equal(
+    nul.text,
+    'Failed to deserialize the JSON body into the target type: admin: invalid type: null, expected a boolean at line 1 column 13',
+    'null is a wrong type, with its position',
+  )
   const arr = await tm.post(`${API}/users/${u.id}/set-admin`, [])
   t.match(arr.text, /expected struct UserSetAdminRequest at line 1 column 2/, "the struct's serde name")
   const none = await tm.post(`${API}/users/${NIL}/set-admin`, { admin: true })
@@ -202,11 +243,19 @@ t.test('request bodies: null refused where the field is a plain bool, accepted w
   const data = 'Failed to deserialize the JSON body into the target type: '
   const u = mas.users.all().find((x) => x.deactivatedAt === null && !x.admin)!
   const erase = await tm.post(`${API}/users/${u.id}/deactivate`, { skip_erase: null })
-  t.same([erase.status, erase.text], [422, `${data}skip_erase: invalid type: null, expected a boolean at line 1 column 18`], 'deactivate: skip_erase null')
+  t.same(
+    [erase.status, erase.text],
+    [422, `${data}skip_erase: invalid type: null, expected a boolean at line 1 column 18`],
+    'deactivate: skip_erase null',
+  )
   const shape = await tm.post(`${API}/users/${u.id}/deactivate`, 'yes')
   t.same([shape.status, shape.text], [422, `${data}invalid type: string "yes", expected struct DeactivateUserRequest at line 1 column 5`])
   const add = await tm.post(`${API}/users`, { username: 'strict-null', skip_homeserver_check: null })
-  t.same([add.status, add.text], [422, `${data}skip_homeserver_check: invalid type: null, expected a boolean at line 1 column 54`], 'add user: skip_homeserver_check null')
+  t.same(
+    [add.status, add.text],
+    [422, `${data}skip_homeserver_check: invalid type: null, expected a boolean at line 1 column 54`],
+    'add user: skip_homeserver_check null',
+  )
   const pw = await tm.post(`${API}/users/${u.id}/set-password`, { password: 'correct horse battery staple 9', skip_password_check: null })
   t.not(pw.status, 422, 'set-password: skip_password_check is an Option<bool>, null is None')
   for (const [path, body, name] of [

@@ -15,7 +15,14 @@ t.test('v1.19.0: no date filters, one filter[client]', async (t) => {
   const first = await tm.get(`${API}/compat-sessions?filter[last-active-before]=2000-01-01T00:00:00Z`)
   t.equal(first.status, 200)
   t.notMatch(first.body.links.self, /last-active/, 'and not echoed in the links')
-  const clients = [...new Set(tm.world().mas.oauth2.all().map((s) => s.clientId))]
+  const clients = [
+    ...new Set(
+      tm
+        .world()
+        .mas.oauth2.all()
+        .map((s) => s.clientId),
+    ),
+  ]
   const one = await tm.get(`${API}/oauth2-sessions?filter[client]=${clients[0]}`)
   t.equal(one.status, 200, 'one client')
   const two = await tm.get(`${API}/oauth2-sessions?filter[client]=${clients[0]}&filter[client]=${clients[1]}`)
@@ -28,7 +35,14 @@ t.test('v1.22.0: date filters and a repeatable filter[client]', async (t) => {
   const cut = all[Math.floor(all.length / 2)].attributes.created_at
   const filtered = await tm.all(`${API}/compat-sessions?filter[created-after]=${cut}`)
   t.ok(filtered.length < all.length, `filter[created-after] filters (${filtered.length} of ${all.length})`)
-  const clients = [...new Set(tm.world().mas.oauth2.all().map((s) => s.clientId))]
+  const clients = [
+    ...new Set(
+      tm
+        .world()
+        .mas.oauth2.all()
+        .map((s) => s.clientId),
+    ),
+  ]
   t.equal((await tm.get(`${API}/oauth2-sessions?filter[client]=${clients[0]}&filter[client]=${clients[1]}`)).status, 200)
 })
 
@@ -40,7 +54,11 @@ t.test('v1.3.0: no count parameter and no version endpoint, but site-config (sin
   t.type(only.body.meta.count, 'number', 'and meta.count always')
   t.equal((await tm.get(`${API}/compat-sessions?count=nonsense`)).status, 200, 'even a bad value is just an unknown key')
   t.equal((await tm.get(`${API}/site-config`)).status, 200, 'site-config: registered in v1.3.0')
-  t.equal((await startTestMock(t, { seed: 3, sessions: 3, masVersion: 'v1.2.0' }).then((m) => m.get(`${API}/site-config`))).status, 404, 'not in v1.2.0')
+  t.equal(
+    (await startTestMock(t, { seed: 3, sessions: 3, masVersion: 'v1.2.0' }).then((m) => m.get(`${API}/site-config`))).status,
+    404,
+    'not in v1.2.0',
+  )
   t.equal((await tm.get(`${API}/version`)).status, 404)
   const now = await startTestMock(t, { seed: 3, sessions: 30 })
   t.equal((await now.get(`${API}/compat-sessions?count=nonsense`)).status, 400, 'v1.22.0 checks it')

@@ -30,13 +30,21 @@ const hs = createServer((req, res) => {
 await new Promise<void>((r) => hs.listen(0, '127.0.0.1', () => r()))
 t.teardown(() => hs.close())
 const SECRET = 'link-secret-1234'
-const tm = await startTestMock(t, { seed: 5, sessions: 30, homeserverUrl: `http://127.0.0.1:${(hs.address() as AddressInfo).port}/`, homeserverSecret: SECRET })
+const tm = await startTestMock(t, {
+  seed: 5,
+  sessions: 30,
+  homeserverUrl: `http://127.0.0.1:${(hs.address() as AddressInfo).port}/`,
+  homeserverSecret: SECRET,
+})
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 const since = (n: number) => calls.slice(n).map((c) => [c.path, c.body])
 
 t.test('introspection takes the shared secret as a Bearer token, nothing else', async (t) => {
   const form = new URLSearchParams({ token: tm.admin, token_type_hint: 'access_token' }).toString()
-  const ok = await tm.req('POST', '/oauth2/introspect', { headers: { ...FORM, authorization: `Bearer ${SECRET}`, 'x-mas-supports-device-id': '1' }, body: form })
+  const ok = await tm.req('POST', '/oauth2/introspect', {
+    headers: { ...FORM, authorization: `Bearer ${SECRET}`, 'x-mas-supports-device-id': '1' },
+    body: form,
+  })
   t.equal(ok.status, 200)
   t.equal(ok.body.active, true)
   const wrong = await tm.req('POST', '/oauth2/introspect', { headers: { ...FORM, authorization: `Bearer ${SECRET}x` }, body: form })
@@ -48,20 +56,46 @@ t.test('introspection takes the shared secret as a Bearer token, nothing else', 
 t.test('compat login provisions the user and the device before it answers; logout syncs the devices', async (t) => {
   const user = seededUser(tm.world().mas, false)
   const n = calls.length
-  const login = await tm.post('/_matrix/client/v3/login', { type: 'm.login.password', identifier: { type: 'm.id.user', user: user.username }, password: SEEDED_PASSWORD, initial_device_display_name: 'phone' }, { token: null })
+  const login = await tm.post(
+    '/_matrix/client/v3/login',
+    {
+      type: 'm.login.password',
+      identifier: { type: 'm.id.user', user: user.username },
+      password: SEEDED_PASSWORD,
+      initial_device_display_name: 'phone',
+    },
+    { token: null },
+  )
   t.equal(login.status, 200)
-  t.same(since(n), [
-    ['/_synapse/mas/provision_user', { localpart: user.username, set_emails: tm.world().mas.extra.emails.all().filter((e) => e.userId === user.id && !e.deleted).map((e) => e.email) }],
-    ['/_synapse/mas/upsert_device', { localpart: user.username, device_id: login.body.device_id, display_name: 'phone' }],
-  ], 'both calls were made when the login answered')
-  t.ok(calls.slice(n).every((c) => c.auth === `Bearer ${SECRET}`), 'every call carries the secret')
+  t.same(
+    since(n),
+    [
+      [
+        '/_synapse/mas/provision_user',
+        {
+          localpart: user.username,
+          set_emails: tm
+            .world()
+            .mas.extra.emails.all()
+            .filter((e) => e.userId === user.id && !e.deleted)
+            .map((e) => e.email),
+        },
+      ],
+      ['/_synapse/mas/upsert_device', { localpart: user.username, device_id: login.body.device_id, display_name: 'phone' }],
+    ],
+    'both calls were made when the login answered',
+  )
+  t.ok(
+    calls.slice(n).every((c) => c.auth === `Bearer ${SECRET}`),
+    'every call carries the secret',
+  )
   const m = calls.length
   t.equal((await tm.post('/_matrix/client/v3/logout', {}, { token: login.body.access_token })).status, 200)
   t.equal(calls.length - m, 1)
   const sync = calls[m]!
   t.equal(sync.path, '/_synapse/mas/sync_devices')
   t.equal(sync.body.localpart, user.username)
-  t.notOk(sync.body.devices.includes(login.body.device_id), 'the finished session\'s device is not kept')
+  t.notOk(sync.body.devices.includes(login.body.device_id), "the finished session's device is not kept")
 })
 
 t.test('an OpenID Connect sign-in provisions the device of its scope', async (t) => {
@@ -70,12 +104,18 @@ t.test('an OpenID Connect sign-in provisions the device of its scope', async (t)
   const n = calls.length
   const tok = await signInWithPages(tm, clientId, 'openid urn:matrix:client:api:* urn:matrix:client:device:LINKDEVICE1', user.username)
   t.ok(tok.access_token)
-  t.same(calls.slice(n).map((c) => c.path), ['/_synapse/mas/provision_user', '/_synapse/mas/upsert_device'])
+  t.same(
+    calls.slice(n).map((c) => c.path),
+    ['/_synapse/mas/provision_user', '/_synapse/mas/upsert_device'],
+  )
   t.same(calls[n + 1]!.body, { localpart: user.username, device_id: 'LINKDEVICE1' })
 })
 
 t.test('deactivate, reactivate, lock and unlock reach the homeserver', async (t) => {
-  const user = tm.world().mas.users.all().find((u) => u.deactivatedAt === null && u.lockedAt === null && !u.legacyGuest)!
+  const user = tm
+    .world()
+    .mas.users.all()
+    .find((u) => u.deactivatedAt === null && u.lockedAt === null && !u.legacyGuest)!
   const n = calls.length
   t.equal((await tm.post(`${API}/users/${user.id}/lock`)).status, 200)
   t.equal((await tm.post(`${API}/users/${user.id}/unlock`)).status, 200)

@@ -15,16 +15,30 @@ export interface Answer {
 /** A browser-like client: keeps the session cookie, never follows a redirect. */
 export function browser(base: string) {
   let cookie = ''
-  const send = async (method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<Answer> => {
+  const send = async (
+    method: string,
+    path: string,
+    form?: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> => {
     const h: Record<string, string> = { ...headers }
     if (cookie) h.cookie = cookie
     if (form) h['content-type'] = 'application/x-www-form-urlencoded'
-    const r = await fetch(path.startsWith('http') ? path : base + path, { method, headers: h, body: form ? new URLSearchParams(form).toString() : undefined, redirect: 'manual' })
+    const r = await fetch(path.startsWith('http') ? path : base + path, {
+      method,
+      headers: h,
+      body: form ? new URLSearchParams(form).toString() : undefined,
+      redirect: 'manual',
+    })
     const set = r.headers.get('set-cookie')
     if (set) cookie = set.split(';')[0]!
     return answerOf(r)
   }
-  return { send, get: (p: string) => send('GET', p), post: (p: string, f: Record<string, string>, h?: Record<string, string>) => send('POST', p, f, h) }
+  return {
+    send,
+    get: (p: string) => send('GET', p),
+    post: (p: string, f: Record<string, string>, h?: Record<string, string>) => send('POST', p, f, h),
+  }
 }
 
 export const REDIRECT = 'http://127.0.0.1:9/callback'
@@ -32,7 +46,14 @@ export const REDIRECT = 'http://127.0.0.1:9/callback'
 export async function registerPublicClient(tm: TestMock, extra: Record<string, unknown> = {}): Promise<string> {
   const r = await tm.post(
     '/oauth2/registration',
-    { client_uri: 'https://admin.example.com/', application_type: 'native', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none', ...extra },
+    {
+      client_uri: 'https://admin.example.com/',
+      application_type: 'native',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+      ...extra,
+    },
     { token: null },
   )
   if (r.status !== 201) throw new Error(`registration answered ${r.status} ${r.text}`)
@@ -52,7 +73,15 @@ export function seededUser(mas: MasStore, admin: boolean): User {
 }
 
 export function authorizeUrl(clientId: string, scope: string, challenge: string | null, extra: Record<string, string> = {}): string {
-  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope, state: 'st4te', nonce: 'n0nce', ...extra })
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    scope,
+    state: 'st4te',
+    nonce: 'n0nce',
+    ...extra,
+  })
   if (challenge !== null) {
     q.set('code_challenge', challenge)
     q.set('code_challenge_method', 'S256')
@@ -75,7 +104,13 @@ export function verifyIdToken(idToken: string, jwks: { keys: Record<string, unkn
  * The whole code flow as a user clicks through it, without a browser: authorize, the login page,
  * the consent page, then the code exchange with PKCE. Answers the token endpoint's body.
  */
-export async function signInWithPages(tm: TestMock, clientId: string, scope: string, username: string, password = SEEDED_PASSWORD): Promise<any> {
+export async function signInWithPages(
+  tm: TestMock,
+  clientId: string,
+  scope: string,
+  username: string,
+  password = SEEDED_PASSWORD,
+): Promise<any> {
   const { verifier, challenge } = pkce()
   const b = browser(tm.url)
   const start = await b.get(authorizeUrl(clientId, scope, challenge))

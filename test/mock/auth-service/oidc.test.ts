@@ -14,7 +14,8 @@ const mas = tm.world().mas
 const admin = seededUser(mas, true)
 const plain = seededUser(mas, false)
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
-const token = (fields: Record<string, string>) => tm.req('POST', '/oauth2/token', { headers: FORM, body: new URLSearchParams(fields).toString() })
+const token = (fields: Record<string, string>) =>
+  tm.req('POST', '/oauth2/token', { headers: FORM, body: new URLSearchParams(fields).toString() })
 
 /** login + consent in a cookie-keeping client; the code and state of the final redirect */
 async function signIn(clientId: string, scope: string, challenge: string | null, username = admin.username) {
@@ -63,14 +64,21 @@ t.test('authorization endpoint errors', async (t) => {
   t.equal((await b.get(`/authorize?client_id=${clientId}&scope=openid`)).status, 400, 'no response_type: the query is refused')
   const none = await b.get(authorizeUrl(clientId, 'openid', null, { prompt: 'none' }))
   t.equal(none.status, 303)
-  t.equal(none.headers.get('location'), `${REDIRECT}?state=st4te&error=login_required&error_description=The+Authorization+Server+requires+End-User+authentication.#`)
+  t.equal(
+    none.headers.get('location'),
+    `${REDIRECT}?state=st4te&error=login_required&error_description=The+Authorization+Server+requires+End-User+authentication.#`,
+  )
   const frag = await b.get(authorizeUrl(clientId, 'openid', null, { prompt: 'none', response_mode: 'fragment' }))
   t.match(frag.headers.get('location'), /#state=st4te&error=login_required/)
   const tokenType = await b.get(authorizeUrl(clientId, 'openid', null, { response_type: 'token' }))
   t.match(tokenType.headers.get('location'), /error=unsupported_response_type/)
   const loopbackPort = await b.get(authorizeUrl(clientId, 'openid', null, { redirect_uri: 'http://127.0.0.1:9/callback' }))
   t.equal(loopbackPort.status, 303)
-  t.match(loopbackPort.headers.get('location'), /^\/login\?kind=continue_authorization_grant&id=[0-9A-Z]{26}$/, 'no session: to the login page')
+  t.match(
+    loopbackPort.headers.get('location'),
+    /^\/login\?kind=continue_authorization_grant&id=[0-9A-Z]{26}$/,
+    'no session: to the login page',
+  )
 })
 
 t.test('sign-in, code exchange, ID token, userinfo, admin API', async (t) => {
@@ -87,7 +95,10 @@ t.test('sign-in, code exchange, ID token, userinfo, admin API', async (t) => {
   t.match(code, /^[A-Za-z0-9]{32}$/)
 
   const wrongVerifier = await token({ grant_type: 'authorization_code', code, client_id: clientId, code_verifier: 'x'.repeat(43) })
-  t.same([wrongVerifier.status, wrongVerifier.body], [400, { error: 'invalid_grant', error_description: 'PKCE verification failed: challenge verification failed' }])
+  t.same(
+    [wrongVerifier.status, wrongVerifier.body],
+    [400, { error: 'invalid_grant', error_description: 'PKCE verification failed: challenge verification failed' }],
+  )
   const noVerifier = await token({ grant_type: 'authorization_code', code, client_id: clientId })
   t.same([noVerifier.status, noVerifier.body.error], [400, 'invalid_request'])
   const other = await registerPublicClient(tm, { client_name: 'other' })
@@ -101,7 +112,11 @@ t.test('sign-in, code exchange, ID token, userinfo, admin API', async (t) => {
   t.match(r.body.refresh_token, /^mar_/)
   const claims = verifyIdToken(r.body.id_token, (await tm.get('/oauth2/keys.json', null)).body)
   t.match(claims, { iss: `${tm.url}/`, sub: admin.id, aud: clientId, nonce: 'n0nce' })
-  t.equal((await token({ grant_type: 'authorization_code', code, client_id: clientId, code_verifier: verifier })).body.error, 'invalid_grant', 'a code is single-use')
+  t.equal(
+    (await token({ grant_type: 'authorization_code', code, client_id: clientId, code_verifier: verifier })).body.error,
+    'invalid_grant',
+    'a code is single-use',
+  )
 
   const info = await tm.get('/oauth2/userinfo', r.body.access_token)
   t.same(info.body, { sub: admin.id, username: admin.username })
@@ -133,12 +148,21 @@ t.test('refresh rotation, double refresh, revocation', async (t) => {
   t.equal((await tm.get('/oauth2/userinfo', second.body.access_token)).status, 401, 'the lost pair is revoked')
   t.equal((await tm.get('/oauth2/userinfo', again.body.access_token)).status, 200)
   // now the newest pair was used: the old token is refused
-  t.equal((await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId })).body.error, 'invalid_grant')
+  t.equal(
+    (await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId })).body.error,
+    'invalid_grant',
+  )
   t.equal((await token({ grant_type: 'refresh_token', refresh_token: 'mar_unknown', client_id: clientId })).body.error, 'invalid_grant')
-  const rev = await tm.req('POST', '/oauth2/revoke', { headers: FORM, body: new URLSearchParams({ token: again.body.refresh_token, client_id: clientId }).toString() })
+  const rev = await tm.req('POST', '/oauth2/revoke', {
+    headers: FORM,
+    body: new URLSearchParams({ token: again.body.refresh_token, client_id: clientId }).toString(),
+  })
   t.equal(rev.status, 200)
   t.equal((await tm.get('/oauth2/userinfo', again.body.access_token)).status, 401, 'revoking the refresh token ends the session')
-  t.equal((await token({ grant_type: 'refresh_token', refresh_token: again.body.refresh_token, client_id: clientId })).body.error, 'invalid_grant')
+  t.equal(
+    (await token({ grant_type: 'refresh_token', refresh_token: again.body.refresh_token, client_id: clientId })).body.error,
+    'invalid_grant',
+  )
 })
 
 t.test('the policy: admin scopes only for users who may request them', async (t) => {
@@ -153,23 +177,66 @@ t.test('the policy: admin scopes only for users who may request them', async (t)
 
 t.test('dynamic registration as the service answers it', async (t) => {
   const reg = (body: unknown) => tm.post('/oauth2/registration', body, { token: null })
-  const ok = await reg({ client_uri: 'https://app.example.com/', redirect_uris: ['https://app.example.com/cb'], token_endpoint_auth_method: 'none' })
+  const ok = await reg({
+    client_uri: 'https://app.example.com/',
+    redirect_uris: ['https://app.example.com/cb'],
+    token_endpoint_auth_method: 'none',
+  })
   t.equal(ok.status, 201)
-  t.match(ok.body, { redirect_uris: ['https://app.example.com/cb'], grant_types: ['authorization_code'], token_endpoint_auth_method: 'none', client_uri: 'https://app.example.com/' })
+  t.match(ok.body, {
+    redirect_uris: ['https://app.example.com/cb'],
+    grant_types: ['authorization_code'],
+    token_endpoint_auth_method: 'none',
+    client_uri: 'https://app.example.com/',
+  })
   t.notOk('client_secret' in ok.body)
-  t.equal((await reg({ client_uri: 'https://app.example.com/', redirect_uris: ['https://app.example.com/cb'], token_endpoint_auth_method: 'none' })).body.client_id, ok.body.client_id, 'same public metadata, same client')
-  const conf = await reg({ client_uri: 'https://app.example.com/', redirect_uris: ['https://app.example.com/cb'], token_endpoint_auth_method: 'client_secret_basic' })
+  t.equal(
+    (
+      await reg({
+        client_uri: 'https://app.example.com/',
+        redirect_uris: ['https://app.example.com/cb'],
+        token_endpoint_auth_method: 'none',
+      })
+    ).body.client_id,
+    ok.body.client_id,
+    'same public metadata, same client',
+  )
+  const conf = await reg({
+    client_uri: 'https://app.example.com/',
+    redirect_uris: ['https://app.example.com/cb'],
+    token_endpoint_auth_method: 'client_secret_basic',
+  })
   t.match(conf.body.client_secret, /^[A-Za-z0-9]{20}$/)
   const cases: [unknown, string, string?][] = [
     [{ redirect_uris: ['https://app.example.com/cb'] }, 'invalid_redirect_uri', 'missing client_uri; invalid redirect_uri'],
-    [{ grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_post' }, 'invalid_client_metadata', 'missing client_uri'],
-    [{ client_uri: 'http://app.example.com/', redirect_uris: ['https://app.example.com/cb'] }, 'invalid_client_metadata', 'invalid client_uri'],
+    [
+      { grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_post' },
+      'invalid_client_metadata',
+      'missing client_uri',
+    ],
+    [
+      { client_uri: 'http://app.example.com/', redirect_uris: ['https://app.example.com/cb'] },
+      'invalid_client_metadata',
+      'invalid client_uri',
+    ],
     [{ client_uri: 'https://app.example.com/' }, 'invalid_redirect_uri'],
-    [{ client_uri: 'https://app.example.com/', redirect_uris: ['https://other.example.org/cb'] }, 'invalid_redirect_uri', 'invalid redirect_uri'],
+    [
+      { client_uri: 'https://app.example.com/', redirect_uris: ['https://other.example.org/cb'] },
+      'invalid_redirect_uri',
+      'invalid redirect_uri',
+    ],
     [{ client_uri: 'https://app.example.com/', redirect_uris: ['http://127.0.0.1/cb'] }, 'invalid_redirect_uri', 'invalid redirect_uri'],
     [{ client_uri: 'https://app.example.com/', redirect_uris: ['https://app.example.com/cb#x'] }, 'invalid_redirect_uri'],
-    [{ client_uri: 'https://app.example.com/', grant_types: ['client_credentials'], token_endpoint_auth_method: 'none' }, 'invalid_client_metadata', 'client_credentials grant_type requires some form of client authentication'],
-    [{ client_uri: 'https://app.example.com/', redirect_uris: ['https://app.example.com/cb'], response_types: ['id_token'] }, 'invalid_client_metadata', "'id_token' response type not compatible with grant types"],
+    [
+      { client_uri: 'https://app.example.com/', grant_types: ['client_credentials'], token_endpoint_auth_method: 'none' },
+      'invalid_client_metadata',
+      'client_credentials grant_type requires some form of client authentication',
+    ],
+    [
+      { client_uri: 'https://app.example.com/', redirect_uris: ['https://app.example.com/cb'], response_types: ['id_token'] },
+      'invalid_client_metadata',
+      "'id_token' response type not compatible with grant types",
+    ],
   ]
   for (const [body, error, description] of cases) {
     const r = await reg(body)
@@ -177,9 +244,18 @@ t.test('dynamic registration as the service answers it', async (t) => {
     t.equal(r.body.error, error, JSON.stringify(body))
     if (description) t.equal(r.body.error_description, description)
   }
-  const native = await reg({ client_uri: 'https://app.example.com/', application_type: 'native', redirect_uris: ['com.example.app:/cb', 'http://localhost/cb'], token_endpoint_auth_method: 'none' })
+  const native = await reg({
+    client_uri: 'https://app.example.com/',
+    application_type: 'native',
+    redirect_uris: ['com.example.app:/cb', 'http://localhost/cb'],
+    token_endpoint_auth_method: 'none',
+  })
   t.equal(native.status, 201, 'native: a reverse-DNS scheme and loopback http')
-  t.equal((await tm.post('/oauth2/registration', undefined, { token: null, raw: '{', headers: { 'content-type': 'application/json' } })).body.error, 'invalid_request')
+  t.equal(
+    (await tm.post('/oauth2/registration', undefined, { token: null, raw: '{', headers: { 'content-type': 'application/json' } })).body
+      .error,
+    'invalid_request',
+  )
 })
 
 t.test('--auto-approve signs the named user in and consents without pages', async (t) => {
@@ -189,7 +265,10 @@ t.test('--auto-approve signs the named user in and consents without pages', asyn
   const r = await browser(auto.url).get(authorizeUrl(clientId, 'openid urn:mas:admin', challenge))
   t.equal(r.status, 303)
   const code = new URL(r.headers.get('location')!).searchParams.get('code')!
-  const tok = await auto.req('POST', '/oauth2/token', { headers: FORM, body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: clientId, code_verifier: verifier }).toString() })
+  const tok = await auto.req('POST', '/oauth2/token', {
+    headers: FORM,
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: clientId, code_verifier: verifier }).toString(),
+  })
   t.equal(tok.status, 200)
   t.equal((await auto.get(`${API}/users`, tok.body.access_token)).status, 200)
 })
@@ -215,7 +294,11 @@ t.test('prompt=create registers a new user who then consents; login_hint fills t
 })
 
 t.test('policy data switches the registration policy, as on the service (a UI on http://localhost)', async (t) => {
-  const dev = { client_uri: 'http://localhost:5173/', redirect_uris: ['http://localhost:5173/callback'], token_endpoint_auth_method: 'none' }
+  const dev = {
+    client_uri: 'http://localhost:5173/',
+    redirect_uris: ['http://localhost:5173/callback'],
+    token_endpoint_auth_method: 'none',
+  }
   const before = await tm.post('/oauth2/registration', dev, { token: null })
   t.same([before.status, before.body.error], [400, 'invalid_redirect_uri'], 'refused by the default policy')
   t.equal((await tm.post(`${API}/policy-data`, { data: { client_registration: { allow_insecure_uris: true } } })).status, 201)

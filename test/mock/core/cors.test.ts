@@ -13,7 +13,13 @@ const SYNAPSE_HEADERS = 'X-Requested-With, Content-Type, Authorization, Date'
 t.test('auth service paths without a configured origin', async (t) => {
   const tm = await startTestMock(t, { sessions: 9, reports: 1 })
   for (const path of [`${API}/compat-sessions`, '/graphql']) {
-    const pre = await tm.req('OPTIONS', path, { headers: { origin: 'http://ui.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-custom, content-type' } })
+    const pre = await tm.req('OPTIONS', path, {
+      headers: {
+        origin: 'http://ui.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-custom, content-type',
+      },
+    })
     t.equal(pre.status, 204, `${path}: preflight 204`)
     t.equal(pre.headers.get('access-control-allow-origin'), '*')
     t.equal(pre.headers.get('access-control-allow-credentials'), null, 'no credentials with *')
@@ -22,17 +28,29 @@ t.test('auth service paths without a configured origin', async (t) => {
     t.match(pre.headers.get('vary') ?? '', /Access-Control-Request-Headers/)
   }
   const plain = await tm.get(`${API}/compat-sessions`)
-  t.equal(plain.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, X-Requested-With', 'without a request: the default list')
+  t.equal(
+    plain.headers.get('access-control-allow-headers'),
+    'Authorization, Content-Type, X-Requested-With',
+    'without a request: the default list',
+  )
   t.equal(plain.headers.get('access-control-max-age'), null, 'Max-Age only on preflights')
-  const odd = await tm.req('OPTIONS', `${API}/version`, { headers: { 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-a, "quoted"' } })
-  t.equal(odd.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, X-Requested-With', 'a list that is not header names is not reflected')
+  const odd = await tm.req('OPTIONS', `${API}/version`, {
+    headers: { 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-a, "quoted"' },
+  })
+  t.equal(
+    odd.headers.get('access-control-allow-headers'),
+    'Authorization, Content-Type, X-Requested-With',
+    'a list that is not header names is not reflected',
+  )
   const notPreflight = await tm.req('OPTIONS', `${API}/version`)
   t.equal(notPreflight.status, 405, 'an OPTIONS without preflight headers is routed: the admin API has none (axum 405)')
 })
 
 t.test('a configured origin is echoed with credentials', async (t) => {
   const tm = await startTestMock(t, { sessions: 3, reports: 1, corsOrigin: 'http://localhost:5173' })
-  const pre = await tm.req('OPTIONS', '/graphql', { headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } })
+  const pre = await tm.req('OPTIONS', '/graphql', {
+    headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+  })
   t.equal(pre.status, 204)
   t.equal(pre.headers.get('access-control-allow-origin'), 'http://localhost:5173')
   t.equal(pre.headers.get('access-control-allow-credentials'), 'true')
@@ -41,14 +59,21 @@ t.test('a configured origin is echoed with credentials', async (t) => {
   t.equal(answer.status, 200)
   t.equal(answer.headers.get('access-control-allow-origin'), 'http://localhost:5173')
   t.equal(answer.headers.get('access-control-allow-credentials'), 'true')
-  t.equal(mockOptions({}, { MOCK_CORS_ORIGIN: 'https://admin.example:8443' }).corsOrigin, 'https://admin.example:8443', 'also from the environment')
+  t.equal(
+    mockOptions({}, { MOCK_CORS_ORIGIN: 'https://admin.example:8443' }).corsOrigin,
+    'https://admin.example:8443',
+    'also from the environment',
+  )
   t.throws(() => corsOrigin('http://ui.example/path'), /must look like http:\/\/host:port/)
   t.throws(() => corsOrigin('*'), /must look like/)
 })
 
 t.test('homeserver paths answer as Synapse does', async (t) => {
   const tm = await startTestMock(t, { sessions: 3, reports: 2, corsOrigin: 'http://localhost:5173' })
-  const variants: Record<string, string>[] = [{}, { origin: 'http://x', 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'x-custom' }]
+  const variants: Record<string, string>[] = [
+    {},
+    { origin: 'http://x', 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'x-custom' },
+  ]
   for (const headers of variants) {
     for (const path of ['/_synapse/admin/v1/event_reports', '/_synapse/admin/v1/nothing', '/_matrix/client/v3/rooms/!r/report/$e']) {
       const res = await tm.req('OPTIONS', path, { headers })
@@ -72,9 +97,20 @@ t.test('homeserver paths answer as Synapse does', async (t) => {
 t.test('reset: the seeded world again, faults cleared, and the answer says so', async (t) => {
   const tm = await startTestMock(t, { seed: 5, sessions: 30, reports: 4, faults: ['reports-dir-ignored'] })
   const before = (await tm.all(`${API}/compat-sessions`)).map((d) => d.id)
-  const active = tm.world().mas.compat.all().find((s) => s.finishedAt === null)!
+  const active = tm
+    .world()
+    .mas.compat.all()
+    .find((s) => s.finishedAt === null)!
   t.equal((await tm.post(`${API}/compat-sessions/${active.id}/finish`)).status, 200, 'a write')
-  t.equal((await tm.req('PUT', '/_mock/faults', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ faults: ['reports-dir-ignored', 'finish-twice-200'] }) })).status, 200)
+  t.equal(
+    (
+      await tm.req('PUT', '/_mock/faults', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ faults: ['reports-dir-ignored', 'finish-twice-200'] }),
+      })
+    ).status,
+    200,
+  )
   t.equal((await tm.req('POST', '/_mock/background-updates')).status, 200)
   const reset = await tm.req('POST', '/_mock/reset')
   t.equal(reset.status, 200)
@@ -83,7 +119,11 @@ t.test('reset: the seeded world again, faults cleared, and the answer says so', 
   t.same(reset.body.faults, [])
   t.same((await tm.req('GET', '/_mock/faults')).body.active, [], 'no fault on')
   t.equal(tm.world().mas.compat.get(active.id)!.finishedAt, null, 'the write is gone')
-  t.same((await tm.all(`${API}/compat-sessions`)).map((d) => d.id), before, 'the same sessions as at start')
+  t.same(
+    (await tm.all(`${API}/compat-sessions`)).map((d) => d.id),
+    before,
+    'the same sessions as at start',
+  )
   t.same((await tm.req('GET', '/_mock/jobs')).body.jobs, [], 'no jobs')
   t.same(tm.world().backgroundUpdates.current, [], 'no background update')
 })

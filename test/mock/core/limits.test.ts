@@ -44,16 +44,27 @@ t.test('a 10 MB body with Connection: close gets its 413, and the log says 413',
   const hs = await startHs({ logFile })
   const size = 10 * 1024 * 1024
   for (let i = 0; i < 5; i++) {
-    const got = await raw(hs, `POST /api/admin/v1/policy-data HTTP/1.1\r\nhost: ${new URL(hs.url).host}\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\nconnection: close\r\n\r\n`, Buffer.alloc(size, 0x20))
+    const got = await raw(
+      hs,
+      `POST /api/admin/v1/policy-data HTTP/1.1\r\nhost: ${new URL(hs.url).host}\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\nconnection: close\r\n\r\n`,
+      Buffer.alloc(size, 0x20),
+    )
     t.match(got, /^HTTP\/1\.1 413 /, `attempt ${i + 1}: the 413 arrives`)
     t.match(got, /Failed to buffer the request body: length limit exceeded$/, 'in the auth service form')
   }
-  const chunked = await raw(hs, `POST /api/admin/v1/policy-data HTTP/1.1\r\nhost: ${new URL(hs.url).host}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n`, `${(3 * 1024 * 1024).toString(16)}\r\n${' '.repeat(3 * 1024 * 1024)}\r\n0\r\n\r\n`)
+  const chunked = await raw(
+    hs,
+    `POST /api/admin/v1/policy-data HTTP/1.1\r\nhost: ${new URL(hs.url).host}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n`,
+    `${(3 * 1024 * 1024).toString(16)}\r\n${' '.repeat(3 * 1024 * 1024)}\r\n0\r\n\r\n`,
+  )
   t.match(chunked, /^HTTP\/1\.1 413 /, 'a chunked body past the limit too')
   await hs.close()
   const lines = logged(logFile)
   t.equal(lines.length, 6)
-  t.ok(lines.every((l) => l.status === 413), 'each logged as 413')
+  t.ok(
+    lines.every((l) => l.status === 413),
+    'each logged as 413',
+  )
 })
 
 t.test('a request that breaks mid-body is logged with the status the client received', async (t) => {
@@ -62,7 +73,11 @@ t.test('a request that breaks mid-body is logged with the status the client rece
   const logFile = join(dir, 'mock.log')
   const hs = await startHs({ logFile })
   // A routed path without POST (its handler would answer 405), then a chunk size that is not hex.
-  const got = await raw(hs, `POST ${hs.admin}/server_version HTTP/1.1\r\nhost: ${new URL(hs.url).host}\r\ntransfer-encoding: chunked\r\n\r\n`, '5\r\nhello\r\nzz\r\n')
+  const got = await raw(
+    hs,
+    `POST ${hs.admin}/server_version HTTP/1.1\r\nhost: ${new URL(hs.url).host}\r\ntransfer-encoding: chunked\r\n\r\n`,
+    '5\r\nhello\r\nzz\r\n',
+  )
   t.match(got, /^HTTP\/1\.1 400 /, "node's parser answers 400")
   await new Promise((r) => setTimeout(r, 50))
   await hs.close()
@@ -78,9 +93,15 @@ t.test('body limits are per area: the auth service 2 MiB, the homeserver 50 MiB'
   t.equal(admin.status, 413)
   t.equal(admin.headers['content-type'], 'text/plain; charset=utf-8')
   const room = await createRoom(hs, USER_TOKEN)
-  const big = await hs.req('PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/m.room.message/big1`, { token: USER_TOKEN, body: { msgtype: 'm.text', body: 'y'.repeat(3 * 1024 * 1024) } })
+  const big = await hs.req('PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/m.room.message/big1`, {
+    token: USER_TOKEN,
+    body: { msgtype: 'm.text', body: 'y'.repeat(3 * 1024 * 1024) },
+  })
   t.not(big.status, 413, `3 MiB to the homeserver is read (answered ${big.status})`)
-  const over = await hs.req('PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/m.room.message/big2`, { token: USER_TOKEN, raw: Buffer.alloc(LIMITS.hs.body + 1, 0x20) })
+  const over = await hs.req('PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/m.room.message/big2`, {
+    token: USER_TOKEN,
+    raw: Buffer.alloc(LIMITS.hs.body + 1, 0x20),
+  })
   hsErr(t, over, 413, 'M_TOO_LARGE')
 })
 
@@ -89,7 +110,10 @@ t.test('JSON depth: the homeserver refuses past Python json recursion, as Synaps
   t.teardown(() => hs.close())
   // As text: the test's own JSON.stringify would overflow at 5,000 levels.
   const nest = (n: number): string => '{"n":'.repeat(n) + '"leaf"' + '}'.repeat(n)
-  const message = (n: number) => ({ raw: `{"msgtype":"m.text","body":"x","nested":${nest(n)}}`, headers: { 'content-type': 'application/json' } })
+  const message = (n: number) => ({
+    raw: `{"msgtype":"m.text","body":"x","nested":${nest(n)}}`,
+    headers: { 'content-type': 'application/json' },
+  })
   const room = await createRoom(hs, USER_TOKEN)
   const path = (txn: string) => `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/m.room.message/${txn}`
   const deep = await hs.req('PUT', path('deep'), { token: USER_TOKEN, ...message(5000) })
@@ -141,6 +165,9 @@ t.test('head limits: Twisted 16 KiB and 500 fields → 400; hyper 408 KiB and 10
   const many = Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`x-h${i}`, 'v']))
   t.equal((await hs.req('GET', '/api/admin/v1/version', { headers: many })).status, 431, 'more than 100 fields: 431')
   t.equal((await hs.req('GET', `${hs.admin}/server_version`, { headers: many })).status, 200, 'the homeserver takes up to 500')
-  const huge = await raw(hs, `GET /api/admin/v1/version HTTP/1.1\r\nhost: ${new URL(hs.url).host}\r\nx-huge: ${'b'.repeat(LIMITS.mas.headBytes + 10)}\r\n\r\n`)
+  const huge = await raw(
+    hs,
+    `GET /api/admin/v1/version HTTP/1.1\r\nhost: ${new URL(hs.url).host}\r\nx-huge: ${'b'.repeat(LIMITS.mas.headBytes + 10)}\r\n\r\n`,
+  )
   t.match(huge, /^HTTP\/1\.1 431 /, "past hyper's buffer: node's parser answers 431")
 })

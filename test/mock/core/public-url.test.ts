@@ -41,7 +41,10 @@ t.test('with --public-url every advertised URL follows it, and its Host is answe
   t.equal((await get(mock.url, '/health', { host: 'mas.example.com' })).status, 200, 'the public host (default port)')
   t.equal((await get(mock.url, '/health', { host: 'mas.example.com:443' })).status, 200, 'the public host with its port')
   t.equal((await get(mock.url, '/health', { host: 'evil.example' })).status, 421, 'any other host is still refused')
-  const forwarded = await get(mock.url, '/.well-known/openid-configuration', { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'other.example' })
+  const forwarded = await get(mock.url, '/.well-known/openid-configuration', {
+    'x-forwarded-proto': 'http',
+    'x-forwarded-host': 'other.example',
+  })
   t.equal(forwarded.body.issuer, 'https://mas.example.com/', 'the public URL wins over forwarded headers')
 })
 
@@ -50,12 +53,34 @@ t.test('forwarded headers: ignored unless trusted; trusted, they give the scheme
   t.teardown(() => plain.close())
   const fwd = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'proxy.example' }
   const host = new URL(plain.url).host
-  t.equal((await get(plain.url, '/.well-known/openid-configuration', fwd)).body.issuer, `http://${host}/`, 'not trusted: the Host, over http')
+  t.equal(
+    (await get(plain.url, '/.well-known/openid-configuration', fwd)).body.issuer,
+    `http://${host}/`,
+    'not trusted: the Host, over http',
+  )
   const trusting = await startMock(mockOptions({ port: 0, logFile: null, reports: 0, trustForwarded: true }))
   t.teardown(() => trusting.close())
   t.equal((await get(trusting.url, '/.well-known/openid-configuration', fwd)).body.issuer, 'https://proxy.example/')
   t.same((await get(trusting.url, '/api/spec.json', fwd)).body.servers, [{ url: 'https://proxy.example' }], 'the OpenAPI servers too')
-  t.equal((await get(trusting.url, '/.well-known/matrix/client', { 'x-forwarded-proto': 'https' })).body['m.homeserver'].base_url, `https://${new URL(trusting.url).host}/`, 'the scheme alone: with the Host')
-  t.equal(publicBase({ headers: { 'x-forwarded-proto': 'https, http', 'x-forwarded-host': 'a.example, b.example' }, options: { trustForwarded: true, host: '127.0.0.1', port: 1 } }), 'https://a.example/', 'the first of each list')
-  t.equal(publicBase({ headers: { 'x-forwarded-proto': 'gopher', 'x-forwarded-host': 'bad host' }, options: { trustForwarded: true, host: '127.0.0.1', port: 1 } }), 'http://127.0.0.1:1/', 'unusable values fall back')
+  t.equal(
+    (await get(trusting.url, '/.well-known/matrix/client', { 'x-forwarded-proto': 'https' })).body['m.homeserver'].base_url,
+    `https://${new URL(trusting.url).host}/`,
+    'the scheme alone: with the Host',
+  )
+  t.equal(
+    publicBase({
+      headers: { 'x-forwarded-proto': 'https, http', 'x-forwarded-host': 'a.example, b.example' },
+      options: { trustForwarded: true, host: '127.0.0.1', port: 1 },
+    }),
+    'https://a.example/',
+    'the first of each list',
+  )
+  t.equal(
+    publicBase({
+      headers: { 'x-forwarded-proto': 'gopher', 'x-forwarded-host': 'bad host' },
+      options: { trustForwarded: true, host: '127.0.0.1', port: 1 },
+    }),
+    'http://127.0.0.1:1/',
+    'unusable values fall back',
+  )
 })

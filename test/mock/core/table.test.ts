@@ -34,7 +34,11 @@ t.test('every route is described or says why not', async (t) => {
       }
     }
   }
-  t.equal(described, 23 + 31 + 1 + 4 + 9, 'the 23 operations of areas A and B, the 31 of the admin API beyond them, the homeserver event context, the user reports (3 admin, 1 client), the rooms admin API (5) and the client API of report consumers and admin tools (4)')
+  t.equal(
+    described,
+    23 + 31 + 1 + 4 + 9,
+    'the 23 operations of areas A and B, the 31 of the admin API beyond them, the homeserver event context, the user reports (3 admin, 1 client), the rooms admin API (5) and the client API of report consumers and admin tools (4)',
+  )
   t.ok(reasons > 20, `${reasons} routes outside the document say why`)
 })
 
@@ -57,20 +61,31 @@ t.test('the router and the document follow the claimed versions', async (t) => {
   const old = mockOptions({ masVersion: 'v1.4.1', hsVersion: '1.67.0' }, {})
   const at = (table: RouteTable) => routesAt(table, old).map((r) => `${r.method} ${r.pattern}`)
   const admin = at(adminTable())
-  t.notOk(admin.some((r) => r.includes('/personal-sessions')), 'no personal sessions before v1.5.0')
+  t.notOk(
+    admin.some((r) => r.includes('/personal-sessions')),
+    'no personal sessions before v1.5.0',
+  )
   t.ok(admin.includes(`GET ${API}/site-config`), 'site-config since v1.4.0')
   const hs = at(homeserverTable(old))
   t.notOk(hs.includes('DELETE /_synapse/admin/v1/event_reports/:report_id?'), 'no DELETE of a report before v1.79.0')
   t.ok(hs.includes('GET /_synapse/admin/v1/event_reports/:report_id?'))
 
-  const doc = buildOpenApi({ masVersion: 'v1.4.1', hsVersion: '1.67.0' }) as { paths: Record<string, Record<string, { 'x-since'?: string }>> }
+  const doc = buildOpenApi({ masVersion: 'v1.4.1', hsVersion: '1.67.0' }) as {
+    paths: Record<string, Record<string, { 'x-since'?: string }>>
+  }
   t.notOk(doc.paths['/api/admin/v1/personal-sessions'], 'the document leaves out what the version lacks')
-  t.same(Object.keys(doc.paths['/_synapse/admin/v1/event_reports/{report_id}'] ?? {}).filter((k) => k !== 'description'), ['get'])
+  t.same(
+    Object.keys(doc.paths['/_synapse/admin/v1/event_reports/{report_id}'] ?? {}).filter((k) => k !== 'description'),
+    ['get'],
+  )
   const newest = buildOpenApi() as typeof doc
   t.equal(newest.paths['/_synapse/admin/v1/event_reports/{report_id}']?.delete?.['x-since'], 'v1.79.0', 'x-since is the gate')
   t.equal(newest.paths['/api/admin/v1/personal-sessions']?.get?.['x-since'], 'v1.5.0', 'from lib/data/mas-features.json')
   t.equal(endpointsOf(tables(), {}, '/_matrix').length, 23 + 31 + 1 + 4 + 9)
-  t.notOk(hs.some((r) => r.includes('/user_reports') || r.includes('/users/:userId?/report')), 'no user reports before v1.152.0 (filing: v1.133.0)')
+  t.notOk(
+    hs.some((r) => r.includes('/user_reports') || r.includes('/users/:userId?/report')),
+    'no user reports before v1.152.0 (filing: v1.133.0)',
+  )
 })
 
 t.test('a mock claiming old versions routes accordingly and serves its own document', async (t) => {
@@ -81,7 +96,11 @@ t.test('a mock claiming old versions routes accordingly and serves its own docum
   t.equal((await tm.get(`${API}/compat-sessions`)).status, 200)
   const spec = await tm.get('/api/spec.json')
   t.equal(spec.status, 200)
-  t.same(spec.body, buildOpenApi({ serverUrl: tm.url, masVersion: 'v1.4.1', hsVersion: '1.67.0' }), 'the served document is the tables at the claimed versions')
+  t.same(
+    spec.body,
+    buildOpenApi({ serverUrl: tm.url, masVersion: 'v1.4.1', hsVersion: '1.67.0' }),
+    'the served document is the tables at the claimed versions',
+  )
   const del = await tm.req('DELETE', '/_synapse/admin/v1/event_reports/1')
   t.not(del.status, 200, 'DELETE of a report is not routed at 1.67.0')
   t.ok(del.status === 400 || del.status === 405, `answered by the homeserver's unrouted hook (${del.status})`)

@@ -8,7 +8,9 @@ import { API, startTestMock, titles } from '../admin/helpers.ts'
 const tm = await startTestMock(t, { seed: 8, sessions: 150, deviations: false })
 const mas = tm.world().mas
 const C = `${API}/compat-sessions`
-const setFaults = async (faults: string[]) => (await tm.req('PUT', '/_mock/faults', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ faults }) })).status === 200
+const setFaults = async (faults: string[]) =>
+  (await tm.req('PUT', '/_mock/faults', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ faults }) })).status ===
+  200
 const ids = () => mas.compat.all().map((s) => s.id)
 const activeCompat = () => mas.compat.all().find((s) => s.finishedAt === null)!
 const jobCount = async () => (await tm.req('GET', '/_mock/jobs')).body.jobs.length
@@ -23,10 +25,12 @@ const symptoms: Record<string, () => Promise<boolean>> = {
   'pagination-first-and-last-accepted': async () => (await tm.get(`${C}?page[first]=2&page[last]=2`)).status === 200,
   'pagination-zero-page-accepted': async () => (await tm.get(`${C}?page[first]=0`)).status === 200,
   'pagination-bad-cursor-500': async () => (await tm.get(`${C}?page[after]=nope`)).status === 500,
-  'links-self-wrong-order': async () => (await tm.get(`${C}?filter[status]=active&page[first]=5`)).body.links.self.includes('?page[first]=5&'),
+  'links-self-wrong-order': async () =>
+    (await tm.get(`${C}?filter[status]=active&page[first]=5`)).body.links.self.includes('?page[first]=5&'),
   'count-only-includes-data': async () => 'data' in (await tm.get(`${C}?count=only`)).body,
   'item-cursor-missing': async () => !('meta' in (await tm.get(C)).body.data[0]),
-  'filter-status-inverted': async () => (await tm.get(`${C}?filter[status]=active`)).body.data.every((d: any) => d.attributes.finished_at !== null),
+  'filter-status-inverted': async () =>
+    (await tm.get(`${C}?filter[status]=active`)).body.data.every((d: any) => d.attributes.finished_at !== null),
   'filter-client-only-first': async () => {
     const [a, b] = [...new Set(mas.oauth2.all().map((s) => s.clientId))]
     const both = (await tm.get(`${API}/oauth2-sessions?filter[client]=${a}&filter[client]=${b}&count=only`)).body.meta.count
@@ -51,7 +55,8 @@ const symptoms: Record<string, () => Promise<boolean>> = {
     await tm.post(`${C}/${activeCompat().id}/finish`)
     return (await jobCount()) === before
   },
-  'revoke-twice-200': async () => (await tm.post(`${API}/personal-sessions/${mas.personal.all().find((s) => s.revokedAt !== null)!.id}/revoke`)).status === 200,
+  'revoke-twice-200': async () =>
+    (await tm.post(`${API}/personal-sessions/${mas.personal.all().find((s) => s.revokedAt !== null)!.id}/revoke`)).status === 200,
   'personal-revoke-keeps-expires': async () => {
     const s = mas.personal.all().find((x) => x.revokedAt === null && x.tokenExpiresAt !== null)!
     return (await tm.post(`${API}/personal-sessions/${s.id}/revoke`)).body.data.attributes.expires_at !== null
@@ -61,11 +66,14 @@ const symptoms: Record<string, () => Promise<boolean>> = {
     await tm.post(`${API}/personal-sessions/${c.body.data.id}/regenerate`, {})
     return (await tm.get(`${API}/version`, c.body.data.attributes.access_token)).status === 200
   },
-  'personal-access-token-in-get': async () => 'access_token' in (await tm.get(`${API}/personal-sessions/${mas.personal.all()[0]!.id}`)).body.data.attributes,
+  'personal-access-token-in-get': async () =>
+    'access_token' in (await tm.get(`${API}/personal-sessions/${mas.personal.all()[0]!.id}`)).body.data.attributes,
   'policy-latest-oldest': async () => (await tm.get(`${API}/policy-data/latest`)).body.data.id === mas.policyData.first()!.id,
-  'policy-get-by-id-returns-latest': async () => (await tm.get(`${API}/policy-data/${mas.policyData.first()!.id}`)).body.data.id === mas.policyData.last()!.id,
+  'policy-get-by-id-returns-latest': async () =>
+    (await tm.get(`${API}/policy-data/${mas.policyData.first()!.id}`)).body.data.id === mas.policyData.last()!.id,
   'error-envelope-flat': async () => typeof (await tm.get(`${C}/01FSHN9AG0MZAA6S4AF7CTV32E`)).body.error === 'string',
-  'error-title-missing-id': async () => !titles((await tm.get(`${C}/01FSHN9AG0MZAA6S4AF7CTV32E`)).body)[0]!.includes('01FSHN9AG0MZAA6S4AF7CTV32E'),
+  'error-title-missing-id': async () =>
+    !titles((await tm.get(`${C}/01FSHN9AG0MZAA6S4AF7CTV32E`)).body)[0]!.includes('01FSHN9AG0MZAA6S4AF7CTV32E'),
   'auth-missing-scope-200': async () => (await tm.get(`${API}/version`, tm.user)).status === 200,
   'auth-missing-header-401': async () => (await tm.get(`${API}/version`, null)).status === 401,
 }

@@ -15,7 +15,8 @@ await report(hs, USER_TOKEN, room, ev, {})
 const get = (path: string, token: string | null = ADMIN_TOKEN) => hs.req('GET', path, { token })
 const ur = `${hs.admin}/user_reports`
 const target = [...hs.mock.world().hs.users.keys()].find((u) => !u.startsWith('@admin:'))!
-const fileUserReport = (userId: string, reason: string) => hs.req('POST', `/_matrix/client/v3/users/${encodeURIComponent(userId)}/report`, { token: USER_TOKEN, body: { reason } })
+const fileUserReport = (userId: string, reason: string) =>
+  hs.req('POST', `/_matrix/client/v3/users/${encodeURIComponent(userId)}/report`, { token: USER_TOKEN, body: { reason } })
 
 // The event context around messages of a room with a few of them.
 const msgs = [await send(hs, USER_TOKEN, room), await send(hs, USER_TOKEN, room), await send(hs, USER_TOKEN, room)]
@@ -24,8 +25,21 @@ const mid = msgs[1]!
 const userOf = [...hs.mock.world().hs.allTokens()].find(([tok]) => tok === USER_TOKEN)![1].userId
 const alias = [...hs.mock.world().hs.aliases.keys()][0]!
 // A personal session of an active auth-service user, with the client-server API scope but not the admin one.
-const actor = hs.mock.world().mas.users.all().find((u) => u.lockedAt === null && u.deactivatedAt === null)!
-const plainMasToken = hs.mock.world().mas.createPersonalSession({ ownerUserId: null, ownerClientId: null, actorUserId: actor.id, humanName: 'fault probe', scope: 'urn:matrix:org.matrix.msc2967.client:api:*', expiresIn: 3600 }, Date.now() * 1000).token.value
+const actor = hs.mock
+  .world()
+  .mas.users.all()
+  .find((u) => u.lockedAt === null && u.deactivatedAt === null)!
+const plainMasToken = hs.mock.world().mas.createPersonalSession(
+  {
+    ownerUserId: null,
+    ownerClientId: null,
+    actorUserId: actor.id,
+    humanName: 'fault probe',
+    scope: 'urn:matrix:org.matrix.msc2967.client:api:*',
+    expiresIn: 3600,
+  },
+  Date.now() * 1000,
+).token.value
 const ctx = (q: string, eventId: string) => `${hs.admin}/rooms/${encodeURIComponent(room)}/context/${encodeURIComponent(eventId)}${q}`
 
 /** Each probe returns something that differs between the clean mock and the faulty one. */
@@ -34,7 +48,8 @@ const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
   'reports-next-token-off-by-one': async () => (await get(`${hs.reports}?limit=5`)).body.next_token,
   'reports-dir-ignored': async () => (await get(`${hs.reports}?dir=f&limit=1`)).body.event_reports[0].id,
   'reports-total-ignores-filters': async () => (await get(`${hs.reports}?room_id=${encodeURIComponent(room)}`)).body.total,
-  'reports-user-filter-exact': async () => (await get(`${hs.reports}?user_id=admin`)).body.total + (await get(`${hs.reports}?user_id=%40`)).body.total,
+  'reports-user-filter-exact': async () =>
+    (await get(`${hs.reports}?user_id=admin`)).body.total + (await get(`${hs.reports}?user_id=%40`)).body.total,
   'reports-room-filter-exact': async () => (await get(`${hs.reports}?room_id=%21`)).body.total,
   'reports-sender-filter-ignored': async () => (await get(`${hs.reports}?event_sender_user_id=%40nobody%3Aexample.test`)).body.total,
   'reports-negative-limit-accepted': async () => (await get(`${hs.reports}?limit=-5`)).status,
@@ -45,7 +60,8 @@ const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
   'reports-invalid-id-404': async () => (await get(`${hs.reports}/abc`)).status,
   'reports-not-found-500': async () => (await get(`${hs.reports}/9999`)).status,
   'reports-oversized-id-500': async () => (await get(`${hs.reports}/99999999999999999999999`)).status,
-  'reports-listing-overflow-500': async () => (await get(`${hs.reports}?from=99999999999999999999999`)).status + (await get(`${hs.reports}?limit=99999999999999999999999`)).status,
+  'reports-listing-overflow-500': async () =>
+    (await get(`${hs.reports}?from=99999999999999999999999`)).status + (await get(`${hs.reports}?limit=99999999999999999999999`)).status,
   'reports-delete-keeps-report': async () => {
     // Delete a fresh report each time and see whether it is still there.
     await report(hs, USER_TOKEN, room, ev, {})
@@ -79,11 +95,16 @@ const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
   'rooms-dir-ignored': async () => (await get(`${hs.admin}/rooms?dir=b&limit=1`)).body.rooms[0].room_id,
   'room-unknown-200': async () => (await get(`${hs.admin}/rooms/!nowhere%3Aexample.test`)).status,
   'room-members-total-off': async () => (await get(`${hs.admin}/rooms/${encodeURIComponent(room)}/members`)).body.total,
-  'user-admin-always-false': async () => (await get(`${hs.admin}/users/${encodeURIComponent(`@admin:${hs.mock.options.serverName}`)}/admin`)).body.admin,
-  'account-data-unset-empty': async () => (await get(`/_matrix/client/v3/user/${encodeURIComponent(userOf)}/account_data/org.example.never`, USER_TOKEN)).status,
+  'user-admin-always-false': async () =>
+    (await get(`${hs.admin}/users/${encodeURIComponent(`@admin:${hs.mock.options.serverName}`)}/admin`)).body.admin,
+  'account-data-unset-empty': async () =>
+    (await get(`/_matrix/client/v3/user/${encodeURIComponent(userOf)}/account_data/org.example.never`, USER_TOKEN)).status,
   'account-data-put-dropped': async () => {
     const n = String(Math.random())
-    await hs.req('PUT', `/_matrix/client/v3/user/${encodeURIComponent(userOf)}/account_data/org.example.put`, { token: USER_TOKEN, body: { n } })
+    await hs.req('PUT', `/_matrix/client/v3/user/${encodeURIComponent(userOf)}/account_data/org.example.put`, {
+      token: USER_TOKEN,
+      body: { n },
+    })
     return (await get(`/_matrix/client/v3/user/${encodeURIComponent(userOf)}/account_data/org.example.put`, USER_TOKEN)).body.n === n
   },
   'alias-unknown': async () => (await get(`/_matrix/client/v3/directory/room/${encodeURIComponent(alias)}`, null)).status,
@@ -97,7 +118,8 @@ const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
   },
   'client-user-report-long-reason-accepted': async () => {
     const res = await fileUserReport(target, 'y'.repeat(1001))
-    for (const r of (await get(`${ur}?limit=5`)).body.user_reports as { id: number; reason: string }[]) if (r.reason.length > 1000) await hs.req('DELETE', `${ur}/${r.id}`, { token: ADMIN_TOKEN })
+    for (const r of (await get(`${ur}?limit=5`)).body.user_reports as { id: number; reason: string }[])
+      if (r.reason.length > 1000) await hs.req('DELETE', `${ur}/${r.id}`, { token: ADMIN_TOKEN })
     return res.status
   },
   'server-version-extra-key': async () => Object.keys((await get(`${hs.admin}/server_version`, null)).body).length,

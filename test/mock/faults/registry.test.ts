@@ -13,8 +13,13 @@ t.test('a misspelt fault name does not type-check', async (t) => {
 })
 
 t.test('FAULTS is every catalog, each name once', async (t) => {
-  const fromCatalogs = Object.values(catalogs).flat().map((f) => f.name)
-  t.same(FAULTS.map((f) => f.name), fromCatalogs)
+  const fromCatalogs = Object.values(catalogs)
+    .flat()
+    .map((f) => f.name)
+  t.same(
+    FAULTS.map((f) => f.name),
+    fromCatalogs,
+  )
   t.equal(new Set(fromCatalogs).size, fromCatalogs.length, 'no name twice')
   t.ok(Object.keys(catalogs).length >= 3, 'core, admin and homeserver catalogs')
   t.ok(FAULTS.length > 50, `${FAULTS.length} faults`)

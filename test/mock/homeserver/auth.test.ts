@@ -28,7 +28,8 @@ t.test('unknown token: 401 M_UNKNOWN_TOKEN with soft_logout false', async (t) =>
 })
 
 t.test('non-admin: 403 M_FORBIDDEN', async (t) => {
-  for (const [method, path] of endpoints) hsErr(t, await hs.req(method, path, { token: USER_TOKEN }), 403, 'M_FORBIDDEN', 'You are not a server admin')
+  for (const [method, path] of endpoints)
+    hsErr(t, await hs.req(method, path, { token: USER_TOKEN }), 403, 'M_FORBIDDEN', 'You are not a server admin')
   // ...and the report was not deleted by the forbidden DELETE.
   t.equal((await hs.req('GET', `${hs.reports}/2`, { token: ADMIN_TOKEN })).status, 200)
 })
@@ -44,9 +45,28 @@ t.test('token transport', async (t) => {
   const q = (s: string) => `${hs.reports}?limit=1&${s}`
   t.equal((await hs.req('GET', q(`access_token=${ADMIN_TOKEN}`))).status, 200, 'query parameter')
   t.equal((await hs.req('GET', q(''), { token: ADMIN_TOKEN })).status, 200, 'Bearer header')
-  hsErr(t, await hs.req('GET', q(`access_token=${ADMIN_TOKEN}`), { token: ADMIN_TOKEN }), 401, 'M_MISSING_TOKEN', 'Mixing Authorization headers and access_token query parameters.')
-  hsErr(t, await hs.req('GET', q('access_token='), { token: ADMIN_TOKEN }), 401, 'M_MISSING_TOKEN', 'Mixing Authorization headers and access_token query parameters.')
-  for (const header of [`bearer ${ADMIN_TOKEN}`, `Bearer  ${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN} x`, `Token ${ADMIN_TOKEN}`, 'Bearer', '']) {
+  hsErr(
+    t,
+    await hs.req('GET', q(`access_token=${ADMIN_TOKEN}`), { token: ADMIN_TOKEN }),
+    401,
+    'M_MISSING_TOKEN',
+    'Mixing Authorization headers and access_token query parameters.',
+  )
+  hsErr(
+    t,
+    await hs.req('GET', q('access_token='), { token: ADMIN_TOKEN }),
+    401,
+    'M_MISSING_TOKEN',
+    'Mixing Authorization headers and access_token query parameters.',
+  )
+  for (const header of [
+    `bearer ${ADMIN_TOKEN}`,
+    `Bearer  ${ADMIN_TOKEN}`,
+    `Bearer ${ADMIN_TOKEN} x`,
+    `Token ${ADMIN_TOKEN}`,
+    'Bearer',
+    '',
+  ]) {
     hsErr(t, await hs.req('GET', q(''), { headers: { authorization: header } }), 401, 'M_MISSING_TOKEN', 'Invalid Authorization header.')
   }
   // Header values lose surrounding whitespace on the wire, so `Bearer ` arrives as `Bearer`.
@@ -115,7 +135,12 @@ async function introspector(answers: Record<string, Record<string, unknown>>): P
 t.test('delegated auth: unknown tokens are introspected at the auth service', async (t) => {
   const api = 'urn:matrix:client:api:*'
   const intro = await introspector({
-    'intro-admin': { active: true, scope: `openid ${api} urn:synapse:admin:* urn:matrix:client:device:ADMDEV`, username: 'carol', sub: '01J0CAROL' },
+    'intro-admin': {
+      active: true,
+      scope: `openid ${api} urn:synapse:admin:* urn:matrix:client:device:ADMDEV`,
+      username: 'carol',
+      sub: '01J0CAROL',
+    },
     'intro-user': { active: true, scope: `openid ${api} urn:matrix:client:device:DAVEDEV`, username: 'dave', sub: '01J0DAVE' },
     'intro-unstable': { active: true, scope: 'urn:matrix:org.matrix.msc2967.client:api:*', username: 'frank', device_id: 'FRANKDEV' },
     'intro-noscope': { active: true, scope: 'urn:mas:admin', username: 'erin' },
@@ -130,13 +155,23 @@ t.test('delegated auth: unknown tokens are introspected at the auth service', as
   t.equal(admin.status, 200, 'admin scope: admin')
   t.equal(intro.auth[0], 'Basic ' + Buffer.from('01J0HOMESERVER:s3cret').toString('base64'), 'client_secret_basic')
   const me = await d.req('GET', '/_matrix/client/v3/account/whoami', { token: 'intro-user' })
-  t.same(me.body, { user_id: '@dave:example.test', is_guest: false, device_id: 'DAVEDEV' }, 'user created on first sight, device from scope')
+  t.same(
+    me.body,
+    { user_id: '@dave:example.test', is_guest: false, device_id: 'DAVEDEV' },
+    'user created on first sight, device from scope',
+  )
   hsErr(t, await d.req('GET', d.reports, { token: 'intro-user' }), 403, 'M_FORBIDDEN', 'You are not a server admin')
   const unstable = await d.req('GET', '/_matrix/client/r0/account/whoami', { token: 'intro-unstable' })
   t.same(unstable.body, { user_id: '@frank:example.test', is_guest: false, device_id: 'FRANKDEV' }, 'unstable scope and device_id claim')
   hsErr(t, await d.req('GET', d.reports, { token: 'intro-inactive' }), 401, 'M_UNKNOWN_TOKEN', 'Token is not active')
   hsErr(t, await d.req('GET', d.reports, { token: 'intro-expired' }), 401, 'M_UNKNOWN_TOKEN', 'Token is not active')
-  hsErr(t, await d.req('GET', d.reports, { token: 'intro-noscope' }), 401, 'M_UNKNOWN_TOKEN', "Token doesn't grant access to the Matrix C-S API")
+  hsErr(
+    t,
+    await d.req('GET', d.reports, { token: 'intro-noscope' }),
+    401,
+    'M_UNKNOWN_TOKEN',
+    "Token doesn't grant access to the Matrix C-S API",
+  )
   const nouser = await d.req('GET', d.reports, { token: 'intro-nouser' })
   t.equal(nouser.status, 500, 'no username claim: the real server answers 500 too')
   hsErr(t, await d.req('GET', d.reports, { token: 'intro-broken' }), 503, 'M_UNKNOWN', 'Unable to introspect the access token')

@@ -13,22 +13,44 @@ const ADMIN = 'urn:synapse:admin:*'
 function personal(hs: Hs, username: string, scope: string): string {
   const mas = hs.mock.world().mas
   const user = mas.findUserByUsername(username)!
-  return mas.createPersonalSession({ ownerUserId: null, ownerClientId: null, actorUserId: user.id, humanName: 'test', scope, expiresIn: 3600 }, Date.now() * 1000).token.value
+  return mas.createPersonalSession(
+    { ownerUserId: null, ownerClientId: null, actorUserId: user.id, humanName: 'test', scope, expiresIn: 3600 },
+    Date.now() * 1000,
+  ).token.value
 }
 
 const hs = await startHs()
 t.teardown(() => hs.close())
-const masUser = hs.mock.world().mas.users.all().find((u) => u.lockedAt === null && u.deactivatedAt === null && !u.admin)!.username
+const masUser = hs.mock
+  .world()
+  .mas.users.all()
+  .find((u) => u.lockedAt === null && u.deactivatedAt === null && !u.admin)!.username
 
 t.test('an auth-service token on the homeserver admin API, by scope', async (t) => {
   const admin = personal(hs, masUser, `${UNSTABLE} ${ADMIN}`)
   const ok = await hs.req('GET', `${hs.reports}?limit=1`, { token: admin })
   t.equal(ok.status, 200, 'the admin scope reads event reports')
   t.equal((await hs.req('GET', `${hs.admin}/rooms?limit=0`, { token: admin })).status, 200, 'and the rooms')
-  t.equal((await hs.req('GET', `${hs.reports}?limit=1`, { token: personal(hs, masUser, `${STABLE} ${ADMIN}`) })).status, 200, 'the stable API scope (1.160.0)')
+  t.equal(
+    (await hs.req('GET', `${hs.reports}?limit=1`, { token: personal(hs, masUser, `${STABLE} ${ADMIN}`) })).status,
+    200,
+    'the stable API scope (1.160.0)',
+  )
   hsErr(t, await hs.req('GET', hs.reports, { token: personal(hs, masUser, UNSTABLE) }), 403, 'M_FORBIDDEN', 'You are not a server admin')
-  hsErr(t, await hs.req('GET', hs.reports, { token: personal(hs, masUser, ADMIN) }), 401, 'M_UNKNOWN_TOKEN', "Token doesn't grant access to the Matrix C-S API")
-  hsErr(t, await hs.req('GET', hs.reports, { token: personal(hs, masUser, 'urn:mas:admin') }), 401, 'M_UNKNOWN_TOKEN', "Token doesn't grant access to the Matrix C-S API")
+  hsErr(
+    t,
+    await hs.req('GET', hs.reports, { token: personal(hs, masUser, ADMIN) }),
+    401,
+    'M_UNKNOWN_TOKEN',
+    "Token doesn't grant access to the Matrix C-S API",
+  )
+  hsErr(
+    t,
+    await hs.req('GET', hs.reports, { token: personal(hs, masUser, 'urn:mas:admin') }),
+    401,
+    'M_UNKNOWN_TOKEN',
+    "Token doesn't grant access to the Matrix C-S API",
+  )
   t.equal(await whoami(hs, admin), `@${masUser}:${hs.mock.options.serverName}`, 'the client API knows the same user')
   t.equal((await hs.req('GET', hs.reports, { token: ADMIN_TOKEN })).status, 200, 'the fixed admin token keeps working')
 })
@@ -36,11 +58,27 @@ t.test('an auth-service token on the homeserver admin API, by scope', async (t) 
 t.test('by release: none before v1.86.0, the stable scope from v1.138.0', async (t) => {
   const old = await startHs({ hsVersion: '1.85.0' })
   t.teardown(() => old.close())
-  hsErr(t, await old.req('GET', old.reports, { token: personal(old, masUser, `${UNSTABLE} ${ADMIN}`) }), 401, 'M_UNKNOWN_TOKEN', 'Invalid access token passed.')
+  hsErr(
+    t,
+    await old.req('GET', old.reports, { token: personal(old, masUser, `${UNSTABLE} ${ADMIN}`) }),
+    401,
+    'M_UNKNOWN_TOKEN',
+    'Invalid access token passed.',
+  )
   const mid = await startHs({ hsVersion: '1.137.0' })
   t.teardown(() => mid.close())
-  t.equal((await mid.req('GET', mid.reports, { token: personal(mid, masUser, `${UNSTABLE} ${ADMIN}`) })).status, 200, '1.137.0: the MSC2967 scope')
-  hsErr(t, await mid.req('GET', mid.reports, { token: personal(mid, masUser, `${STABLE} ${ADMIN}`) }), 401, 'M_UNKNOWN_TOKEN', "Token doesn't grant access to the Matrix C-S API")
+  t.equal(
+    (await mid.req('GET', mid.reports, { token: personal(mid, masUser, `${UNSTABLE} ${ADMIN}`) })).status,
+    200,
+    '1.137.0: the MSC2967 scope',
+  )
+  hsErr(
+    t,
+    await mid.req('GET', mid.reports, { token: personal(mid, masUser, `${STABLE} ${ADMIN}`) }),
+    401,
+    'M_UNKNOWN_TOKEN',
+    "Token doesn't grant access to the Matrix C-S API",
+  )
 })
 
 t.test('a user the auth service locks or deactivates is refused by the homeserver; unlocked, accepted again', async (t) => {

@@ -24,7 +24,10 @@ t.test('default listing: 20 reports, ten keys each, no next_token', async (t) =>
   t.notOk('next_token' in res.body, 'no next_token')
   for (const item of res.body.event_reports) t.same(Object.keys(item).sort(), KEYS)
   // Ids start at 2 on a fresh store and grow by one.
-  t.same([...ids(res)].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 2))
+  t.same(
+    [...ids(res)].sort((a, b) => a - b),
+    Array.from({ length: 20 }, (_, i) => i + 2),
+  )
 })
 
 t.test('limit, from, and both', async (t) => {
@@ -84,13 +87,25 @@ t.test('walking next_token reproduces the full listing in both directions', asyn
 t.test('directions: b newest first (default), f oldest first, ties broken by id', async (t) => {
   const b = (await list('?dir=b')).body.event_reports as { id: number; received_ts: number }[]
   const f = (await list('?dir=f')).body.event_reports as { id: number; received_ts: number }[]
-  t.same(ids(await list()), b.map((r) => r.id), 'default is b')
+  t.same(
+    ids(await list()),
+    b.map((r) => r.id),
+    'default is b',
+  )
   for (let i = 1; i < b.length; i++) {
     t.ok(b[i - 1]!.received_ts >= b[i]!.received_ts, 'b: non-increasing')
     t.ok(f[i - 1]!.received_ts <= f[i]!.received_ts, 'f: non-decreasing')
   }
-  t.same(f.map((r) => r.id), [...b.map((r) => r.id)].reverse(), 'f is exactly b reversed')
-  t.same(f.map((r) => r.id), Array.from({ length: 20 }, (_, i) => i + 2), 'f: received_ts then id order')
+  t.same(
+    f.map((r) => r.id),
+    [...b.map((r) => r.id)].reverse(),
+    'f is exactly b reversed',
+  )
+  t.same(
+    f.map((r) => r.id),
+    Array.from({ length: 20 }, (_, i) => i + 2),
+    'f: received_ts then id order',
+  )
 })
 
 t.test('filters', async (t) => {
@@ -98,20 +113,32 @@ t.test('filters', async (t) => {
   t.equal(res.body.total, 10)
   t.equal(res.body.event_reports.length, 10)
   t.notOk('next_token' in res.body)
-  t.ok(res.body.event_reports.every((r: any) => r.room_id === fx.room1), 'room_id filter')
+  t.ok(
+    res.body.event_reports.every((r: any) => r.room_id === fx.room1),
+    'room_id filter',
+  )
 
   res = await list(`?user_id=${encodeURIComponent(fx.userId)}`)
   t.equal(res.body.total, 10)
-  t.ok(res.body.event_reports.every((r: any) => r.user_id === fx.userId), 'user_id filter')
+  t.ok(
+    res.body.event_reports.every((r: any) => r.user_id === fx.userId),
+    'user_id filter',
+  )
 
   res = await list(`?user_id=${encodeURIComponent(fx.userId)}&room_id=${encodeURIComponent(fx.room1)}`)
   t.equal(res.body.total, 5)
   t.equal(res.body.event_reports.length, 5)
-  t.ok(res.body.event_reports.every((r: any) => r.user_id === fx.userId && r.room_id === fx.room1), 'both')
+  t.ok(
+    res.body.event_reports.every((r: any) => r.user_id === fx.userId && r.room_id === fx.room1),
+    'both',
+  )
 
   // event_sender_user_id is exact: the set equals the ids whose sender is the user.
   const all = (await list()).body.event_reports as { id: number; sender: string }[]
-  const expected = all.filter((r) => r.sender === fx.userId).map((r) => r.id).sort()
+  const expected = all
+    .filter((r) => r.sender === fx.userId)
+    .map((r) => r.id)
+    .sort()
   res = await list(`?event_sender_user_id=${encodeURIComponent(fx.userId)}`)
   t.equal(res.body.total, expected.length)
   t.equal(expected.length, 10)
@@ -120,9 +147,14 @@ t.test('filters', async (t) => {
   res = await list(`?event_sender_user_id=${encodeURIComponent(fx.userId.slice(0, 4))}`)
   t.equal(res.body.total, 0, 'sender filter is not a substring match')
 
-  res = await list(`?event_sender_user_id=${encodeURIComponent(fx.adminId)}&room_id=${encodeURIComponent(fx.room2)}&user_id=${encodeURIComponent(fx.adminId)}`)
+  res = await list(
+    `?event_sender_user_id=${encodeURIComponent(fx.adminId)}&room_id=${encodeURIComponent(fx.room2)}&user_id=${encodeURIComponent(fx.adminId)}`,
+  )
   t.equal(res.body.total, 5, 'all three AND-ed')
-  t.ok(res.body.event_reports.every((r: any) => r.score === null && r.reason === null), 'empty report bodies list as null')
+  t.ok(
+    res.body.event_reports.every((r: any) => r.score === null && r.reason === null),
+    'empty report bodies list as null',
+  )
   valid(t, 'homeserver/event-report#List', res.body)
 })
 
@@ -155,7 +187,11 @@ t.test('room_id and user_id are LIKE patterns: % and _ are wildcards, \\ escapes
   const roomPattern = `${fx.room1.slice(0, 4)}%${fx.room1.slice(-6)}`
   const inRoom1 = all.filter((r) => r.room_id === fx.room1).length
   t.equal((await q('room_id', roomPattern)).body.total, inRoom1, `${roomPattern} matches room 1 only`)
-  t.equal((await q('user_id', `${fx.userId.slice(0, 3)}%%`)).body.total, all.filter((r) => r.user_id.startsWith(fx.userId.slice(0, 3))).length, '%% is still any run')
+  t.equal(
+    (await q('user_id', `${fx.userId.slice(0, 3)}%%`)).body.total,
+    all.filter((r) => r.user_id.startsWith(fx.userId.slice(0, 3))).length,
+    '%% is still any run',
+  )
   t.equal((await q('user_id', '\\_')).body.total, all.filter((r) => r.user_id.includes('_')).length, '\\_ is a literal underscore')
   t.equal((await q('user_id', '\\%')).body.total, 0, '\\% is a literal percent sign (no user id has one)')
   t.equal((await q('user_id', fx.userId.toUpperCase())).body.total, 0, 'case-sensitive, as on PostgreSQL')
@@ -237,7 +273,19 @@ t.test('single report with event_json', async (t) => {
   t.equal(res.body.reason, 'this makes me sad')
   const ev = res.body.event_json
   // The claimed 1.160.0's shape: no prev_state (gone in v1.68.0), no origin (gone in v1.134.0).
-  t.same(Object.keys(ev).sort(), ['auth_events', 'content', 'depth', 'hashes', 'origin_server_ts', 'prev_events', 'room_id', 'sender', 'signatures', 'type', 'unsigned'])
+  t.same(Object.keys(ev).sort(), [
+    'auth_events',
+    'content',
+    'depth',
+    'hashes',
+    'origin_server_ts',
+    'prev_events',
+    'room_id',
+    'sender',
+    'signatures',
+    'type',
+    'unsigned',
+  ])
   t.equal(ev.type, 'm.room.message')
   t.equal(ev.room_id, fx.room1)
   t.equal(ev.sender, fx.userId)
@@ -288,7 +336,11 @@ t.test('delete, then 404; the request body is ignored', async (t) => {
   await report(hs, USER_TOKEN, fx.room1, eventId, {})
   const newest = ids(await list('?limit=1'))[0]!
   t.equal(newest, 22, 'ids keep growing')
-  const del = await hs.req('DELETE', `${hs.reports}/${newest}`, { token: ADMIN_TOKEN, raw: 'not json', headers: { 'content-type': 'text/plain' } })
+  const del = await hs.req('DELETE', `${hs.reports}/${newest}`, {
+    token: ADMIN_TOKEN,
+    raw: 'not json',
+    headers: { 'content-type': 'text/plain' },
+  })
   t.equal(del.status, 200)
   // Ids are not reused after deleting the highest one.
   await report(hs, USER_TOKEN, fx.room1, eventId, {})
@@ -299,7 +351,13 @@ t.test('a report whose room the server has no stats for: not listed, not readabl
   // The peer suite inserts such a row directly through the store.
   const store = hs.mock.world().hs
   const before = (await list()).body.total as number
-  const r = store.addReport({ roomId: 'room_id', eventId: 'event_id', userId: fx.userId, content: { reason: 'this makes me sad' }, receivedTs: Date.now() })
+  const r = store.addReport({
+    roomId: 'room_id',
+    eventId: 'event_id',
+    userId: fx.userId,
+    content: { reason: 'this makes me sad' },
+    receivedTs: Date.now(),
+  })
   t.equal((await list()).body.total, before, 'not counted')
   hsErr(t, await hs.req('GET', `${hs.reports}/${r.id}`, { token: ADMIN_TOKEN }), 404, 'M_NOT_FOUND')
   const del = await hs.req('DELETE', `${hs.reports}/${r.id}`, { token: ADMIN_TOKEN })

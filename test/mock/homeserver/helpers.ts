@@ -48,7 +48,9 @@ export async function startHs(over: Partial<MockOptions> = {}): Promise<Hs> {
     admin,
     reports: `${admin}/event_reports`,
     req: async (method, path, opts = {}) => {
-      const headers: Record<string, string> = path.startsWith('/_mock/') ? { [MOCK_CONTROL_HEADER]: '1', ...opts.headers } : { ...opts.headers }
+      const headers: Record<string, string> = path.startsWith('/_mock/')
+        ? { [MOCK_CONTROL_HEADER]: '1', ...opts.headers }
+        : { ...opts.headers }
       if (opts.token) headers.authorization = `Bearer ${opts.token}`
       let body: string | Buffer | undefined = opts.raw
       if (opts.body !== undefined) {
@@ -84,7 +86,6 @@ export function hsErr(tt: Asserts, res: Res, status: number, errcode: string, er
   valid(tt, 'homeserver/error', res.body, 'error body')
 }
 
-
 export interface Fixture {
   adminId: string
   userId: string
@@ -102,14 +103,25 @@ export async function createRoom(hs: Hs, token: string, body: Record<string, unk
   return res.body.room_id as string
 }
 
-export async function send(hs: Hs, token: string, roomId: string, content: Record<string, unknown> = { msgtype: 'm.text', body: 'body_text_here' }): Promise<string> {
-  const res = await hs.req('PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/t${++txn}`, { token, body: content })
+export async function send(
+  hs: Hs,
+  token: string,
+  roomId: string,
+  content: Record<string, unknown> = { msgtype: 'm.text', body: 'body_text_here' },
+): Promise<string> {
+  const res = await hs.req('PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/send/m.room.message/t${++txn}`, {
+    token,
+    body: content,
+  })
   if (res.status !== 200) throw new Error(`send: ${res.status} ${res.text}`)
   return res.body.event_id as string
 }
 
 export async function report(hs: Hs, token: string, roomId: string, eventId: string, body: unknown, version = 'v3'): Promise<Res> {
-  return hs.req('POST', `/_matrix/client/${version}/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`, { token, body })
+  return hs.req('POST', `/_matrix/client/${version}/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`, {
+    token,
+    body,
+  })
 }
 
 export async function whoami(hs: Hs, token: string): Promise<string> {

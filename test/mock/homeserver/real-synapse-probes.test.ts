@@ -23,36 +23,44 @@ t.ok(fixtures.length >= 2, `recorded probes of ${fixtures.map((f) => f.synapse).
  */
 const DELIBERATE: Record<string, { status: number; errcode: string; why: string }> = {}
 
-for (const fixture of fixtures) t.test(`the mock claiming ${fixture.synapse} answers every probe as the real ${fixture.synapse} did`, async (t) => {
-  // The server name the recording ran with (localhost before it was recorded), as some messages name it.
-  const server = fixture.server ?? 'localhost'
-  const hs = await startHs({ hsVersion: fixture.synapse, serverName: server })
-  t.teardown(() => hs.close())
-  const tokens = { admin: ADMIN_TOKEN, user: USER_TOKEN, userId: await whoami(hs, USER_TOKEN), server }
-  // The newest recording answers every probe (re-record it after adding probes); a release that can no
-  // longer be started keeps the probes it was recorded with.
-  const newest = fixtures.every((f) => compareVersions(f.synapse, fixture.synapse) <= 0)
-  if (newest) t.equal(Object.keys(fixture.answers).length, PROBES.length, 'the newest fixture answers every probe (re-record it after changing the probes)')
-  let same = 0
-  let sameBody = 0
-  for (const p of PROBES) {
-    const want = fixture.answers[p.name]
-    if (!want) {
-      if (newest) t.fail(`${p.name}: no recorded answer`)
-      continue
+for (const fixture of fixtures)
+  t.test(`the mock claiming ${fixture.synapse} answers every probe as the real ${fixture.synapse} did`, async (t) => {
+    // The server name the recording ran with (localhost before it was recorded), as some messages name it.
+    const server = fixture.server ?? 'localhost'
+    const hs = await startHs({ hsVersion: fixture.synapse, serverName: server })
+    t.teardown(() => hs.close())
+    const tokens = { admin: ADMIN_TOKEN, user: USER_TOKEN, userId: await whoami(hs, USER_TOKEN), server }
+    // The newest recording answers every probe (re-record it after adding probes); a release that can no
+    // longer be started keeps the probes it was recorded with.
+    const newest = fixtures.every((f) => compareVersions(f.synapse, fixture.synapse) <= 0)
+    if (newest)
+      t.equal(
+        Object.keys(fixture.answers).length,
+        PROBES.length,
+        'the newest fixture answers every probe (re-record it after changing the probes)',
+      )
+    let same = 0
+    let sameBody = 0
+    for (const p of PROBES) {
+      const want = fixture.answers[p.name]
+      if (!want) {
+        if (newest) t.fail(`${p.name}: no recorded answer`)
+        continue
+      }
+      const got = await runProbe(hs.url, p, tokens)
+      const deliberate = DELIBERATE[p.name]
+      if (deliberate) {
+        t.equal(got.status, deliberate.status, `${p.name}: ${deliberate.status} on purpose (${deliberate.why}); real ${want.status}`)
+        t.equal(got.error?.errcode, deliberate.errcode, `${p.name}: ${deliberate.errcode}`)
+        continue
+      }
+      const diffs = compareAnswers(want, got)
+      if (diffs.length === 0) same++
+      if (diffs.every((d) => d.startsWith('header '))) sameBody++
+      t.same(diffs, [], `${p.method} ${p.path} (${p.name})`)
     }
-    const got = await runProbe(hs.url, p, tokens)
-    const deliberate = DELIBERATE[p.name]
-    if (deliberate) {
-      t.equal(got.status, deliberate.status, `${p.name}: ${deliberate.status} on purpose (${deliberate.why}); real ${want.status}`)
-      t.equal(got.error?.errcode, deliberate.errcode, `${p.name}: ${deliberate.errcode}`)
-      continue
-    }
-    const diffs = compareAnswers(want, got)
-    if (diffs.length === 0) same++
-    if (diffs.every((d) => d.startsWith('header '))) sameBody++
-    t.same(diffs, [], `${p.method} ${p.path} (${p.name})`)
-  }
-  const n = Object.keys(DELIBERATE).length
-  t.comment(`${same} of ${PROBES.length} probes answered as the real ${fixture.synapse} (${sameBody} in status and body, headers aside); ${n} differ on purpose`)
-})
+    const n = Object.keys(DELIBERATE).length
+    t.comment(
+      `${same} of ${PROBES.length} probes answered as the real ${fixture.synapse} (${sameBody} in status and body, headers aside); ${n} differ on purpose`,
+    )
+  })

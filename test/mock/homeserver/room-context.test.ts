@@ -15,16 +15,33 @@ const ctxPath = (r: string, e: string, q = '') => `${hs.admin}/rooms/${encodeURI
 const get = (q: string, token: string | null = ADMIN_TOKEN, e = mid, r = room) => hs.req('GET', ctxPath(r, e, q), { token })
 
 t.test('limit splits as the real handler: floor(limit/2) before, newest first; the rest after, oldest first', async (t) => {
-  for (const [limit, before, after] of [[1, 0, 1], [2, 1, 1], [5, 2, 3], [0, 0, 0]] as const) {
+  for (const [limit, before, after] of [
+    [1, 0, 1],
+    [2, 1, 1],
+    [5, 2, 3],
+    [0, 0, 0],
+  ] as const) {
     const res = await get(`?limit=${limit}`)
     t.equal(res.status, 200, `limit=${limit}`)
     valid(t, 'homeserver/room-context#Context', res.body, `limit=${limit}`)
     t.equal(res.body.event.event_id, mid)
-    t.same(res.body.events_before.map((e: { event_id: string }) => e.event_id), sent.slice(3 - before, 3).reverse(), `limit=${limit}: ${before} before, newest first`)
-    t.same(res.body.events_after.map((e: { event_id: string }) => e.event_id), sent.slice(4, 4 + after), `limit=${limit}: ${after} after, oldest first`)
+    t.same(
+      res.body.events_before.map((e: { event_id: string }) => e.event_id),
+      sent.slice(3 - before, 3).reverse(),
+      `limit=${limit}: ${before} before, newest first`,
+    )
+    t.same(
+      res.body.events_after.map((e: { event_id: string }) => e.event_id),
+      sent.slice(4, 4 + after),
+      `limit=${limit}: ${after} after, oldest first`,
+    )
   }
   const dflt = await get('')
-  t.same([dflt.body.events_before.length, dflt.body.events_after.length], [5, 3], 'the default limit 10: 5 before (the room’s creation events beyond the 3 messages), the 3 messages after')
+  t.same(
+    [dflt.body.events_before.length, dflt.body.events_after.length],
+    [5, 3],
+    'the default limit 10: 5 before (the room’s creation events beyond the 3 messages), the 3 messages after',
+  )
   const edge = await get('?limit=10', ADMIN_TOKEN, sent[6]!)
   t.same(edge.body.events_after, [], 'nothing after the last event')
 })
@@ -37,8 +54,18 @@ t.test('the client format, as the admin API serialises it', async (t) => {
   t.same(ev.unsigned, { age: ev.age })
   t.same(ev.content, { msgtype: 'm.text', body: 'message 3' })
   const state = res.body.state as { type: string; state_key: string; event_id: string }[]
-  t.ok(state.every((s) => typeof s.state_key === 'string'), 'state events carry state_key')
-  t.same(state.map((s) => s.type).sort(), ['m.room.create', 'm.room.history_visibility', 'm.room.join_rules', 'm.room.member', 'm.room.name', 'm.room.power_levels'])
+  t.ok(
+    state.every((s) => typeof s.state_key === 'string'),
+    'state events carry state_key',
+  )
+  t.same(state.map((s) => s.type).sort(), [
+    'm.room.create',
+    'm.room.history_visibility',
+    'm.room.join_rules',
+    'm.room.member',
+    'm.room.name',
+    'm.room.power_levels',
+  ])
   t.match(res.body.start, /^t\d+-\d+_/)
   t.match(res.body.end, /^t\d+-\d+_/)
 })
@@ -57,9 +84,16 @@ t.test('the state is the state at the last event returned, not the current one',
 t.test('the filter narrows the neighbours (types, not_types, senders), never the event', async (t) => {
   const only = await get(`?limit=20&filter=${encodeURIComponent(JSON.stringify({ types: ['m.room.member'] }))}`)
   t.equal(only.body.event.event_id, mid)
-  t.ok([...only.body.events_before, ...only.body.events_after].every((e: { type: string }) => e.type === 'm.room.member'), 'types')
+  t.ok(
+    [...only.body.events_before, ...only.body.events_after].every((e: { type: string }) => e.type === 'm.room.member'),
+    'types',
+  )
   const not = await get(`?limit=20&filter=${encodeURIComponent(JSON.stringify({ not_types: ['m.room.*'] }))}`)
-  t.same([...not.body.events_before, ...not.body.events_after].filter((e: { type: string }) => e.type.startsWith('m.room.')), [], 'not_types with a wildcard')
+  t.same(
+    [...not.body.events_before, ...not.body.events_after].filter((e: { type: string }) => e.type.startsWith('m.room.')),
+    [],
+    'not_types with a wildcard',
+  )
   const nobody = await get(`?limit=4&filter=${encodeURIComponent(JSON.stringify({ senders: ['@nobody:example.test'] }))}`)
   t.same([nobody.body.events_before, nobody.body.events_after], [[], []], 'senders')
 })
@@ -81,11 +115,17 @@ t.test('older releases: quoted names, negative limits and undecodable filters as
   t.teardown(() => old.close())
   const r = await createRoom(old, USER_TOKEN)
   const e = await send(old, USER_TOKEN, r)
-  const g = (q: string) => old.req('GET', `${old.admin}/rooms/${encodeURIComponent(r)}/context/${encodeURIComponent(e)}${q}`, { token: ADMIN_TOKEN })
+  const g = (q: string) =>
+    old.req('GET', `${old.admin}/rooms/${encodeURIComponent(r)}/context/${encodeURIComponent(e)}${q}`, { token: ADMIN_TOKEN })
   hsErr(t, await g('?limit=abc'), 400, 'M_INVALID_PARAM', "Query parameter 'limit' must be an integer")
   t.equal((await g('?limit=-4')).status, 200, 'a negative limit passed the parser before v1.106.0')
   hsErr(t, await g('?filter=notjson'), 500, 'M_UNKNOWN', 'Internal server error')
   const older = await startHs({ hsVersion: '1.27.0' })
   t.teardown(() => older.close())
-  t.not((await older.req('GET', `${older.admin}/rooms/${encodeURIComponent(r)}/context/${encodeURIComponent(e)}`, { token: ADMIN_TOKEN })).status, 200, 'no such route before v1.28.0')
+  t.not(
+    (await older.req('GET', `${older.admin}/rooms/${encodeURIComponent(r)}/context/${encodeURIComponent(e)}`, { token: ADMIN_TOKEN }))
+      .status,
+    200,
+    'no such route before v1.28.0',
+  )
 })

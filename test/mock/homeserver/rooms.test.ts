@@ -18,7 +18,17 @@ t.test('the list: every room, the real total, the schema', async (t) => {
   t.equal(all.rooms.length, total)
   t.same([all.offset, all.next_batch, all.prev_batch], [0, undefined, undefined], 'one page: neither next_batch nor prev_batch')
   const mine = all.rooms.find((r: { room_id: string }) => r.room_id === named)
-  t.match(mine, { name: 'Zebra crossing', canonical_alias: `#zebra_talk:${hs.mock.options.serverName}`, joined_members: 1, joined_local_members: 1, join_rules: 'public', history_visibility: 'shared', encryption: null, federatable: true, room_type: null })
+  t.match(mine, {
+    name: 'Zebra crossing',
+    canonical_alias: `#zebra_talk:${hs.mock.options.serverName}`,
+    joined_members: 1,
+    joined_local_members: 1,
+    join_rules: 'public',
+    history_visibility: 'shared',
+    encryption: null,
+    federatable: true,
+    room_type: null,
+  })
 })
 
 t.test('limit=0 answers no room but the total, and next_batch 0', async (t) => {
@@ -37,7 +47,11 @@ t.test('pages: from and limit, next_batch and prev_batch as the servlet computes
     t.equal(res.body.prev_batch, from > 0 ? Math.max(0, from - 3) : undefined, `from=${from}: prev_batch`)
     seen.push(...res.body.rooms.map((r: { room_id: string }) => r.room_id))
   }
-  t.same(seen, all.rooms.map((r: { room_id: string }) => r.room_id), 'the pages together are the whole list, in order')
+  t.same(
+    seen,
+    all.rooms.map((r: { room_id: string }) => r.room_id),
+    'the pages together are the whole list, in order',
+  )
   const far = await rooms('?from=1000&limit=5')
   t.same(far.body, { offset: 1000, rooms: [], total_rooms: total, prev_batch: 995 })
 })
@@ -48,21 +62,44 @@ t.test('order_by and dir: name ascending forwards, joined_members descending; di
   const names = byName.rooms.map((r: { name: string | null }) => r.name)
   const nonNull = names.filter((n: string | null) => n !== null)
   t.same(nonNull, [...nonNull].sort(), 'names ascending')
-  t.ok(names.indexOf(null) < 0 || names.lastIndexOf(null) < names.findIndex((n: string | null) => n !== null), 'rooms without a name first, as SQLite orders NULL')
+  t.ok(
+    names.indexOf(null) < 0 || names.lastIndexOf(null) < names.findIndex((n: string | null) => n !== null),
+    'rooms without a name first, as SQLite orders NULL',
+  )
   t.same(ids((await rooms('?order_by=name&dir=b&limit=1000')).body), ids(byName).reverse(), 'dir=b is the exact reverse')
   t.same(ids(byName), ids(all), 'name is the default order')
   const bySize = (await rooms('?order_by=joined_members&limit=1000')).body.rooms.map((r: { joined_members: number }) => r.joined_members)
-  t.same(bySize, [...bySize].sort((a: number, b: number) => b - a), 'joined_members descending forwards')
-  t.same(ids((await rooms('?order_by=size&limit=1000')).body), ids((await rooms('?order_by=joined_members&limit=1000')).body), 'size is joined_members')
+  t.same(
+    bySize,
+    [...bySize].sort((a: number, b: number) => b - a),
+    'joined_members descending forwards',
+  )
+  t.same(
+    ids((await rooms('?order_by=size&limit=1000')).body),
+    ids((await rooms('?order_by=joined_members&limit=1000')).body),
+    'size is joined_members',
+  )
 })
 
 t.test('search_term: name substring case-insensitively, alias localpart substring, room id exactly', async (t) => {
   const only = async (q: string) => (await rooms(q)).body
-  t.same((await only('?search_term=zEbRa%20c')).rooms.map((r: { room_id: string }) => r.room_id), [named], 'the name, in any case')
-  t.same((await only('?search_term=bra_ta')).rooms.map((r: { room_id: string }) => r.room_id), [named], 'the alias localpart')
+  t.same(
+    (await only('?search_term=zEbRa%20c')).rooms.map((r: { room_id: string }) => r.room_id),
+    [named],
+    'the name, in any case',
+  )
+  t.same(
+    (await only('?search_term=bra_ta')).rooms.map((r: { room_id: string }) => r.room_id),
+    [named],
+    'the alias localpart',
+  )
   const byId = await only(`?search_term=${encodeURIComponent(named)}`)
   t.same([byId.total_rooms, byId.rooms[0]?.room_id], [1, named], 'the room id, with total_rooms of the search')
-  t.same((await only(`?search_term=${encodeURIComponent(named.slice(0, 5))}`)).rooms.filter((r: { room_id: string }) => r.room_id === named), [], 'part of a room id matches nothing')
+  t.same(
+    (await only(`?search_term=${encodeURIComponent(named.slice(0, 5))}`)).rooms.filter((r: { room_id: string }) => r.room_id === named),
+    [],
+    'part of a room id matches nothing',
+  )
   t.equal((await only('?search_term=no-such-room-anywhere')).total_rooms, 0)
 })
 
@@ -83,37 +120,77 @@ t.test('one room, its members and its state', async (t) => {
   const one = await hs.req('GET', path, { token: ADMIN_TOKEN })
   t.equal(one.status, 200)
   valid(t, 'homeserver/rooms#Room', one.body)
-  t.match(one.body, { room_id: named, name: 'Zebra crossing', joined_members: 1, avatar: null, topic: null, joined_local_devices: 1, forgotten: false, tombstoned: false, replacement_room: null })
+  t.match(one.body, {
+    room_id: named,
+    name: 'Zebra crossing',
+    joined_members: 1,
+    avatar: null,
+    topic: null,
+    joined_local_devices: 1,
+    forgotten: false,
+    tombstoned: false,
+    replacement_room: null,
+  })
   const members = await hs.req('GET', `${path}/members`, { token: ADMIN_TOKEN })
   valid(t, 'homeserver/rooms#Members', members.body)
   t.same(members.body, { members: [await whoami(hs, USER_TOKEN)], total: 1 })
   const state = await hs.req('GET', `${path}/state`, { token: ADMIN_TOKEN })
   valid(t, 'homeserver/rooms#State', state.body)
   const types = state.body.state.map((e: { type: string }) => e.type).sort()
-  t.same(types, ['m.room.canonical_alias', 'm.room.create', 'm.room.history_visibility', 'm.room.join_rules', 'm.room.member', 'm.room.name', 'm.room.power_levels'])
+  t.same(types, [
+    'm.room.canonical_alias',
+    'm.room.create',
+    'm.room.history_visibility',
+    'm.room.join_rules',
+    'm.room.member',
+    'm.room.name',
+    'm.room.power_levels',
+  ])
   t.equal(one.body.state_events, types.length, 'state_events counts the current state')
   const named2 = await hs.req('GET', `${path}/state?type=m.room.name`, { token: ADMIN_TOKEN })
-  t.same(named2.body.state.map((e: { content: unknown }) => e.content), [{ name: 'Zebra crossing' }], 'type narrows to one event type')
+  t.same(
+    named2.body.state.map((e: { content: unknown }) => e.content),
+    [{ name: 'Zebra crossing' }],
+    'type narrows to one event type',
+  )
   for (const sub of ['', '/members', '/state']) {
-    hsErr(t, await hs.req('GET', `${hs.admin}/rooms/!nowhere%3Aexample.invalid${sub}`, { token: ADMIN_TOKEN }), 404, 'M_NOT_FOUND', 'Room not found')
-    hsErr(t, await hs.req('GET', `${hs.admin}/rooms/!nowhere%3Aexample.invalid${sub}`, { token: USER_TOKEN }), 403, 'M_FORBIDDEN', 'You are not a server admin')
+    hsErr(
+      t,
+      await hs.req('GET', `${hs.admin}/rooms/!nowhere%3Aexample.invalid${sub}`, { token: ADMIN_TOKEN }),
+      404,
+      'M_NOT_FOUND',
+      'Room not found',
+    )
+    hsErr(
+      t,
+      await hs.req('GET', `${hs.admin}/rooms/!nowhere%3Aexample.invalid${sub}`, { token: USER_TOKEN }),
+      403,
+      'M_FORBIDDEN',
+      'You are not a server admin',
+    )
   }
 })
 
-t.test('the room details follow the claimed release: room_type from v1.64.0, forgotten from v1.66.0, tombstoned from v1.153.0', async (t) => {
-  const old = await startHs({ hsVersion: '1.65.0' })
-  t.teardown(() => old.close())
-  const r = await createRoom(old, USER_TOKEN)
-  const one = await old.req('GET', `${old.admin}/rooms/${encodeURIComponent(r)}`, { token: ADMIN_TOKEN })
-  t.ok('room_type' in one.body && !('forgotten' in one.body) && !('tombstoned' in one.body), '1.65.0: room_type, no forgotten, no tombstoned')
-  const list = await old.req('GET', `${old.admin}/rooms?limit=1`, { token: ADMIN_TOKEN })
-  t.ok('room_type' in list.body.rooms[0])
-  const older = await startHs({ hsVersion: '1.60.0' })
-  t.teardown(() => older.close())
-  const l2 = await older.req('GET', `${older.admin}/rooms?limit=1`, { token: ADMIN_TOKEN })
-  t.notOk('room_type' in l2.body.rooms[0], '1.60.0: no room_type')
-  valid(t, 'homeserver/rooms#List', l2.body)
-})
+t.test(
+  'the room details follow the claimed release: room_type from v1.64.0, forgotten from v1.66.0, tombstoned from v1.153.0',
+  async (t) => {
+    const old = await startHs({ hsVersion: '1.65.0' })
+    t.teardown(() => old.close())
+    const r = await createRoom(old, USER_TOKEN)
+    const one = await old.req('GET', `${old.admin}/rooms/${encodeURIComponent(r)}`, { token: ADMIN_TOKEN })
+    t.ok(
+      'room_type' in one.body && !('forgotten' in one.body) && !('tombstoned' in one.body),
+      '1.65.0: room_type, no forgotten, no tombstoned',
+    )
+    const list = await old.req('GET', `${old.admin}/rooms?limit=1`, { token: ADMIN_TOKEN })
+    t.ok('room_type' in list.body.rooms[0])
+    const older = await startHs({ hsVersion: '1.60.0' })
+    t.teardown(() => older.close())
+    const l2 = await older.req('GET', `${older.admin}/rooms?limit=1`, { token: ADMIN_TOKEN })
+    t.notOk('room_type' in l2.body.rooms[0], '1.60.0: no room_type')
+    valid(t, 'homeserver/rooms#List', l2.body)
+  },
+)
 
 t.test('whether a user is a server admin', async (t) => {
   const server = hs.mock.options.serverName

@@ -59,7 +59,11 @@ t.test('unrouted requests: 400 before authentication until v1.78.0, then 404/405
     t.equal(m.status, wrongMethod, `${version}: POST on server_version → ${wrongMethod}`)
     t.equal(m.headers.allow, undefined, `${version}: no Allow header`)
     const d = await hs.req('DELETE', `${hs.reports}/987654`, { token: null })
-    t.equal(d.status, del === 404 ? 401 : del, `${version}: DELETE of a report without a token → ${del === 404 ? '401 (the route exists)' : del}`)
+    t.equal(
+      d.status,
+      del === 404 ? 401 : del,
+      `${version}: DELETE of a report without a token → ${del === 404 ? '401 (the route exists)' : del}`,
+    )
     const da = await hs.req('DELETE', `${hs.reports}/987654`, { token: ADMIN_TOKEN })
     t.equal(da.status, del, `${version}: DELETE of an unknown report as admin → ${del}`)
   }
@@ -69,7 +73,10 @@ t.test('OPTIONS answers 204 on every path at every version, with or without a pr
   for (const version of ['1.67.0', '1.78.0', '1.157.1']) {
     const hs = await at(version)
     for (const path of [hs.reports, `${hs.admin}/no_such_endpoint`, '/_matrix/client/v3/nope']) {
-      for (const headers of [{}, { origin: 'https://ui.example.invalid', 'access-control-request-method': 'DELETE' }] as Record<string, string>[]) {
+      for (const headers of [{}, { origin: 'https://ui.example.invalid', 'access-control-request-method': 'DELETE' }] as Record<
+        string,
+        string
+      >[]) {
         const res = await hs.req('OPTIONS', path, { headers })
         t.equal(res.status, 204, `${version} OPTIONS ${path}${Object.keys(headers).length ? ' (preflight)' : ''}`)
         t.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, POST, PUT, DELETE, OPTIONS')
@@ -106,7 +113,10 @@ t.test('server_version: python_version until v1.94.0', async (t) => {
 })
 
 t.test('event_sender_user_id: ignored before v1.122.0, a filter since', async (t) => {
-  for (const [version, filtered] of [['1.121.0', false], ['1.122.0', true]] as const) {
+  for (const [version, filtered] of [
+    ['1.121.0', false],
+    ['1.122.0', true],
+  ] as const) {
     const hs = await at(version)
     const room = await createRoom(hs, USER_TOKEN)
     await report(hs, USER_TOKEN, room, await send(hs, USER_TOKEN, room), { reason: 'x' })
@@ -120,7 +130,12 @@ t.test('event_sender_user_id: ignored before v1.122.0, a filter since', async (t
 })
 
 t.test('client reports: stored unchecked before v1.78.0; 404 for unknown events since; 403 then 404 for hidden ones', async (t) => {
-  for (const [version, unknown, hidden] of [['1.77.0', 200, 200], ['1.78.0', 404, 403], ['1.79.0', 404, 403], ['1.80.0', 404, 404]] as const) {
+  for (const [version, unknown, hidden] of [
+    ['1.77.0', 200, 200],
+    ['1.78.0', 404, 403],
+    ['1.79.0', 404, 403],
+    ['1.80.0', 404, 404],
+  ] as const) {
     const hs = await at(version)
     const room = await createRoom(hs, ADMIN_TOKEN, { visibility: 'private' })
     const event = await send(hs, ADMIN_TOKEN, room)
@@ -152,26 +167,43 @@ t.test('a version that does not parse is taken as the newest release', async (t)
   }
 })
 
-t.test('event_json in the shape of the release: prev_state until v1.68.0, origin until v1.134.0, the Rust key order from v1.155.0', async (t) => {
-  const eventJson = async (version: string) => {
-    const hs = await startHs({ hsVersion: version, reports: 5 })
-    t.teardown(() => hs.close())
-    const page = (await hs.req('GET', `${hs.reports}?dir=f&limit=50`, { token: ADMIN_TOKEN })).body as { event_reports: { id: number; sender: string | null }[] }
-    const r = page.event_reports.find((x) => x.sender !== null)!
-    return (await hs.req('GET', `${hs.reports}/${r.id}`, { token: ADMIN_TOKEN })).body.event_json as Record<string, unknown>
-  }
-  const old = ['auth_events', 'prev_events', 'type', 'room_id', 'sender', 'content', 'depth']
-  const tail = ['origin_server_ts', 'hashes', 'signatures', 'unsigned']
-  // 1.67.0 as its recorded probes show it (test/fixtures/synapse/probes-1.67.0.json).
-  t.same(Object.keys(await eventJson('1.67.0')), [...old, 'prev_state', 'origin', ...tail], '1.67.0: prev_state and origin')
-  t.same(Object.keys(await eventJson('1.68.0')), [...old, 'origin', ...tail], '1.68.0: no prev_state')
-  t.same(Object.keys(await eventJson('1.133.0')), [...old, 'origin', ...tail], '1.133.0: origin still')
-  t.same(Object.keys(await eventJson('1.134.0')), [...old, ...tail], '1.134.0: no origin')
-  // What a real 1.160.0 stored for a message in a version 11 room (its default).
-  const rust = ['signatures', 'unsigned', 'room_id', 'auth_events', 'prev_events', 'content', 'depth', 'hashes', 'origin_server_ts', 'sender', 'type']
-  t.same(Object.keys(await eventJson('1.155.0')), rust, '1.155.0: the Rust event class order')
-  t.same(Object.keys(await eventJson('1.160.0')), rust, '1.160.0 likewise')
-})
+t.test(
+  'event_json in the shape of the release: prev_state until v1.68.0, origin until v1.134.0, the Rust key order from v1.155.0',
+  async (t) => {
+    const eventJson = async (version: string) => {
+      const hs = await startHs({ hsVersion: version, reports: 5 })
+      t.teardown(() => hs.close())
+      const page = (await hs.req('GET', `${hs.reports}?dir=f&limit=50`, { token: ADMIN_TOKEN })).body as {
+        event_reports: { id: number; sender: string | null }[]
+      }
+      const r = page.event_reports.find((x) => x.sender !== null)!
+      return (await hs.req('GET', `${hs.reports}/${r.id}`, { token: ADMIN_TOKEN })).body.event_json as Record<string, unknown>
+    }
+    const old = ['auth_events', 'prev_events', 'type', 'room_id', 'sender', 'content', 'depth']
+    const tail = ['origin_server_ts', 'hashes', 'signatures', 'unsigned']
+    // 1.67.0 as its recorded probes show it (test/fixtures/synapse/probes-1.67.0.json).
+    t.same(Object.keys(await eventJson('1.67.0')), [...old, 'prev_state', 'origin', ...tail], '1.67.0: prev_state and origin')
+    t.same(Object.keys(await eventJson('1.68.0')), [...old, 'origin', ...tail], '1.68.0: no prev_state')
+    t.same(Object.keys(await eventJson('1.133.0')), [...old, 'origin', ...tail], '1.133.0: origin still')
+    t.same(Object.keys(await eventJson('1.134.0')), [...old, ...tail], '1.134.0: no origin')
+    // What a real 1.160.0 stored for a message in a version 11 room (its default).
+    const rust = [
+      'signatures',
+      'unsigned',
+      'room_id',
+      'auth_events',
+      'prev_events',
+      'content',
+      'depth',
+      'hashes',
+      'origin_server_ts',
+      'sender',
+      'type',
+    ]
+    t.same(Object.keys(await eventJson('1.155.0')), rust, '1.155.0: the Rust event class order')
+    t.same(Object.keys(await eventJson('1.160.0')), rust, '1.160.0 likewise')
+  },
+)
 
 t.test('known defects: ids, from and limit beyond 64 bits answer 500 where lib/data lists them, unless --no-deviations', async (t) => {
   const big = '99999999999999999999999'
@@ -188,7 +220,11 @@ t.test('known defects: ids, from and limit beyond 64 bits answer 500 where lib/d
     t.equal((await list(version, '?from=9223372036854775807')).status, 200, `${version}: from=2^63-1 → 200`)
   }
   const before = await at('1.66.0')
-  t.equal((await before.req('GET', `${before.reports}/${big}`, { token: ADMIN_TOKEN })).status, 404, '1.66.0 (before the examined releases): 404')
+  t.equal(
+    (await before.req('GET', `${before.reports}/${big}`, { token: ADMIN_TOKEN })).status,
+    404,
+    '1.66.0 (before the examined releases): 404',
+  )
   const clean = await startHs({ deviations: false })
   t.teardown(() => clean.close())
   hsErr(t, await clean.req('GET', `${clean.reports}/${big}`, { token: ADMIN_TOKEN }), 404, 'M_NOT_FOUND', 'Event report not found')

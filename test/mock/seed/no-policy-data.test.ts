@@ -10,7 +10,12 @@ import { mockOptions, randomToken } from '../../../mock/core/options.ts'
 import { run as runMockCli } from '../../../scripts/mock/main.ts'
 import { runCaptured } from '../../scripts/run/helpers.ts'
 
-const tokens = { adminToken: randomToken('mat_'), userToken: randomToken('mat_'), hsAdminToken: randomToken('syt_'), hsUserToken: randomToken('syt_') }
+const tokens = {
+  adminToken: randomToken('mat_'),
+  userToken: randomToken('mat_'),
+  hsAdminToken: randomToken('syt_'),
+  hsUserToken: randomToken('syt_'),
+}
 const base = { host: '127.0.0.1', port: 0, logFile: null, seed: 5, sessions: 30, reports: 5, ...tokens }
 const empty = await startMock(mockOptions({ ...base, policyData: false }, {}))
 const seeded = await startMock(mockOptions(base, {}))
@@ -42,7 +47,12 @@ t.test('latest answers the real 404 until data is set, and a reset empties it ag
 })
 
 t.test('nothing else of the world changes', async (t) => {
-  for (const path of ['/api/admin/v1/users?page[first]=100', '/api/admin/v1/compat-sessions?page[first]=100', '/api/admin/v1/oauth2-clients', '/api/admin/v1/user-registration-tokens']) {
+  for (const path of [
+    '/api/admin/v1/users?page[first]=100',
+    '/api/admin/v1/compat-sessions?page[first]=100',
+    '/api/admin/v1/oauth2-clients',
+    '/api/admin/v1/user-registration-tokens',
+  ]) {
     t.same(await get(empty.url, path), await get(seeded.url, path), path)
   }
 })
@@ -52,7 +62,24 @@ t.test('admin-conformance mock --no-policy-data', async (t) => {
   const io = { out: (s: string) => void (out += s), err: () => {} }
   let stop!: () => void
   const stopped = new Promise<void>((r) => (stop = r))
-  const done = runMockCli(['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none', '--admin-token', tokens.adminToken, '--no-policy-data'], io, stopped)
+  const done = runMockCli(
+    [
+      '--port',
+      '0',
+      '--quiet',
+      '--sessions',
+      '3',
+      '--reports',
+      '1',
+      '--log-file',
+      'none',
+      '--admin-token',
+      tokens.adminToken,
+      '--no-policy-data',
+    ],
+    io,
+    stopped,
+  )
   for (let i = 0; i < 100 && !out; i++) await new Promise((r) => setTimeout(r, 50))
   t.same(await get(out.trim(), '/api/admin/v1/policy-data/latest'), { status: 404, body: { errors: [{ title: 'No policy data found' }] } })
   stop()
@@ -66,7 +93,26 @@ t.test('--state keeps it: a restart without the flag replays onto a world withou
     let out = ''
     let stop!: () => void
     const stopped = new Promise<void>((r) => (stop = r))
-    const done = runMockCli(['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none', '--admin-token', tokens.adminToken, '--state', dir, ...extra], { out: (s) => void (out += s), err: () => {} }, stopped)
+    const done = runMockCli(
+      [
+        '--port',
+        '0',
+        '--quiet',
+        '--sessions',
+        '3',
+        '--reports',
+        '1',
+        '--log-file',
+        'none',
+        '--admin-token',
+        tokens.adminToken,
+        '--state',
+        dir,
+        ...extra,
+      ],
+      { out: (s) => void (out += s), err: () => {} },
+      stopped,
+    )
     for (let i = 0; i < 100 && !out; i++) await new Promise((r) => setTimeout(r, 50))
     return { url: out.trim(), stop: async () => (stop(), done) }
   }

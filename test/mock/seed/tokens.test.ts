@@ -16,9 +16,16 @@ t.test("seeded users' tokens are not the seed's alone", async (t) => {
   const a = seeded()
   const b = seeded()
   t.ok(a.people.length >= 8, `${a.people.length} seeded users with tokens`)
-  t.same(a.people.map(([, s]) => s), b.people.map(([, s]) => s), 'the same users and devices')
+  t.same(
+    a.people.map(([, s]) => s),
+    b.people.map(([, s]) => s),
+    'the same users and devices',
+  )
   const tokensA = new Set(a.people.map(([token]) => token))
-  t.ok(b.people.every(([token]) => !tokensA.has(token)), 'other tokens at another start')
+  t.ok(
+    b.people.every(([token]) => !tokensA.has(token)),
+    'other tokens at another start',
+  )
   for (const [token] of a.people) t.match(token, /^syt_[A-Za-z0-9_-]+_[A-Za-z0-9]{20}_[A-Za-z0-9]{6}$/, 'the real format')
 })
 
@@ -26,7 +33,11 @@ t.test('--fixed-tokens: the same tokens at every start', async (t) => {
   const a = seeded({ tokenSecret: undefined })
   const b = seeded({ tokenSecret: undefined })
   t.same(a.people, b.people, 'same seed, same tokens')
-  t.notSame(seeded({ tokenSecret: undefined, seed: 2 }).people.map(([x]) => x), a.people.map(([x]) => x), 'another seed, other tokens')
+  t.notSame(
+    seeded({ tokenSecret: undefined, seed: 2 }).people.map(([x]) => x),
+    a.people.map(([x]) => x),
+    'another seed, other tokens',
+  )
   const io = { stdout: '', stderr: '', out: (s: string) => void (io.stdout += s), err: (s: string) => void (io.stderr += s) }
   let stop!: () => void
   const stopped = new Promise<void>((r) => (stop = r))

@@ -31,7 +31,10 @@ function raw(port: number, method: string, path: string, headers: Record<string,
 
 t.test('a web page cannot drive the control API: simple requests are refused', async (t) => {
   const tm = await startTestMock(t, { sessions: 9, reports: 2 })
-  const active = tm.world().mas.compat.all().find((s) => s.finishedAt === null)!
+  const active = tm
+    .world()
+    .mas.compat.all()
+    .find((s) => s.finishedAt === null)!
   t.equal((await tm.post(`/api/admin/v1/compat-sessions/${active.id}/finish`)).status, 200, 'a write to lose')
   const page = { origin: 'http://evil.example' }
   // What a cross-site form or fetch without preflight can send.
@@ -52,8 +55,17 @@ t.test('a web page cannot drive the control API: simple requests are refused', a
   t.equal(tm.world().mas.compat.all().length, 9 / 3, 'the world was not reseeded')
   // What the harness sends passes.
   t.equal((await fetch(`${tm.url}/_mock/info`, { headers: { 'x-admin-conformance': '1' } })).status, 200, 'GET with the header')
-  t.equal((await fetch(`${tm.url}/_mock/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sessions":6}' })).status, 200, 'a JSON body')
-  t.equal((await fetch(`${tm.url}/_mock/reset`, { method: 'POST', headers: { 'x-admin-conformance': '1' } })).status, 200, 'a bodiless POST with the header')
+  t.equal(
+    (await fetch(`${tm.url}/_mock/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sessions":6}' }))
+      .status,
+    200,
+    'a JSON body',
+  )
+  t.equal(
+    (await fetch(`${tm.url}/_mock/reset`, { method: 'POST', headers: { 'x-admin-conformance': '1' } })).status,
+    200,
+    'a bodiless POST with the header',
+  )
   t.equal((await fetch(`${tm.url}/_mock/info`, { headers: { 'x-admin-conformance': 'yes' } })).status, 403, "the header's value is 1")
 })
 
@@ -63,7 +75,10 @@ t.test('control API CORS: only the configured origin', async (t) => {
   const pre = await fetch(`${open.url}/_mock/reset`, { method: 'OPTIONS', headers: { origin: 'http://evil.example', ...preflight } })
   t.equal(pre.headers.get('access-control-allow-origin'), null, 'no origin configured: no CORS, the preflight fails in the browser')
   t.equal(pre.headers.get('access-control-allow-headers'), null)
-  const admin = await fetch(`${open.url}/api/admin/v1/version`, { method: 'OPTIONS', headers: { origin: 'http://evil.example', ...preflight } })
+  const admin = await fetch(`${open.url}/api/admin/v1/version`, {
+    method: 'OPTIONS',
+    headers: { origin: 'http://evil.example', ...preflight },
+  })
   t.equal(admin.headers.get('access-control-allow-origin'), '*', 'the admin API keeps its CORS (bearer tokens, no credentials)')
 
   const dev = 'http://localhost:5173'
@@ -88,22 +103,47 @@ t.test('every path checks the Host header', async (t) => {
   const paths: [string, string, (r: Raw) => void][] = [
     ['/health', 'other', (r) => t.match(r.headers['content-type'], /text\/plain/)],
     ['/api/admin/v1/version', 'mas', (r) => t.match(JSON.parse(r.text), { errors: [{ title: /does not serve the host/ }] })],
-    ['/_synapse/admin/v1/server_version', 'hs', (r) => t.match(JSON.parse(r.text), { errcode: 'M_UNKNOWN', error: /does not serve the host/ })],
+    [
+      '/_synapse/admin/v1/server_version',
+      'hs',
+      (r) => t.match(JSON.parse(r.text), { errcode: 'M_UNKNOWN', error: /does not serve the host/ }),
+    ],
     ['/_mock/info', 'control', (r) => t.match(JSON.parse(r.text), { error: /--allowed-host/ })],
     ['/.well-known/openid-configuration', 'other', () => {}],
   ]
   for (const [path, area, body] of paths) {
-    for (const host of ['attacker.example', `attacker.example:${port}`, `localhost:${port + 1}`, '127.0.0.2', `mock.internal.evil:${port}`, 'proxy.example:8444']) {
+    for (const host of [
+      'attacker.example',
+      `attacker.example:${port}`,
+      `localhost:${port + 1}`,
+      '127.0.0.2',
+      `mock.internal.evil:${port}`,
+      'proxy.example:8444',
+    ]) {
       const r = await raw(port, 'GET', path, { host, ...control })
       t.equal(r.status, 421, `${path} with Host ${host}: 421`)
       if (host === 'attacker.example') body(r)
     }
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`, 'mock.internal', 'mock.internal:9999', 'proxy.example:8443']) {
+    for (const host of [
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      `LOCALHOST:${port}`,
+      'mock.internal',
+      'mock.internal:9999',
+      'proxy.example:8443',
+    ]) {
       t.not((await raw(port, 'GET', path, { host, ...control })).status, 421, `${path} (${area}) with Host ${host}: served`)
     }
   }
   // The rebinding attack: the page's own origin, so no CORS needed, but its Host names the page's domain.
-  const token = await raw(port, 'POST', '/oauth2/token', { host: 'rebind.example', 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials')
+  const token = await raw(
+    port,
+    'POST',
+    '/oauth2/token',
+    { host: 'rebind.example', 'content-type': 'application/x-www-form-urlencoded' },
+    'grant_type=client_credentials',
+  )
   t.equal(token.status, 421, 'the token endpoint too')
   t.equal(tm.world().mas.compat.all().length, 1, 'nothing reseeded by a refused request')
 })
@@ -127,19 +167,33 @@ t.test('the allowlist', async (t) => {
 t.test('/_mock/seed sizes are bounded', async (t) => {
   const tm = await startTestMock(t, { sessions: 3, reports: 1 })
   for (const key of ['sessions', 'reports'] as const) {
-    const res = await tm.req('POST', '/_mock/seed', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [key]: 2_000_000 }) })
+    const res = await tm.req('POST', '/_mock/seed', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ [key]: 2_000_000 }),
+    })
     t.equal(res.status, 400, `${key}: 2,000,000 refused`)
     t.match(res.body.error, new RegExp(`'${key}' must be an integer from 0 to ${CONTROL_SIZE_LIMITS[key]}.*--${key}`), 'names the limit')
   }
   t.equal(tm.world().mas.compat.all().length, 1, 'the world is untouched')
-  const over = await tm.req('POST', '/_mock/seed', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessions: CONTROL_SIZE_LIMITS.sessions + 1 }) })
+  const over = await tm.req('POST', '/_mock/seed', {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sessions: CONTROL_SIZE_LIMITS.sessions + 1 }),
+  })
   t.equal(over.status, 400, 'one past the limit: refused')
-  const ok = await tm.req('POST', '/_mock/seed', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessions: 30, reports: 2 }) })
+  const ok = await tm.req('POST', '/_mock/seed', {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sessions: 30, reports: 2 }),
+  })
   t.equal(ok.status, 200, 'within it: reseeded')
 })
 
 /** Sends a head declaring `declared` bytes and `sent` bytes of body, and waits for the answer while sending no more. */
-function lyingLength(port: number, path: string, declared: number, sent: number): Promise<{ status: number; head: string; body: string; ms: number }> {
+function lyingLength(
+  port: number,
+  path: string,
+  declared: number,
+  sent: number,
+): Promise<{ status: number; head: string; body: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = Date.now()
     const socket = connect(port, '127.0.0.1')
@@ -156,13 +210,20 @@ function lyingLength(port: number, path: string, declared: number, sent: number)
       if (got.length < end + 4 + length) return
       clearTimeout(giveUp)
       socket.destroy()
-      resolve({ status: Number(got.slice(9, 12)), head: got.slice(0, end), body: got.slice(end + 4, end + 4 + length), ms: Date.now() - started })
+      resolve({
+        status: Number(got.slice(9, 12)),
+        head: got.slice(0, end),
+        body: got.slice(end + 4, end + 4 + length),
+        ms: Date.now() - started,
+      })
     })
     socket.on('error', (e) => {
       clearTimeout(giveUp)
       reject(e)
     })
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`)
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`,
+    )
     socket.write(Buffer.alloc(sent, 0x20))
   })
 }
@@ -172,7 +233,11 @@ t.test('a lying Content-Length is answered at once, per API', async (t) => {
   const port = tm.mock.port
   const hs = await lyingLength(port, '/_synapse/admin/v1/event_reports/1', 50e9, 64 * 1024)
   t.equal(hs.status, 413, 'homeserver: 413')
-  t.same(JSON.parse(hs.body), { errcode: 'M_TOO_LARGE', error: 'Request content is too large (>52428800)' }, "Synapse's answer to a Content-Length past max_request_body_size")
+  t.same(
+    JSON.parse(hs.body),
+    { errcode: 'M_TOO_LARGE', error: 'Request content is too large (>52428800)' },
+    "Synapse's answer to a Content-Length past max_request_body_size",
+  )
   const mas = await lyingLength(port, '/api/admin/v1/users', 50e9, 64 * 1024)
   t.equal(mas.status, 413, 'auth service: 413')
   t.equal(mas.body, 'Failed to buffer the request body: length limit exceeded')
@@ -181,11 +246,21 @@ t.test('a lying Content-Length is answered at once, per API', async (t) => {
   t.match(JSON.parse(control.body).error, /more than 2097152 bytes/)
   // A body that passes the limit while it is sent, without a declared length past it, is refused as it passes.
   const chunked = await new Promise<number>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/admin/v1/users', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, agent: false }, (res) => {
-      res.resume()
-      resolve(res.statusCode!)
-      req.destroy()
-    })
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/admin/v1/users',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        agent: false,
+      },
+      (res) => {
+        res.resume()
+        resolve(res.statusCode!)
+        req.destroy()
+      },
+    )
     req.on('error', reject)
     req.write(Buffer.alloc(3 * 1024 * 1024, 0x20))
     // and then nothing more: the answer must not wait for the end

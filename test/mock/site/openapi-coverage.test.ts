@@ -20,8 +20,15 @@ type Json = Record<string, any>
 const dir = mkdtempSync(path.join(tmpdir(), 'openapi-coverage-'))
 const logFile = path.join(dir, 'requests.log')
 const MAX_BODY = 64 * 1024
-const tokens = { adminToken: generateToken('mat'), userToken: generateToken('mat'), hsAdminToken: randomToken('syt_'), hsUserToken: randomToken('syt_') }
-const mock = await startMock(mockOptions({ host: '127.0.0.1', port: 0, seed: 3, sessions: 60, reports: 12, logFile, maxBody: MAX_BODY, ...tokens }, {}))
+const tokens = {
+  adminToken: generateToken('mat'),
+  userToken: generateToken('mat'),
+  hsAdminToken: randomToken('syt_'),
+  hsUserToken: randomToken('syt_'),
+}
+const mock = await startMock(
+  mockOptions({ host: '127.0.0.1', port: 0, seed: 3, sessions: 60, reports: 12, logFile, maxBody: MAX_BODY, ...tokens }, {}),
+)
 t.teardown(async () => {
   await mock.close()
   rmSync(dir, { recursive: true, force: true })
@@ -70,7 +77,9 @@ async function realValues(): Promise<Record<string, Record<string, string>>> {
   }
   const users = (await (await fetch(`${url}/api/admin/v1/users?page[first]=1`, { headers: admin })).json()) as Json
   out['/api/admin/v1/users/by-username/{username}'] = { username: users.data[0].attributes.username }
-  const reports = (await (await fetch(`${url}/_synapse/admin/v1/event_reports?limit=1`, { headers: { authorization: `Bearer ${tokens.hsAdminToken}` } })).json()) as Json
+  const reports = (await (
+    await fetch(`${url}/_synapse/admin/v1/event_reports?limit=1`, { headers: { authorization: `Bearer ${tokens.hsAdminToken}` } })
+  ).json()) as Json
   const world = mock.world().hs
   const room = [...world.rooms.keys()][0] ?? '!none:example.test'
   const event = [...world.events.keys()][0] ?? '$none'
@@ -84,13 +93,17 @@ async function realValues(): Promise<Record<string, Record<string, string>>> {
 function fill(p: string, values: Record<string, string> | undefined, variant: 'real' | 'unknown' | 'junk'): string {
   return p.replace(/\{([^}]+)\}/g, (_, name: string) => {
     if (variant === 'junk') return name === 'report_id' ? '-3' : 'not-an-id'
-    if (variant === 'unknown') return name === 'report_id' ? '999999' : name === 'id' ? UNKNOWN_ULID : encodeURIComponent(`@nobody-${name}:x`)
+    if (variant === 'unknown')
+      return name === 'report_id' ? '999999' : name === 'id' ? UNKNOWN_ULID : encodeURIComponent(`@nobody-${name}:x`)
     return values?.[name] ?? 'x'
   })
 }
 
 /** Every request of the probe for one operation: [method, path, headers, body]. */
-function probesOf(o: (typeof ops)[number], values: Record<string, string> | undefined): [string, string, Record<string, string>, (string | Buffer)?][] {
+function probesOf(
+  o: (typeof ops)[number],
+  values: Record<string, string> | undefined,
+): [string, string, Record<string, string>, (string | Buffer)?][] {
   const admin = o.area === 'mas' ? tokens.adminToken : tokens.hsAdminToken
   const user = o.area === 'mas' ? tokens.userToken : tokens.hsUserToken
   const unknown = o.area === 'mas' ? generateToken('mat') : 'syt_unknown_token_abcdef'
@@ -114,7 +127,12 @@ function probesOf(o: (typeof ops)[number], values: Record<string, string> | unde
     [M, real, json, Buffer.alloc(MAX_BODY + 1, 0x20)],
   ]
   if (M !== 'GET') {
-    out.push([M, real, json, '{}'], [M, real, json, 'nope'], [M, real, { ...auth, 'content-type': 'text/plain' }, '{}'], [M, real, json, '[{"a":1}]'])
+    out.push(
+      [M, real, json, '{}'],
+      [M, real, json, 'nope'],
+      [M, real, { ...auth, 'content-type': 'text/plain' }, '{}'],
+      [M, real, json, '[{"a":1}]'],
+    )
     out.push([M, real, json, `{"a":${'['.repeat(1000)}${']'.repeat(1000)}}`], [M, real, json, `{"a":${'['.repeat(200)}${']'.repeat(200)}}`])
   }
   return out
@@ -126,14 +144,25 @@ async function ownershipProbes(): Promise<[string, string, Record<string, string
   const get = async (p: string) => (await (await fetch(url + p, { headers: json })).json()) as Json
   const out: [string, string, Record<string, string>, string][] = []
   const gone = await get('/api/admin/v1/users?filter[status]=deactivated&page[first]=1')
-  if (gone.data?.[0]) out.push(['POST', '/api/admin/v1/personal-sessions', json, JSON.stringify({ actor_user_id: gone.data[0].id, human_name: 'probe', scope: 'openid' })])
+  if (gone.data?.[0])
+    out.push([
+      'POST',
+      '/api/admin/v1/personal-sessions',
+      json,
+      JSON.stringify({ actor_user_id: gone.data[0].id, human_name: 'probe', scope: 'openid' }),
+    ])
   const sessions = await get('/api/admin/v1/personal-sessions?filter[status]=active&page[first]=5')
   for (const s of sessions.data ?? []) out.push(['POST', `/api/admin/v1/personal-sessions/${s.id}/regenerate`, json, '{}'])
   return out
 }
 
 t.test('run the suites with writes, then probe every operation', async (t) => {
-  const env = { MAS_ADMIN_TOKEN: tokens.adminToken, MAS_USER_TOKEN: tokens.userToken, HS_ADMIN_TOKEN: tokens.hsAdminToken, HS_USER_TOKEN: tokens.hsUserToken }
+  const env = {
+    MAS_ADMIN_TOKEN: tokens.adminToken,
+    MAS_USER_TOKEN: tokens.userToken,
+    HS_ADMIN_TOKEN: tokens.hsAdminToken,
+    HS_USER_TOKEN: tokens.hsUserToken,
+  }
   const r = await runCaptured(['--mas-url', url, '--hs-url', url, '--allow-writes', '--area', 'admin,reports,upgrade'], env)
   const failed = (r.result.report?.suites ?? []).flatMap((s) => s.checks.filter((c) => c.outcome === 'fail').map((c) => c.name))
   t.same(failed, [], 'the suites pass against the recorded mock')
@@ -142,7 +171,12 @@ t.test('run the suites with writes, then probe every operation', async (t) => {
   // the methods each path lacks
   for (const [p, item] of Object.entries(doc.paths as Json)) {
     const o = ops.find((x) => x.path === p)!
-    for (const m of METHODS.filter((x) => !item[x])) queue.push([m.toUpperCase(), fill(p, values[p], 'real'), { authorization: `Bearer ${o.area === 'mas' ? tokens.adminToken : tokens.hsAdminToken}` }])
+    for (const m of METHODS.filter((x) => !item[x]))
+      queue.push([
+        m.toUpperCase(),
+        fill(p, values[p], 'real'),
+        { authorization: `Bearer ${o.area === 'mas' ? tokens.adminToken : tokens.hsAdminToken}` },
+      ])
   }
   queue.push(...(await ownershipProbes()))
   let next = 0
@@ -165,7 +199,9 @@ function undocumentedIn(d: Json, answered: Map<string, { example: string }>): st
       if (!String(d.paths[second].description).includes(` ${third} `)) undocumented.push(`${key} (${example})`)
       continue
     }
-    const op = Object.values(d.paths as Json).flatMap((item: Json) => METHODS.map((m) => item[m]).filter(Boolean)).find((o: Json) => o.operationId === first) as Json
+    const op = Object.values(d.paths as Json)
+      .flatMap((item: Json) => METHODS.map((m) => item[m]).filter(Boolean))
+      .find((o: Json) => o.operationId === first) as Json
     if (!op.responses[second]) undocumented.push(`${key} (${example})`)
   }
   return undocumented
@@ -197,16 +233,34 @@ t.test('every answered (operation, status) is documented', async (t) => {
   delete lessened.paths['/api/admin/v1/compat-sessions/{id}'].get.responses['401']
   lessened.paths['/api/admin/v1/compat-sessions/{id}'].description = 'nothing'
   const caught = undocumentedIn(lessened, answered).map((u) => u.split(' (')[0] ?? u)
-  t.ok(caught.includes('getCompatSession 401') && caught.some((c) => /^[A-Z]+ \/api\/admin\/v1\/compat-sessions\/\{id\} 405$/.test(c)), 'and the check is not vacuous: a status taken out of the document is caught', { caught })
+  t.ok(
+    caught.includes('getCompatSession 401') && caught.some((c) => /^[A-Z]+ \/api\/admin\/v1\/compat-sessions\/\{id\} 405$/.test(c)),
+    'and the check is not vacuous: a status taken out of the document is caught',
+    { caught },
+  )
 
   // documented → answered, for a few operations; a status not reached needs a reason here
   const NOT_REACHED: Record<string, string> = {
     'reportEvent 403': 'only when the mock claims Synapse v1.78.0 or v1.79.0 (this mock claims the newest release, which answers 404)',
-    'getLatestPolicyData 404': 'only on a mock without policy data (mock --no-policy-data): test/mock/seed/no-policy-data.test.ts answers it',
+    'getLatestPolicyData 404':
+      'only on a mock without policy data (mock --no-policy-data): test/mock/seed/no-policy-data.test.ts answers it',
     '500': 'only when the homeserver delegates authentication and the auth service names an invalid user (mock --hs-delegate-url)',
     '503': 'only when the homeserver delegates authentication and the auth service is down (mock --hs-delegate-url)',
   }
-  const SELECTED = ['getCompatSession', 'finishCompatSession', 'createPersonalSession', 'revokePersonalSession', 'regeneratePersonalSession', 'getLatestPolicyData', 'listOAuth2Sessions', 'listEventReports', 'getEventReport', 'deleteEventReport', 'reportEvent', 'lockUser']
+  const SELECTED = [
+    'getCompatSession',
+    'finishCompatSession',
+    'createPersonalSession',
+    'revokePersonalSession',
+    'regeneratePersonalSession',
+    'getLatestPolicyData',
+    'listOAuth2Sessions',
+    'listEventReports',
+    'getEventReport',
+    'deleteEventReport',
+    'reportEvent',
+    'lockUser',
+  ]
   for (const id of SELECTED) {
     const o = ops.find((x) => x.op.operationId === id)
     if (!o) {
@@ -216,7 +270,7 @@ t.test('every answered (operation, status) is documented', async (t) => {
     for (const status of Object.keys(o.op.responses)) {
       const reached = answered.has(`${id} ${status}`)
       const reason = NOT_REACHED[`${id} ${status}`] ?? (o.area === 'hs' ? NOT_REACHED[status] : undefined)
-      t.ok(reached || reason, `${id} ${status}: ${reached ? 'answered' : reason ?? 'never answered, and no reason given'}`)
+      t.ok(reached || reason, `${id} ${status}: ${reached ? 'answered' : (reason ?? 'never answered, and no reason given')}`)
     }
   }
 })

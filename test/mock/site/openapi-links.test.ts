@@ -10,13 +10,21 @@ import { generateToken } from '../../../mock/store/mas/index.ts'
 
 type Json = Record<string, any>
 
-const tokens = { adminToken: generateToken('mat'), userToken: generateToken('mat'), hsAdminToken: randomToken('syt_'), hsUserToken: randomToken('syt_'), adminClientSecret: randomToken('secret_') }
+const tokens = {
+  adminToken: generateToken('mat'),
+  userToken: generateToken('mat'),
+  hsAdminToken: randomToken('syt_'),
+  hsUserToken: randomToken('syt_'),
+  adminClientSecret: randomToken('secret_'),
+}
 const mock = await startMock(mockOptions({ host: '127.0.0.1', port: 0, seed: 4, sessions: 30, reports: 6, logFile: null, ...tokens }, {}))
 t.teardown(() => mock.close())
 const url = mock.url
 const doc = (await (await fetch(`${url}/api/spec.json`)).json()) as Json
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
-const ops = Object.entries(doc.paths as Json).flatMap(([p, item]) => METHODS.filter((m) => item[m]).map((m) => ({ path: p, method: m, op: item[m] as Json })))
+const ops = Object.entries(doc.paths as Json).flatMap(([p, item]) =>
+  METHODS.filter((m) => item[m]).map((m) => ({ path: p, method: m, op: item[m] as Json })),
+)
 const byId = new Map(ops.map((o) => [o.op.operationId as string, o]))
 const schemes = doc.components.securitySchemes as Json
 
@@ -25,10 +33,11 @@ function resolve(schema: Json | undefined, pointer: string[]): Json | undefined 
   if (!schema) return undefined
   if (schema.$ref) return resolve(doc.components.schemas[String(schema.$ref).replace('#/components/schemas/', '')], pointer)
   if (pointer.length === 0) return schema
-  for (const k of ['allOf', 'anyOf', 'oneOf']) for (const m of schema[k] ?? []) {
-    const hit = resolve(m, pointer)
-    if (hit) return hit
-  }
+  for (const k of ['allOf', 'anyOf', 'oneOf'])
+    for (const m of schema[k] ?? []) {
+      const hit = resolve(m, pointer)
+      if (hit) return hit
+    }
   const [head, ...rest] = pointer as [string, ...string[]]
   if (/^\d+$/.test(head)) return schema.items ? resolve(schema.items, rest) : undefined
   return schema.properties?.[head] ? resolve(schema.properties[head], rest) : undefined
@@ -42,7 +51,9 @@ t.test('the schema walk is not vacuous', async (t) => {
 })
 
 const allLinks = ops.flatMap(({ op }) =>
-  Object.entries(op.responses as Json).flatMap(([status, r]) => Object.entries((r.links ?? {}) as Json).map(([name, link]) => ({ from: op, status, response: r as Json, name, link: link as Json }))),
+  Object.entries(op.responses as Json).flatMap(([status, r]) =>
+    Object.entries((r.links ?? {}) as Json).map(([name, link]) => ({ from: op, status, response: r as Json, name, link: link as Json })),
+  ),
 )
 
 t.test('security: every named scheme is declared, with the scopes it offers', async (t) => {
@@ -54,33 +65,52 @@ t.test('security: every named scheme is declared, with the scopes it offers', as
       for (const [name, scopes] of Object.entries(req)) {
         t.ok(schemes[name], `${op.operationId}: scheme ${name} is declared`)
         if (schemes[name]?.type === 'oauth2') {
-          for (const flow of Object.values(schemes[name].flows as Json)) for (const s of scopes as string[]) t.ok(s in (flow as Json).scopes, `${op.operationId}: scope ${s} offered by ${name}`)
+          for (const flow of Object.values(schemes[name].flows as Json))
+            for (const s of scopes as string[]) t.ok(s in (flow as Json).scopes, `${op.operationId}: scope ${s} offered by ${name}`)
         }
       }
     }
     const names = (op.security as Json[]).flatMap((r) => Object.keys(r))
     const family = path.startsWith('/api/') ? 'mas' : 'hs'
-    if (names.length) t.ok(names.every((n) => n.startsWith(family === 'mas' ? 'mas-' : 'hs-')), `${op.operationId}: schemes of its own area`)
+    if (names.length)
+      t.ok(
+        names.every((n) => n.startsWith(family === 'mas' ? 'mas-' : 'hs-')),
+        `${op.operationId}: schemes of its own area`,
+      )
   }
 })
 
 t.test('security: the mock authenticates exactly the operations that name a scheme', async (t) => {
   for (const { path, method, op } of ops) {
     const p = path.replace(/\{[^}]+\}/g, (_, n) => (n === 'id' ? '01J00000000000000000000000' : '1'))
-    const res = await fetch(url + p, { method: method.toUpperCase(), headers: method === 'get' ? {} : { 'content-type': 'application/json' }, body: method === 'get' ? undefined : '{}' })
+    const res = await fetch(url + p, {
+      method: method.toUpperCase(),
+      headers: method === 'get' ? {} : { 'content-type': 'application/json' },
+      body: method === 'get' ? undefined : '{}',
+    })
     const body = await res.text()
-    const refused = (res.status === 400 && body.includes('Missing authorization header')) || (res.status === 401 && body.includes('M_MISSING_TOKEN'))
-    t.equal((op.security as Json[]).length > 0, refused, `${method.toUpperCase()} ${path}: ${refused ? 'needs a token and names a scheme' : 'needs no token and names none'} (${res.status})`)
+    const refused =
+      (res.status === 400 && body.includes('Missing authorization header')) || (res.status === 401 && body.includes('M_MISSING_TOKEN'))
+    t.equal(
+      (op.security as Json[]).length > 0,
+      refused,
+      `${method.toUpperCase()} ${path}: ${refused ? 'needs a token and names a scheme' : 'needs no token and names none'} (${res.status})`,
+    )
   }
 })
 
-t.test('security: the OAuth 2.0 flow is the mock\'s real token endpoint', async (t) => {
+t.test("security: the OAuth 2.0 flow is the mock's real token endpoint", async (t) => {
   const flow = schemes['mas-admin'].flows.clientCredentials as Json
   t.equal(flow.tokenUrl, `${url}/oauth2/token`)
   const res = await fetch(flow.tokenUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: mock.options.adminClientId, client_secret: tokens.adminClientSecret, scope: Object.keys(flow.scopes).join(' ') }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: mock.options.adminClientId,
+      client_secret: tokens.adminClientSecret,
+      scope: Object.keys(flow.scopes).join(' '),
+    }),
   })
   t.equal(res.status, 200, 'client_credentials at the tokenUrl')
   const { access_token } = (await res.json()) as Json
@@ -112,7 +142,8 @@ t.test('links: target operation, parameters and runtime expression resolve', asy
       t.ok(m && resolve(schema, m[1]!.slice(1).split('/')), `${what}: ${expr} points into the response schema`)
     }
     for (const p of (target?.op.parameters ?? []) as Json[]) {
-      if (p.in === 'path') t.ok(p.name in link.parameters || `path.${p.name}` in link.parameters, `${what}: path parameter ${p.name} is given`)
+      if (p.in === 'path')
+        t.ok(p.name in link.parameters || `path.${p.name}` in link.parameters, `${what}: path parameter ${p.name} is given`)
     }
   }
 })
@@ -132,7 +163,8 @@ t.test('links: every family with a fetchable item has them', async (t) => {
     const create = (doc.paths as Json)[m[1]!]?.post as Json | undefined
     if (create) t.ok(linked(create.operationId, get.operationId), `${create.operationId} → ${get.operationId}`)
     for (const o of ops) {
-      if (o.op !== get && (o.path === path || (o.path.startsWith(`${path}/`) && !o.path.slice(path.length).includes('{')))) t.ok(linked(get.operationId, o.op.operationId), `${get.operationId} → ${o.op.operationId}`)
+      if (o.op !== get && (o.path === path || (o.path.startsWith(`${path}/`) && !o.path.slice(path.length).includes('{'))))
+        t.ok(linked(get.operationId, o.op.operationId), `${get.operationId} → ${o.op.operationId}`)
     }
   }
   t.ok(linked('listCompatSessions', 'getCompatSession', { id: '$response.body#/data/0/id' }))
@@ -152,7 +184,10 @@ t.test('links: every family with a fetchable item has them', async (t) => {
 
 /** The value of a `$response.body#/…` expression in a body. */
 const evaluate = (body: unknown, expr: string): unknown =>
-  expr.replace(/^\$response\.body#\//, '').split('/').reduce<any>((node, seg) => (node == null ? undefined : node[seg]), body)
+  expr
+    .replace(/^\$response\.body#\//, '')
+    .split('/')
+    .reduce<any>((node, seg) => (node == null ? undefined : node[seg]), body)
 
 t.test('links: followed on the live mock, every GET target answers 200', async (t) => {
   const auth = (p: string) => ({ authorization: `Bearer ${p.startsWith('/api/') ? tokens.adminToken : tokens.hsAdminToken}` })
@@ -164,7 +199,9 @@ t.test('links: followed on the live mock, every GET target answers 200', async (
       const [key, expr] = Object.entries(link.parameters as Json)[0] as [string, string]
       const value = evaluate(body, expr)
       if (target.method !== 'get' || value === undefined || value === null) continue // an empty listing, an attribute not set
-      const p = key.startsWith('query.') ? `${target.path}?${encodeURIComponent(key.slice(6))}=${encodeURIComponent(String(value))}` : target.path.replace(/\{[^}]+\}/, encodeURIComponent(String(value)))
+      const p = key.startsWith('query.')
+        ? `${target.path}?${encodeURIComponent(key.slice(6))}=${encodeURIComponent(String(value))}`
+        : target.path.replace(/\{[^}]+\}/, encodeURIComponent(String(value)))
       const got = await fetch(url + p, { headers: auth(p) })
       const next = await got.json()
       t.equal(got.status, 200, `${op.operationId} → ${name}: GET ${p}`)

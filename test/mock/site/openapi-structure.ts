@@ -44,11 +44,21 @@ export const OPENAPI_31 = {
     },
     servers: {
       type: 'array',
-      items: { type: 'object', required: ['url'], properties: { url: { type: 'string' }, description: { type: 'string' } }, additionalProperties: false },
+      items: {
+        type: 'object',
+        required: ['url'],
+        properties: { url: { type: 'string' }, description: { type: 'string' } },
+        additionalProperties: false,
+      },
     },
     tags: {
       type: 'array',
-      items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, description: { type: 'string' } }, additionalProperties: false },
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string' }, description: { type: 'string' } },
+        additionalProperties: false,
+      },
     },
     paths: {
       type: 'object',
@@ -59,7 +69,11 @@ export const OPENAPI_31 = {
       type: 'object',
       properties: {
         schemas: { type: 'object', additionalProperties: { type: ['object', 'boolean'] } },
-        securitySchemes: { type: 'object', propertyNames: { pattern: '^[a-zA-Z0-9.\\-_]+$' }, additionalProperties: { $ref: '#/$defs/SecurityScheme' } },
+        securitySchemes: {
+          type: 'object',
+          propertyNames: { pattern: '^[a-zA-Z0-9.\\-_]+$' },
+          additionalProperties: { $ref: '#/$defs/SecurityScheme' },
+        },
       },
       additionalProperties: false,
     },
@@ -174,9 +188,15 @@ export const OPENAPI_31 = {
       },
       allOf: [
         { if: { properties: { type: { const: 'http' } } }, then: { properties: { scheme: { type: 'string' } }, required: ['scheme'] } },
-        { if: { properties: { type: { const: 'apiKey' } } }, then: { properties: { name: { type: 'string' }, in: { type: 'string' } }, required: ['name', 'in'] } },
+        {
+          if: { properties: { type: { const: 'apiKey' } } },
+          then: { properties: { name: { type: 'string' }, in: { type: 'string' } }, required: ['name', 'in'] },
+        },
         { if: { properties: { type: { const: 'oauth2' } } }, then: { properties: { flows: { type: 'object' } }, required: ['flows'] } },
-        { if: { properties: { type: { const: 'openIdConnect' } } }, then: { properties: { openIdConnectUrl: { type: 'string' } }, required: ['openIdConnectUrl'] } },
+        {
+          if: { properties: { type: { const: 'openIdConnect' } } },
+          then: { properties: { openIdConnectUrl: { type: 'string' } }, required: ['openIdConnectUrl'] },
+        },
       ],
       additionalProperties: false,
     },

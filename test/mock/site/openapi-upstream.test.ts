@@ -15,7 +15,9 @@ const upstream = (skip ? { paths: {} } : JSON.parse(readFileSync(UPSTREAM, 'utf8
 const ours = buildOpenApi() as Json
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']
 const opsOf = (doc: Json) =>
-  Object.entries(doc.paths as Json).flatMap(([p, item]) => METHODS.filter((m) => (item as Json)[m]).map((m) => ({ key: `${m.toUpperCase()} ${p}`, op: (item as Json)[m] as Json })))
+  Object.entries(doc.paths as Json).flatMap(([p, item]) =>
+    METHODS.filter((m) => (item as Json)[m]).map((m) => ({ key: `${m.toUpperCase()} ${p}`, op: (item as Json)[m] as Json })),
+  )
 
 t.test('every status upstream documents, and more', { skip }, async (t) => {
   const up = new Map(opsOf(upstream).map((o) => [o.key, o.op]))
@@ -38,6 +40,8 @@ t.test('every status upstream documents, and more', { skip }, async (t) => {
   }
   const up401 = opsOf(upstream).filter((o) => o.op.responses?.['401']).length
   const up403 = opsOf(upstream).filter((o) => o.op.responses?.['403']).length
-  t.comment(`(operation, status) pairs: ours ${ourPairs}, upstream ${upPairs}; links: ours ${links}, upstream ${upLinks}; upstream documents 401 on ${up401} and 403 on ${up403} operations`)
+  t.comment(
+    `(operation, status) pairs: ours ${ourPairs}, upstream ${upPairs}; links: ours ${links}, upstream ${upLinks}; upstream documents 401 on ${up401} and 403 on ${up403} operations`,
+  )
   t.ok(ourPairs > upPairs, 'more statuses described than upstream')
 })

@@ -20,7 +20,10 @@ function walk(node: unknown, at: string, visit: (node: Json, at: string) => void
 
 function resolvePointer(doc: unknown, pointer: string): unknown {
   let node = doc
-  for (const raw of pointer.replace(/^#\/?/, '').split('/').filter((s) => s !== '')) {
+  for (const raw of pointer
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((s) => s !== '')) {
     const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~')
     node = typeof node === 'object' && node !== null ? (node as Json)[seg] : undefined
   }
@@ -108,7 +111,10 @@ t.test('operations: unique ids, path parameters match the template, security', a
   for (const { path, method, op } of operations) {
     const inTemplate = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort()
     const params = (op.parameters as Json[] | undefined) ?? []
-    const declared = params.filter((p) => p.in === 'path').map((p) => p.name).sort()
+    const declared = params
+      .filter((p) => p.in === 'path')
+      .map((p) => p.name)
+      .sort()
     t.same(declared, inTemplate, `${method} ${path}: path parameters`)
     const names = params.map((p) => `${p.in}:${p.name}`)
     t.equal(new Set(names).size, names.length, `${method} ${path}: no duplicate parameters`)
@@ -118,7 +124,8 @@ t.test('operations: unique ids, path parameters match the template, security', a
   }
   t.same(paths['/_synapse/admin/v1/server_version']?.get?.security, [], 'server_version needs no token')
   const declared = new Set(((doc.tags as Json[]) ?? []).map((tag) => tag.name))
-  for (const { path, method, op } of operations) for (const tag of op.tags as string[]) t.ok(declared.has(tag), `${method} ${path}: tag ${tag} is declared`)
+  for (const { path, method, op } of operations)
+    for (const tag of op.tags as string[]) t.ok(declared.has(tag), `${method} ${path}: tag ${tag} is declared`)
 })
 
 const INTERFACE_A = [
@@ -224,9 +231,18 @@ const responseRef = (o: Json, status: string, type = 'application/json'): unknow
 t.test('parameters, bodies and responses of the listings and writes', async (t) => {
   const compat = op('get', '/api/admin/v1/compat-sessions')
   t.same(paramNames(compat), [
-    'page[before]', 'page[after]', 'page[first]', 'page[last]', 'count',
-    'filter[user]', 'filter[user-session]', 'filter[status]',
-    'filter[created-before]', 'filter[created-after]', 'filter[last-active-before]', 'filter[last-active-after]',
+    'page[before]',
+    'page[after]',
+    'page[first]',
+    'page[last]',
+    'count',
+    'filter[user]',
+    'filter[user-session]',
+    'filter[status]',
+    'filter[created-before]',
+    'filter[created-after]',
+    'filter[last-active-before]',
+    'filter[last-active-after]',
   ])
   const dateFilter = (compat.parameters as Json[]).find((p) => p.name === 'filter[created-after]') as Json
   t.equal(dateFilter['x-since'], 'v1.20.0', 'the v1.20 date filters are marked')
@@ -239,8 +255,14 @@ t.test('parameters, bodies and responses of the listings and writes', async (t) 
 
   const personal = op('get', '/api/admin/v1/personal-sessions')
   t.same(paramNames(personal).slice(5), [
-    'filter[owner_user]', 'filter[owner_client]', 'filter[actor_user]', 'filter[scope]', 'filter[status]',
-    'filter[expires_before]', 'filter[expires_after]', 'filter[expires]',
+    'filter[owner_user]',
+    'filter[owner_client]',
+    'filter[actor_user]',
+    'filter[scope]',
+    'filter[status]',
+    'filter[expires_before]',
+    'filter[expires_after]',
+    'filter[expires]',
   ])
 
   const reports = op('get', '/_synapse/admin/v1/event_reports')
@@ -252,7 +274,10 @@ t.test('parameters, bodies and responses of the listings and writes', async (t) 
   t.equal(op('post', '/_matrix/client/v3/users/{userId}/report')['x-since'], 'v1.133.0', 'filing a user report too')
 
   const create = op('post', '/api/admin/v1/personal-sessions')
-  t.same(create.requestBody, { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PersonalSessionCreateRequest' } } } })
+  t.same(create.requestBody, {
+    required: true,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/PersonalSessionCreateRequest' } } },
+  })
   t.same(responseRef(create, '201'), { schema: { $ref: '#/components/schemas/PersonalSessionCreated' } })
   t.ok(responseRef(create, '422', 'text/plain'), 'the plain-text body rejection is declared')
   t.same(Object.keys(create.responses as Json), ['201', '400', '401', '404', '410', '413', '414', '415', '422', '431'])
@@ -260,12 +285,43 @@ t.test('parameters, bodies and responses of the listings and writes', async (t) 
   const regenerate = op('post', '/api/admin/v1/personal-sessions/{id}/regenerate')
   t.same(responseRef(regenerate, '201'), { schema: { $ref: '#/components/schemas/PersonalSessionCreated' } })
   t.same(Object.keys(regenerate.responses as Json), ['201', '400', '401', '403', '404', '413', '414', '415', '422', '431'])
-  t.same(Object.keys(op('post', '/api/admin/v1/personal-sessions/{id}/revoke').responses as Json), ['200', '400', '401', '404', '409', '413', '414', '431'])
-  t.same(responseRef(op('get', '/api/admin/v1/personal-sessions/{id}'), '200'), { schema: { $ref: '#/components/schemas/PersonalSessionSingle' } })
+  t.same(Object.keys(op('post', '/api/admin/v1/personal-sessions/{id}/revoke').responses as Json), [
+    '200',
+    '400',
+    '401',
+    '404',
+    '409',
+    '413',
+    '414',
+    '431',
+  ])
+  t.same(responseRef(op('get', '/api/admin/v1/personal-sessions/{id}'), '200'), {
+    schema: { $ref: '#/components/schemas/PersonalSessionSingle' },
+  })
   t.same(responseRef(op('post', '/api/admin/v1/policy-data'), '201'), { schema: { $ref: '#/components/schemas/PolicyDataSingle' } })
-  t.same(responseRef(op('delete', '/_synapse/admin/v1/event_reports/{report_id}'), '200'), { schema: { $ref: '#/components/schemas/EventReportDeleteResponse' } })
-  t.same(Object.keys(op('get', '/_synapse/admin/v1/event_reports/{report_id}').responses as Json), ['200', '400', '401', '403', '404', '413', '500', '503'])
-  t.same(Object.keys(op('post', '/_matrix/client/v3/rooms/{roomId}/report/{eventId}').responses as Json), ['200', '400', '401', '403', '404', '413', '500', '503'])
+  t.same(responseRef(op('delete', '/_synapse/admin/v1/event_reports/{report_id}'), '200'), {
+    schema: { $ref: '#/components/schemas/EventReportDeleteResponse' },
+  })
+  t.same(Object.keys(op('get', '/_synapse/admin/v1/event_reports/{report_id}').responses as Json), [
+    '200',
+    '400',
+    '401',
+    '403',
+    '404',
+    '413',
+    '500',
+    '503',
+  ])
+  t.same(Object.keys(op('post', '/_matrix/client/v3/rooms/{roomId}/report/{eventId}').responses as Json), [
+    '200',
+    '400',
+    '401',
+    '403',
+    '404',
+    '413',
+    '500',
+    '503',
+  ])
   t.same(responseRef(op('get', '/api/admin/v1/compat-sessions/{id}'), '404'), { schema: { $ref: '#/components/schemas/AdminError' } })
   t.same(responseRef(op('get', '/_synapse/admin/v1/event_reports'), '403'), { schema: { $ref: '#/components/schemas/HomeserverError' } })
 })
@@ -279,14 +335,20 @@ t.test('prefixes are configurable and checked', async (t) => {
   t.same((custom.servers as Json[])[0], { url: '/' })
   t.throws(() => buildOpenApi({ hsPrefix: '_synapse' }), TargetError)
   t.throws(() => buildOpenApi({ hsPrefix: '_synapse' }), /hsPrefix: '_synapse' must look like \/_synapse/)
-  t.ok(Object.keys((buildOpenApi({ hsPrefix: '/_synapse/' }) as Json).paths as Json).includes('/_synapse/admin/v1/event_reports'), 'a trailing slash is dropped, as everywhere')
+  t.ok(
+    Object.keys((buildOpenApi({ hsPrefix: '/_synapse/' }) as Json).paths as Json).includes('/_synapse/admin/v1/event_reports'),
+    'a trailing slash is dropped, as everywhere',
+  )
   t.throws(() => buildOpenApi({ clientPrefix: '/a b' }), /clientPrefix/)
 })
 
 t.test('security schemes: the OAuth 2.0 flows follow the routes the auth service has', async (t) => {
   const schemes = (doc.components as Json).securitySchemes as Json
   const flows = (schemes['mas-admin'] as Json).flows as Json
-  t.same(flows.clientCredentials, { tokenUrl: 'http://127.0.0.1:8080/oauth2/token', scopes: { 'urn:mas:admin': 'the auth service admin API' } })
+  t.same(flows.clientCredentials, {
+    tokenUrl: 'http://127.0.0.1:8080/oauth2/token',
+    scopes: { 'urn:mas:admin': 'the auth service admin API' },
+  })
   const base = buildOpenApi() as Json
   const tables = (await import('../../../mock/admin/routes.ts')).adminTable()
   const route = (pattern: string) => ({ method: 'GET', pattern, handler: () => ({ status: 200 }), doc: { undocumented: 'sign-in' } })
@@ -295,15 +357,32 @@ t.test('security schemes: the OAuth 2.0 flows follow the routes the auth service
     tables: [tables, { api: 'mas-public', area: 'other', routes: [route('/authorize'), route('/.well-known/openid-configuration')] }],
   }) as Json
   const bare = buildOpenApi({ tables: [tables, { api: 'mas-public', area: 'other', routes: [route('/authorize')] }] }) as Json
-  t.same(Object.keys(((((bare.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json)), ['clientCredentials'], 'a bare /authorize without discovery: no authorization-code flow')
+  t.same(
+    Object.keys((((bare.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json),
+    ['clientCredentials'],
+    'a bare /authorize without discovery: no authorization-code flow',
+  )
   const code = ((((withAuthorize.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json).authorizationCode as Json
-  t.same(code, { authorizationUrl: 'http://mock.test/authorize', tokenUrl: 'http://mock.test/oauth2/token', refreshUrl: 'http://mock.test/oauth2/token', scopes: { 'urn:mas:admin': 'the auth service admin API' } }, 'with an authorize route: the authorization-code flow')
-  const plain = ((((base.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json)
+  t.same(
+    code,
+    {
+      authorizationUrl: 'http://mock.test/authorize',
+      tokenUrl: 'http://mock.test/oauth2/token',
+      refreshUrl: 'http://mock.test/oauth2/token',
+      scopes: { 'urn:mas:admin': 'the auth service admin API' },
+    },
+    'with an authorize route: the authorization-code flow',
+  )
+  const plain = (((base.components as Json).securitySchemes as Json)['mas-admin'] as Json).flows as Json
   // the default tables: the authorization-code flow exactly when the auth service has the discovery route (oidc work)
   const { publicTable } = await import('../../../mock/auth-service/routes.ts')
   const { mockOptions } = await import('../../../mock/core/options.ts')
   const discovery = publicTable(mockOptions({}, {})).routes.some((e) => e.pattern === '/.well-known/openid-configuration')
-  t.same(Object.keys(plain), discovery ? ['clientCredentials', 'authorizationCode'] : ['clientCredentials'], `default tables: ${discovery ? 'discovery, so' : 'no discovery, no'} authorization-code flow`)
+  t.same(
+    Object.keys(plain),
+    discovery ? ['clientCredentials', 'authorizationCode'] : ['clientCredentials'],
+    `default tables: ${discovery ? 'discovery, so' : 'no discovery, no'} authorization-code flow`,
+  )
   t.equal((plain.clientCredentials as Json).tokenUrl, '/oauth2/token', 'relative to the server when no server URL is given')
 })
 

@@ -25,7 +25,9 @@ t.test('background updates: idle, running, idle again', async (t) => {
   t.equal(res.status, 200)
   t.same(res.body, { enabled: true, current_updates: {} })
   valid(t, 'homeserver/background-updates#Status', res.body)
-  const started = await hs.req('POST', '/_mock/background-updates', { body: { name: 'event_stream_ordering_bigint', total_item_count: 50 } })
+  const started = await hs.req('POST', '/_mock/background-updates', {
+    body: { name: 'event_stream_ordering_bigint', total_item_count: 50 },
+  })
   t.equal(started.status, 200)
   res = await status()
   valid(t, 'homeserver/background-updates#Status', res.body)
@@ -36,7 +38,9 @@ t.test('background updates: idle, running, idle again', async (t) => {
   await hs.req('POST', '/_mock/background-updates', { body: { name: 'redactions_recheck', total_item_count: 0 } })
   res = await status()
   valid(t, 'homeserver/background-updates#Status', res.body)
-  t.same(res.body.current_updates, { master: { name: 'redactions_recheck', total_item_count: 0, total_duration_ms: 0, average_items_per_ms: null } })
+  t.same(res.body.current_updates, {
+    master: { name: 'redactions_recheck', total_item_count: 0, total_duration_ms: 0, average_items_per_ms: null },
+  })
   t.equal((await hs.req('DELETE', '/_mock/background-updates')).status, 200)
   t.same((await status()).body.current_updates, {})
   hsErr(t, await hs.req('GET', `${hs.admin}/background_updates/status`, { token: USER_TOKEN }), 403, 'M_FORBIDDEN')
@@ -46,7 +50,13 @@ t.test('background updates: idle, running, idle again', async (t) => {
   t.same((await hs.req('GET', enabled, { token: ADMIN_TOKEN })).body, { enabled: true })
   t.same((await hs.req('POST', enabled, { token: ADMIN_TOKEN, body: { enabled: false } })).body, { enabled: false })
   t.equal((await status()).body.enabled, false)
-  hsErr(t, await hs.req('POST', enabled, { token: ADMIN_TOKEN, body: { enabled: 'no' } }), 400, 'M_UNKNOWN', "'enabled' parameter must be a boolean")
+  hsErr(
+    t,
+    await hs.req('POST', enabled, { token: ADMIN_TOKEN, body: { enabled: 'no' } }),
+    400,
+    'M_UNKNOWN',
+    "'enabled' parameter must be a boolean",
+  )
   t.same((await hs.req('POST', enabled, { token: ADMIN_TOKEN, body: {} })).body, { enabled: true }, 'default true')
 })
 
@@ -67,13 +77,20 @@ t.test('routing misses, removed legacy prefixes, body limits', async (t) => {
   hsErr(t, await hs.req('GET', '/_synapse/admin/v1/nope', { token: ADMIN_TOKEN }), 404, 'M_UNRECOGNIZED', 'Unrecognized request')
   hsErr(t, await hs.req('GET', '/_synapse/admin/v1/event_reports/1/extra', { token: ADMIN_TOKEN }), 404, 'M_UNRECOGNIZED')
   // The admin API left the client prefixes in v1.24.0.
-  for (const p of ['/_matrix/client/r0/admin/event_reports', '/_matrix/client/unstable/admin/event_reports', '/_matrix/client/r0/admin/server_version']) {
+  for (const p of [
+    '/_matrix/client/r0/admin/event_reports',
+    '/_matrix/client/unstable/admin/event_reports',
+    '/_matrix/client/r0/admin/server_version',
+  ]) {
     hsErr(t, await hs.req('GET', p, { token: ADMIN_TOKEN }), 404, 'M_UNRECOGNIZED')
   }
   const wrong = await hs.req('PUT', hs.reports, { token: ADMIN_TOKEN, body: {} })
   hsErr(t, wrong, 405, 'M_UNRECOGNIZED')
   hsErr(t, await hs.req('POST', `${hs.reports}/2`, { token: ADMIN_TOKEN, body: {} }), 405, 'M_UNRECOGNIZED')
-  const big = await hs.req('POST', '/_matrix/client/v3/rooms/!a:example.test/report/$b', { token: USER_TOKEN, raw: JSON.stringify({ reason: 'x'.repeat(5000) }) })
+  const big = await hs.req('POST', '/_matrix/client/v3/rooms/!a:example.test/report/$b', {
+    token: USER_TOKEN,
+    raw: JSON.stringify({ reason: 'x'.repeat(5000) }),
+  })
   t.equal(big.status, 413)
   t.equal(big.body.errcode, 'M_TOO_LARGE')
 })
@@ -86,7 +103,13 @@ t.test('hostile input never gets a 5xx', async (t) => {
   const junk = ['%', '%ZZ', '%00', '%C3', '..', '%2F', '\u00e9', '~', '%E2%80%AE', '9'.repeat(400), '-'.repeat(3), '+', '_', '%20', '٣']
   const paths: string[] = []
   for (const j of junk) {
-    paths.push(`${hs.reports}/${j}`, `${hs.reports}?from=${j}`, `${hs.reports}?limit=${j}`, `${hs.reports}?dir=${j}`, `${hs.reports}?user_id=${j}&room_id=${j}&event_sender_user_id=${j}`)
+    paths.push(
+      `${hs.reports}/${j}`,
+      `${hs.reports}?from=${j}`,
+      `${hs.reports}?limit=${j}`,
+      `${hs.reports}?dir=${j}`,
+      `${hs.reports}?user_id=${j}&room_id=${j}&event_sender_user_id=${j}`,
+    )
     paths.push(`/_matrix/client/v3/rooms/${j}/report/${j}`, `${hs.admin}/${j}`)
   }
   let worst = 0

@@ -31,7 +31,11 @@ t.test('token checksums are the former ones', async (t) => {
     t.equal(tokenCrc(s), base62(v), `the token checksum of ${JSON.stringify(s)}`)
   }
   const base = FORMER[2]![0]
-  t.same(checkTokenFormat(`${base}_${base62(FORMER[2]![1])}`), { ok: true, type: 'access' }, 'a token minted with the former checksum is well-formed')
+  t.same(
+    checkTokenFormat(`${base}_${base62(FORMER[2]![1])}`),
+    { ok: true, type: 'access' },
+    'a token minted with the former checksum is well-formed',
+  )
 })
 
 t.test('a journal record written with the former checksum loads', async (t) => {
@@ -41,7 +45,11 @@ t.test('a journal record written with the former checksum loads', async (t) => {
   frame.writeUInt32LE(RECORD_CRC, 4)
   const old = Buffer.concat([MAGIC, frame, payload])
   const decoded = decodeJournal(old)
-  t.same(decoded.records.map((r) => r.value), [RECORD], 'decoded whole')
+  t.same(
+    decoded.records.map((r) => r.value),
+    [RECORD],
+    'decoded whole',
+  )
   t.equal(decoded.torn, undefined, 'nothing torn')
   t.equal(decoded.validLength, old.length, 'every byte valid')
   t.same(encodeRecord(RECORD), Buffer.concat([frame, payload]), 'and the record is written as before, byte for byte')

@@ -21,7 +21,18 @@ const SEED = Number(process.env.STORE_PROPERTY_SEED ?? 20261125)
 const ACTIONS = ['lock', 'unlock', 'deactivate', 'reactivate', 'set-admin'] as const
 type Op =
   | { k: 'user'; action: (typeof ACTIONS)[number]; i: number; admin: boolean }
-  | { k: 'email-add' | 'email-delete' | 'token-revoke' | 'token-unrevoke' | 'link-delete' | 'browser-finish' | 'browser-login' | 'oauth2-finish'; i: number }
+  | {
+      k:
+        | 'email-add'
+        | 'email-delete'
+        | 'token-revoke'
+        | 'token-unrevoke'
+        | 'link-delete'
+        | 'browser-finish'
+        | 'browser-login'
+        | 'oauth2-finish'
+      i: number
+    }
   | { k: 'token-add'; n: number; limit: number | null }
   | { k: 'token-update'; i: number; limit: number | null }
   | { k: 'link-add'; i: number; p: number; subject: number }
@@ -30,7 +41,16 @@ const limit = fc.option(fc.integer({ min: 0, max: 20 }), { nil: null })
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ k: fc.constant('user' as const), action: fc.constantFrom(...ACTIONS), i: fc.nat(), admin: fc.boolean() }),
   fc.record({
-    k: fc.constantFrom('email-add' as const, 'email-delete' as const, 'token-revoke' as const, 'token-unrevoke' as const, 'link-delete' as const, 'browser-finish' as const, 'browser-login' as const, 'oauth2-finish' as const),
+    k: fc.constantFrom(
+      'email-add' as const,
+      'email-delete' as const,
+      'token-revoke' as const,
+      'token-unrevoke' as const,
+      'link-delete' as const,
+      'browser-finish' as const,
+      'browser-login' as const,
+      'oauth2-finish' as const,
+    ),
     i: fc.nat(),
   }),
   fc.record({ k: fc.constant('token-add' as const), n: fc.nat(30), limit }),
@@ -48,11 +68,16 @@ async function apply(tm: TestMock, op: Op): Promise<number> {
   const status = async (p: Promise<{ status: number }>) => (await p).status
   switch (op.k) {
     case 'user':
-      return status(tm.post(`${API}/users/${nth(users, op.i)!.id}/${op.action}`, op.action === 'set-admin' ? { admin: op.admin } : undefined))
+      return status(
+        tm.post(`${API}/users/${nth(users, op.i)!.id}/${op.action}`, op.action === 'set-admin' ? { admin: op.admin } : undefined),
+      )
     case 'email-add':
       return status(tm.post(`${API}/user-emails`, { user_id: nth(users, op.i)!.id, email: `Model-${op.i % 40}@example.test` }))
     case 'email-delete': {
-      const e = nth(x.emails.all().filter((e) => !e.deleted), op.i)
+      const e = nth(
+        x.emails.all().filter((e) => !e.deleted),
+        op.i,
+      )
       return e ? status(tm.req('DELETE', `${API}/user-emails/${e.id}`, { headers: { authorization: `Bearer ${tm.admin}` } })) : 0
     }
     case 'token-add':
@@ -62,14 +87,27 @@ async function apply(tm: TestMock, op: Op): Promise<number> {
       return status(tm.post(`${API}/user-registration-tokens/${nth(x.tokens.all(), op.i)!.id}/${op.k.slice(6)}`))
     case 'token-update': {
       const id = nth(x.tokens.all(), op.i)!.id
-      return status(tm.req('PUT', `${API}/user-registration-tokens/${id}`, { headers: { authorization: `Bearer ${tm.admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ usage_limit: op.limit }) }))
+      return status(
+        tm.req('PUT', `${API}/user-registration-tokens/${id}`, {
+          headers: { authorization: `Bearer ${tm.admin}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ usage_limit: op.limit }),
+        }),
+      )
     }
     case 'link-add': {
-      const body = { user_id: nth(users, op.i)!.id, provider_id: nth(x.providers.all(), op.p)!.id, subject: `model-subject-${op.subject}`, human_account_name: `model${op.subject % 3}` }
+      const body = {
+        user_id: nth(users, op.i)!.id,
+        provider_id: nth(x.providers.all(), op.p)!.id,
+        subject: `model-subject-${op.subject}`,
+        human_account_name: `model${op.subject % 3}`,
+      }
       return status(tm.post(`${API}/upstream-oauth-links`, body))
     }
     case 'link-delete': {
-      const l = nth(x.links.all().filter((l) => !l.deleted), op.i)
+      const l = nth(
+        x.links.all().filter((l) => !l.deleted),
+        op.i,
+      )
       return l ? status(tm.req('DELETE', `${API}/upstream-oauth-links/${l.id}`, { headers: { authorization: `Bearer ${tm.admin}` } })) : 0
     }
     case 'browser-finish':
@@ -79,7 +117,10 @@ async function apply(tm: TestMock, op: Op): Promise<number> {
       return status(tm.req('POST', '/login', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form }))
     }
     case 'oauth2-finish': {
-      const s = nth(mas.oauth2.all().filter((s) => s.id !== adminSession.id), op.i)!
+      const s = nth(
+        mas.oauth2.all().filter((s) => s.id !== adminSession.id),
+        op.i,
+      )!
       return status(tm.post(`${API}/oauth2-sessions/${s.id}/finish`))
     }
   }
@@ -87,10 +128,21 @@ async function apply(tm: TestMock, op: Op): Promise<number> {
 
 t.test('the new families: every listing, count and page boundary agrees with a brute-force filter after every write', async (t) => {
   const tm = await startTestMock(t, { seed: 2, sessions: 60, reports: 0 })
-  const stats = await runSequences(tm, { families: MORE_FAMILIES, apply, op: opArb, runs: RUNS, minSteps: MIN_STEPS, maxSteps: MAX_STEPS, seed: SEED })
+  const stats = await runSequences(tm, {
+    families: MORE_FAMILIES,
+    apply,
+    op: opArb,
+    runs: RUNS,
+    minSteps: MIN_STEPS,
+    maxSteps: MAX_STEPS,
+    seed: SEED,
+  })
   const { responses } = await tm.log()
   t.comment(
     `${stats.runs} runs, ${stats.steps} writes (sequences of ${MIN_STEPS}–${MAX_STEPS}), ${responses.length} requests in ${stats.seconds.toFixed(1)} s; write statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}`,
   )
-  t.ok(stats.statuses.get(200)! > 0 && stats.statuses.get(201)! > 0 && stats.statuses.get(204)! > 0, 'writes succeeded (200, 201 and 204 seen), so the checks ran on a changing world')
+  t.ok(
+    stats.statuses.get(200)! > 0 && stats.statuses.get(201)! > 0 && stats.statuses.get(204)! > 0,
+    'writes succeeded (200, 201 and 204 seen), so the checks ran on a changing world',
+  )
 })

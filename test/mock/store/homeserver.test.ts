@@ -46,9 +46,12 @@ t.test('listing equals the naive reference on random queries', async (t) => {
       limit: faker.helpers.arrayElement([0, 1, 10, 100, 5000]),
       dir: faker.helpers.arrayElement(['b', 'f'] as const),
     }
-    if (faker.datatype.boolean(0.4)) q.roomId = faker.datatype.boolean(0.6) ? faker.helpers.arrayElement(rooms) : sub(faker.helpers.arrayElement(rooms))
-    if (faker.datatype.boolean(0.4)) q.userId = faker.datatype.boolean(0.5) ? faker.helpers.arrayElement(reporters) : sub(faker.helpers.arrayElement(reporters))
-    if (faker.datatype.boolean(0.3)) q.eventSenderUserId = faker.datatype.boolean(0.8) ? faker.helpers.arrayElement(senders) : sub(faker.helpers.arrayElement(senders))
+    if (faker.datatype.boolean(0.4))
+      q.roomId = faker.datatype.boolean(0.6) ? faker.helpers.arrayElement(rooms) : sub(faker.helpers.arrayElement(rooms))
+    if (faker.datatype.boolean(0.4))
+      q.userId = faker.datatype.boolean(0.5) ? faker.helpers.arrayElement(reporters) : sub(faker.helpers.arrayElement(reporters))
+    if (faker.datatype.boolean(0.3))
+      q.eventSenderUserId = faker.datatype.boolean(0.8) ? faker.helpers.arrayElement(senders) : sub(faker.helpers.arrayElement(senders))
     const got = store.listReports(q)
     const want = naive(all, q)
     const same = got.total === want.total && JSON.stringify(got.reports.map((r) => r.id)) === JSON.stringify(want.ids)
@@ -84,13 +87,23 @@ t.test('inserts and deletes keep every index in order', async (t) => {
   t.ok(store.deleteReport(victim.id))
   t.notOk(store.deleteReport(victim.id))
   // A report back in time lands in the middle of every index.
-  const added = store.addReport({ roomId: victim.roomId, eventId: victim.eventId, userId: victim.userId, content: { score: -1 }, receivedTs: victim.receivedTs })
+  const added = store.addReport({
+    roomId: victim.roomId,
+    eventId: victim.eventId,
+    userId: victim.userId,
+    content: { score: -1 },
+    receivedTs: victim.receivedTs,
+  })
   t.equal(added.id, 302, 'next id after MAX(id)')
   const now = allReports(store)
   for (const q of [{ roomId: victim.roomId }, { userId: victim.userId }, { eventSenderUserId: victim.sender! }, {}]) {
     const got = store.listReports({ from: 0, limit: 1000, dir: 'f', ...q })
     const want = naive(now, { from: 0, limit: 1000, dir: 'f', ...q })
-    t.same(got.reports.map((r) => r.id), want.ids, JSON.stringify(q))
+    t.same(
+      got.reports.map((r) => r.id),
+      want.ids,
+      JSON.stringify(q),
+    )
   }
 })
 
@@ -102,14 +115,27 @@ t.test('the seed is deterministic and realistic', async (t) => {
   t.equal(dump(a), dump(b), 'same seed, same reports')
   t.not(dump(a), dump(c), 'another seed, other reports')
   const items = allReports(a).map((r) => a.item(r))
-  t.same(items.map((i) => i.id), Array.from({ length: 500 }, (_, i) => i + 2), 'ids 2.. in received_ts order')
+  t.same(
+    items.map((i) => i.id),
+    Array.from({ length: 500 }, (_, i) => i + 2),
+    'ids 2.. in received_ts order',
+  )
   t.ok(items.some((i) => i.score === null) && items.some((i) => i.score !== null), 'some without score')
   t.ok(items.some((i) => i.reason === null) && items.some((i) => i.reason === ''), 'some without reason, some blank')
   t.ok(items.some((i) => i.name === null) && items.some((i) => i.name !== null), 'rooms with and without names')
   t.ok(items.some((i) => i.canonical_alias === null) && items.some((i) => i.canonical_alias !== null), 'with and without aliases')
-  t.ok(items.some((x, i) => i > 0 && items[i - 1]!.received_ts === x.received_ts), 'some received_ts ties')
-  t.ok(items.every((i) => i.received_ts < mockOptions().epoch.getTime()), 'all before the epoch')
-  t.ok(items.every((i) => i.sender !== null), 'every seeded event exists')
+  t.ok(
+    items.some((x, i) => i > 0 && items[i - 1]!.received_ts === x.received_ts),
+    'some received_ts ties',
+  )
+  t.ok(
+    items.every((i) => i.received_ts < mockOptions().epoch.getTime()),
+    'all before the epoch',
+  )
+  t.ok(
+    items.every((i) => i.sender !== null),
+    'every seeded event exists',
+  )
   const events = new Set(items.map((i) => i.event_id))
   t.ok(events.size < items.length, 'some events reported more than once')
   // Reporters were members of the room they reported in.

@@ -19,9 +19,16 @@ t.test('revoking a personal session leaves the expiry range index in order', asy
   t.equal(after.status, 200)
   t.equal(after.body.data.length, 3, 'three remain')
   t.equal(after.body.meta.count, 3, 'and the count says so')
-  t.notOk(after.body.data.some((s: { id: string }) => s.id === victim), 'the revoked one is gone')
+  t.notOk(
+    after.body.data.some((s: { id: string }) => s.id === victim),
+    'the revoked one is gone',
+  )
   const wanted = before.body.data.map((s: { id: string }) => s.id).filter((id: string) => id !== victim)
-  t.same(after.body.data.map((s: { id: string }) => s.id), wanted, 'the others keep their order')
+  t.same(
+    after.body.data.map((s: { id: string }) => s.id),
+    wanted,
+    'the others keep their order',
+  )
   // Every other session of the listing, revoked one by one, leaves the listing and the count in step.
   for (const id of wanted) {
     t.equal((await tm.post(`${API}/personal-sessions/${id}/revoke`)).status, 200)

@@ -47,7 +47,10 @@ async function apply(tm: TestMock, op: Op): Promise<number> {
     case 'finish-oauth2': {
       // never the admin token's own session: the rest of the sequence needs it
       const admin = mas.lookupAccessToken(tm.admin)!.sessionId
-      const s = nth(mas.oauth2.all().filter((x) => x.id !== admin), op.i)!
+      const s = nth(
+        mas.oauth2.all().filter((x) => x.id !== admin),
+        op.i,
+      )!
       return (await tm.post(`${API}/oauth2-sessions/${s.id}/finish`)).status
     }
     case 'revoke':
@@ -61,7 +64,12 @@ async function apply(tm: TestMock, op: Op): Promise<number> {
     }
     case 'create-personal': {
       const actor = nth(mas.users.all(), op.i)!
-      const body = { actor_user_id: actor.id, human_name: `model ${op.i}`, scope: SCOPES[op.scope % SCOPES.length], expires_in: op.expiresIn }
+      const body = {
+        actor_user_id: actor.id,
+        human_name: `model ${op.i}`,
+        scope: SCOPES[op.scope % SCOPES.length],
+        expires_in: op.expiresIn,
+      }
       return (await tm.post(`${API}/personal-sessions`, body)).status
     }
     case 'login': {
@@ -85,10 +93,21 @@ async function apply(tm: TestMock, op: Op): Promise<number> {
 
 t.test('every listing, count and page boundary agrees with a brute-force filter after every write', async (t) => {
   const tm = await startTestMock(t, { seed: 1, sessions: 60, reports: 0 })
-  const stats = await runSequences(tm, { families: FAMILIES, apply, op: opArb, runs: RUNS, minSteps: MIN_STEPS, maxSteps: MAX_STEPS, seed: SEED })
+  const stats = await runSequences(tm, {
+    families: FAMILIES,
+    apply,
+    op: opArb,
+    runs: RUNS,
+    minSteps: MIN_STEPS,
+    maxSteps: MAX_STEPS,
+    seed: SEED,
+  })
   const { responses } = await tm.log()
   t.comment(
     `${stats.runs} runs, ${stats.steps} writes (sequences of ${MIN_STEPS}–${MAX_STEPS}), ${responses.length} requests in ${stats.seconds.toFixed(1)} s; write statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}`,
   )
-  t.ok(stats.statuses.get(200)! > 0 && stats.statuses.get(201)! > 0, 'writes succeeded (200 and 201 seen), so the checks ran on a changing world')
+  t.ok(
+    stats.statuses.get(200)! > 0 && stats.statuses.get(201)! > 0,
+    'writes succeeded (200 and 201 seen), so the checks ran on a changing world',
+  )
 })

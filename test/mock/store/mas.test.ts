@@ -35,22 +35,37 @@ t.test('ordered collection pages and counts match a brute-force model', async (t
   })
   const items = Array.from({ length: 400 }, (_, i) => mk(i))
   const c = new OrderedCollection<Item, 'user' | 'status' | 'tag', 'v'>({
-    indexes: { user: { keys: (i) => i.user }, status: { keys: (i) => i.status }, tag: { keys: (i) => (i.tags ? i.tags.split(' ') : null) } },
+    indexes: {
+      user: { keys: (i) => i.user },
+      status: { keys: (i) => i.status },
+      tag: { keys: (i) => (i.tags ? i.tags.split(' ') : null) },
+    },
     ranges: { v: { value: (i) => i.v } },
   })
   c.load(items.slice(0, 300))
   for (const it of items.slice(300)) c.insert(it) // inserts after load
   // move some between buckets and ranges
-  for (const it of items.filter((_, i) => i % 11 === 0)) c.update(it, (x) => {
-    x.status = x.status === 'active' ? 'finished' : 'active'
-    x.v = x.v === null ? 5 : null
-  })
+  for (const it of items.filter((_, i) => i % 11 === 0))
+    c.update(it, (x) => {
+      x.status = x.status === 'active' ? 'finished' : 'active'
+      x.v = x.v === null ? 5 : null
+    })
   const queries: Query<Item, 'user' | 'status' | 'tag', 'v'>[] = [
     {},
     { in: [{ index: 'user', keys: ['u1'] }] },
     { in: [{ index: 'user', keys: ['u1', 'u3', 'nobody'] }] },
-    { in: [{ index: 'user', keys: ['u2'] }, { index: 'status', keys: ['active'] }] },
-    { in: [{ index: 'tag', keys: ['a'] }, { index: 'tag', keys: ['b'] }] },
+    {
+      in: [
+        { index: 'user', keys: ['u2'] },
+        { index: 'status', keys: ['active'] },
+      ],
+    },
+    {
+      in: [
+        { index: 'tag', keys: ['a'] },
+        { index: 'tag', keys: ['b'] },
+      ],
+    },
     { in: [{ index: 'tag', keys: ['a', 'c'] }] },
     { range: [{ index: 'v', gt: 100, lt: 130 }] },
     { range: [{ index: 'v', lt: 500 }], in: [{ index: 'status', keys: ['finished'] }] },
@@ -65,7 +80,8 @@ t.test('ordered collection pages and counts match a brute-force model', async (t
       const own = cond.index === 'tag' ? (i.tags ? i.tags.split(' ') : []) : [cond.index === 'user' ? i.user : i.status]
       if (!cond.keys.some((k) => own.includes(k))) return false
     }
-    for (const rg of q.range ?? []) if (i.v === null || (rg.gt !== undefined && !(i.v > rg.gt)) || (rg.lt !== undefined && !(i.v < rg.lt))) return false
+    for (const rg of q.range ?? [])
+      if (i.v === null || (rg.gt !== undefined && !(i.v > rg.gt)) || (rg.lt !== undefined && !(i.v < rg.lt))) return false
     return q.where ? q.where(i) : true
   }
   const sorted = [...items].sort((a, b) => (a.id < b.id ? -1 : 1))
@@ -74,10 +90,18 @@ t.test('ordered collection pages and counts match a brute-force model', async (t
     t.equal(c.count(q).count, expected.length, `count of query ${n}`)
     for (const size of [1, 7, 1000]) {
       const fwd = c.page(q, 'forward', size)
-      t.same(fwd.items.map((i) => i.id), expected.slice(0, size), `first ${size} of query ${n}`)
+      t.same(
+        fwd.items.map((i) => i.id),
+        expected.slice(0, size),
+        `first ${size} of query ${n}`,
+      )
       t.equal(fwd.more, expected.length > size, `more after first ${size} of query ${n}`)
       const back = c.page(q, 'backward', size)
-      t.same(back.items.map((i) => i.id), expected.slice(Math.max(0, expected.length - size)), `last ${size} of query ${n}`)
+      t.same(
+        back.items.map((i) => i.id),
+        expected.slice(Math.max(0, expected.length - size)),
+        `last ${size} of query ${n}`,
+      )
       t.equal(back.more, expected.length > size, `more before last ${size} of query ${n}`)
     }
   }
@@ -109,7 +133,10 @@ t.test('token format and checksum', async (t) => {
 })
 
 t.test('policy data merge', async (t) => {
-  t.same(mergePolicyData({ a: [1], b: { c: 1 } }, { a: [2], b: { d: 2 }, e: null }), { ok: true, value: { a: [1, 2], b: { c: 1, d: 2 }, e: null } })
+  t.same(mergePolicyData({ a: [1], b: { c: 1 } }, { a: [2], b: { d: 2 }, e: null }), {
+    ok: true,
+    value: { a: [1, 2], b: { c: 1, d: 2 }, e: null },
+  })
   t.same(mergePolicyData({ s: 'x' }, 42), { ok: false, error: 'Cannot merge a number into a object' })
   t.same(mergePolicyData({ s: 'x' }, { s: 1 }), { ok: false, error: 'Cannot merge a number into a string' })
   t.same(mergePolicyData({ s: 'x' }, { s: null }), { ok: true, value: { s: null } })
@@ -156,9 +183,15 @@ t.test('ULID, number and date parsing', async (t) => {
   t.same(parseStruct(groups, { n: { kind: 'nonzero' } }), { ok: false, message: 'n: invalid value: integer `0`, expected a nonzero usize' })
   t.same(parseStruct(groups, { m: { kind: 'nonzero' } }), { ok: true, values: { m: { digits: '7', value: 7 } } })
   t.same(parseStruct(groups, { big: { kind: 'nonzero' } }), { ok: false, message: 'big: number too large to fit in target type' })
-  t.same(parseStruct(groups, { x: { kind: 'enum', values: ['p', 'q', 'r'] } }), { ok: false, message: 'x: unknown variant `y`, expected one of `p`, `q`, `r`' })
+  t.same(parseStruct(groups, { x: { kind: 'enum', values: ['p', 'q', 'r'] } }), {
+    ok: false,
+    message: 'x: unknown variant `y`, expected one of `p`, `q`, `r`',
+  })
   t.same(parseStruct(groups, { x: { kind: 'bool' } }), { ok: false, message: 'x: provided string was not `true` or `false`' })
-  t.same(parseStruct(groupPairs(new URLSearchParams('l=01FSHN9AG0MZAA6S4AF7CTV32E&l=bad')), { l: { kind: 'ulid[]' } }), { ok: false, message: 'l[1]: invalid length' })
+  t.same(parseStruct(groupPairs(new URLSearchParams('l=01FSHN9AG0MZAA6S4AF7CTV32E&l=bad')), { l: { kind: 'ulid[]' } }), {
+    ok: false,
+    message: 'l[1]: invalid length',
+  })
 })
 
 t.test('timestamps print fractions only when non-zero', async (t) => {
@@ -186,6 +219,6 @@ t.test('JSON syntax errors carry serde_json wording and positions', async (t) =>
   t.equal(err('{1:2}'), 'key must be a string@1')
   t.equal(err('{"a":1}x'), 'trailing characters@7')
   t.equal(err('x'), 'expected value@0')
-  t.equal(err('[' .repeat(200)), 'recursion limit exceeded@128')
+  t.equal(err('['.repeat(200)), 'recursion limit exceeded@128')
   t.equal(err('{"a":[1,{"b":null}],"c":"\\u00e9"}'), 'ok')
 })

@@ -6,7 +6,13 @@ import { API, type TestMock } from '../admin/helpers.ts'
 import { bruteForce, type Family, type Filter } from './model.ts'
 
 /** walks one filtered listing in one direction; returns a description of the first disagreement, or '' */
-async function walkOne(tm: TestMock, base: string, size: number, expected: readonly string[], dir: 'forward' | 'backward'): Promise<string> {
+async function walkOne(
+  tm: TestMock,
+  base: string,
+  size: number,
+  expected: readonly string[],
+  dir: 'forward' | 'backward',
+): Promise<string> {
   const [first, cursorKey] = dir === 'forward' ? ['first', 'after'] : ['last', 'before']
   const seen: string[] = []
   for (let cursor: string | undefined, n = 0; n <= expected.length + 1; n++) {
@@ -41,7 +47,8 @@ export async function check(tm: TestMock, families: readonly Family[], draws: re
     for (const f of all) {
       const r = await tm.get(`${API}/${family.name}?${f.pair}&count=only`)
       const want = bruteForce(items, [f]).length
-      if (r.status !== 200 || r.body.meta.count !== want) return `${family.name} ${f.pair}: count ${r.status} ${r.body?.meta?.count}, brute force ${want}`
+      if (r.status !== 200 || r.body.meta.count !== want)
+        return `${family.name} ${f.pair}: count ${r.status} ${r.body?.meta?.count}, brute force ${want}`
     }
     const combo: Filter[] = []
     for (let n = pick(4); n > 0; n--) {
@@ -55,7 +62,6 @@ export async function check(tm: TestMock, families: readonly Family[], draws: re
   }
   return ''
 }
-
 
 export interface Sequences<Op> {
   families: readonly Family[]
@@ -72,7 +78,10 @@ export interface Sequences<Op> {
  * fast-check over drawn sequences of writes: each run starts from a reset world, checked first;
  * after every write (never a 5xx) every family is checked again. Returns what ran, for the report.
  */
-export async function runSequences<Op>(tm: TestMock, s: Sequences<Op>): Promise<{ runs: number; steps: number; statuses: Map<number, number>; seconds: number }> {
+export async function runSequences<Op>(
+  tm: TestMock,
+  s: Sequences<Op>,
+): Promise<{ runs: number; steps: number; statuses: Map<number, number>; seconds: number }> {
   const stats = { runs: 0, steps: 0, statuses: new Map<number, number>(), seconds: 0 }
   const started = Date.now()
   /** a step: one write, then the draws that choose the checks' filters, combination and page size */

@@ -53,7 +53,8 @@ function createdFilters(items: readonly Item[], pick: (n: number) => number): Fi
   ]
 }
 
-const values = (items: readonly Item[], field: string): number[] => items.map((i) => i[field]).filter((v): v is number => typeof v === 'number')
+const values = (items: readonly Item[], field: string): number[] =>
+  items.map((i) => i[field]).filter((v): v is number => typeof v === 'number')
 
 function idOf(items: readonly Item[], field: string, pick: (n: number) => number): string {
   const ids = [...new Set(items.map((i) => i[field]).filter((v): v is string => typeof v === 'string'))]
@@ -168,14 +169,25 @@ export const MORE_FAMILIES: Family[] = [
       const withClient = activeOf(m.oauth2.all(), client)
       const [admin, guest, hasO, hasC] = [bool(pick), bool(pick), bool(pick), bool(pick)]
       const st = (['active', 'locked', 'deactivated'] as const)[pick(3)]!
-      const search = pieceOf(items.map((u) => u.username), pick)
+      const search = pieceOf(
+        items.map((u) => u.username),
+        pick,
+      )
       return [
         { pair: `filter[admin]=${admin}`, test: (i) => i.admin === admin },
         { pair: `filter[legacy-guest]=${guest}`, test: (i) => i.legacyGuest === guest },
-        { pair: `filter[search]=${encodeURIComponent(search)}`, test: (i) => String(i.username).toLowerCase().includes(search.toLowerCase()) },
+        {
+          pair: `filter[search]=${encodeURIComponent(search)}`,
+          test: (i) => String(i.username).toLowerCase().includes(search.toLowerCase()),
+        },
         {
           pair: `filter[status]=${st}`,
-          test: (i) => (st === 'active' ? i.lockedAt === null && i.deactivatedAt === null : st === 'locked' ? i.lockedAt !== null : i.deactivatedAt !== null),
+          test: (i) =>
+            st === 'active'
+              ? i.lockedAt === null && i.deactivatedAt === null
+              : st === 'locked'
+                ? i.lockedAt !== null
+                : i.deactivatedAt !== null,
         },
         { pair: `filter[active-oauth2-client]=${client}`, test: (i) => withClient.has(i.id) },
         { pair: `filter[has-active-oauth2-session]=${hasO}`, test: (i) => oauth2.has(i.id) === hasO },
@@ -208,7 +220,10 @@ export const MORE_FAMILIES: Family[] = [
         used: (i) => (i.timesUsed as number) > 0,
         revoked: (i) => i.revokedAt !== null,
         expired: (i) => i.expiresAt !== null && (i.expiresAt as number) < now,
-        valid: (i) => (i.usageLimit === null || (i.timesUsed as number) < (i.usageLimit as number)) && i.revokedAt === null && (i.expiresAt === null || (i.expiresAt as number) >= now),
+        valid: (i) =>
+          (i.usageLimit === null || (i.timesUsed as number) < (i.usageLimit as number)) &&
+          i.revokedAt === null &&
+          (i.expiresAt === null || (i.expiresAt as number) >= now),
       }
       return Object.entries(facts).map(([k, f]) => {
         const want = bool(pick)
@@ -241,7 +256,12 @@ export const MORE_FAMILIES: Family[] = [
     filters: (m, pick) => {
       const items = m.userSessions.all() as unknown as Item[]
       const user = userOf(m, items, pick)
-      return [{ pair: `filter[user]=${user}`, test: (i) => i.userId === user }, status('finishedAt', 'finished', pick), ...createdFilters(items, pick), ...lastActive(items, pick)]
+      return [
+        { pair: `filter[user]=${user}`, test: (i) => i.userId === user },
+        status('finishedAt', 'finished', pick),
+        ...createdFilters(items, pick),
+        ...lastActive(items, pick),
+      ]
     },
   },
 ]

@@ -19,7 +19,8 @@ function line(method: string, path: string, status: number, requester?: Requeste
     status,
     reason: reasonPhrase(status),
     userAgent: null,
-    stats: format === 'v1.20' ? { polls: 1, cpuMs: 0, dbMs: 0, elapsedMs: 0, queries: 0, fetched: 0 } : { polls: 1, cpuMs: 0, elapsedMs: 0 },
+    stats:
+      format === 'v1.20' ? { polls: 1, cpuMs: 0, dbMs: 0, elapsedMs: 0, queries: 0, fetched: 0 } : { polls: 1, cpuMs: 0, elapsedMs: 0 },
     format,
   }
   if (requester !== undefined) rec.requester = requester
@@ -102,8 +103,22 @@ const rows: Row[] = [
   ['POST', '/api/admin/v1/user-emails', 201, CLIENT, 'admin-user-email-add', 'ok'],
   ['DELETE', '/api/admin/v1/user-emails/01J44S0000000000000000000F', 204, CLIENT, 'admin-user-email-delete', 'ok'],
   ['POST', '/api/admin/v1/user-registration-tokens', 201, CLIENT, 'admin-registration-token-add', 'ok'],
-  ['POST', '/api/admin/v1/user-registration-tokens/01J44S0000000000000000000G/revoke', 200, CLIENT, 'admin-registration-token-revoke', 'ok'],
-  ['POST', '/api/admin/v1/user-registration-tokens/01J44S0000000000000000000G/unrevoke', 400, CLIENT, 'admin-registration-token-unrevoke', 'failed'],
+  [
+    'POST',
+    '/api/admin/v1/user-registration-tokens/01J44S0000000000000000000G/revoke',
+    200,
+    CLIENT,
+    'admin-registration-token-revoke',
+    'ok',
+  ],
+  [
+    'POST',
+    '/api/admin/v1/user-registration-tokens/01J44S0000000000000000000G/unrevoke',
+    400,
+    CLIENT,
+    'admin-registration-token-unrevoke',
+    'failed',
+  ],
   ['PUT', '/api/admin/v1/user-registration-tokens/01J44S0000000000000000000G', 200, CLIENT, 'admin-registration-token-update', 'ok'],
   ['POST', '/api/admin/v1/upstream-oauth-links', 201, CLIENT, 'admin-upstream-link-add', 'ok'],
   ['DELETE', '/api/admin/v1/upstream-oauth-links/01J44S0000000000000000000H', 204, CLIENT, 'admin-upstream-link-delete', 'ok'],
@@ -128,28 +143,72 @@ t.test('classification table', async (t) => {
     t.same(got, { activity, outcome }, `${method} ${path} ${status}${requester ? ' ' + requester.kind : ''}${format ? ' ' + format : ''}`)
   }
   const covered = new Set(rows.map((r) => r[4]))
-  t.same(ACTIVITIES.filter((a) => !covered.has(a)), [], 'every activity is exercised')
+  t.same(
+    ACTIVITIES.filter((a) => !covered.has(a)),
+    [],
+    'every activity is exercised',
+  )
 })
 
 t.test('the client prefix is configurable', async (t) => {
-  t.same(classify(line('POST', '/_compat/client/v3/login', 200, USER), { clientPrefix: '/_compat' }), { activity: 'client-login', outcome: 'ok' })
-  t.same(classify(line('POST', '/_compat/client/v3/logout', 200, USER), { clientPrefix: '/_compat/' }), { activity: 'client-logout', outcome: 'ok' })
+  t.same(classify(line('POST', '/_compat/client/v3/login', 200, USER), { clientPrefix: '/_compat' }), {
+    activity: 'client-login',
+    outcome: 'ok',
+  })
+  t.same(classify(line('POST', '/_compat/client/v3/logout', 200, USER), { clientPrefix: '/_compat/' }), {
+    activity: 'client-logout',
+    outcome: 'ok',
+  })
   t.same(classify(line('POST', '/_matrix/client/v3/login', 200, USER), { clientPrefix: '/_compat' }), { activity: 'other', outcome: 'ok' })
-  t.same(classify(line('POST', '/client/v3/login', 200, USER), { clientPrefix: '' }), { activity: 'client-login', outcome: 'ok' }, 'an empty prefix')
+  t.same(
+    classify(line('POST', '/client/v3/login', 200, USER), { clientPrefix: '' }),
+    { activity: 'client-login', outcome: 'ok' },
+    'an empty prefix',
+  )
 })
 
 t.test('activity names are exactly the documented ones', async (t) => {
-  t.same([...ACTIVITIES], [
-    'browser-login', 'browser-login-failed', 'browser-logout', 'registration', 'upstream-login', 'client-login', 'client-logout',
-    'token-issuance', 'token-revocation', 'token-introspection', 'authorization-grant', 'account-self-service',
-    'admin-compat-session-finish', 'admin-oauth2-session-finish', 'admin-user-session-finish', 'admin-personal-session-create',
-    'admin-personal-session-revoke', 'admin-personal-session-regenerate', 'admin-policy-data-set', 'admin-user-create',
-    'admin-user-lock', 'admin-user-unlock', 'admin-user-deactivate', 'admin-user-reactivate', 'admin-user-set-admin',
-    'admin-user-set-password', 'admin-user-email-add', 'admin-user-email-delete', 'admin-registration-token-add',
-    'admin-registration-token-revoke', 'admin-registration-token-unrevoke', 'admin-registration-token-update',
-    'admin-upstream-link-add', 'admin-upstream-link-delete', 'admin-event-report-delete',
-    'other',
-  ])
+  t.same(
+    [...ACTIVITIES],
+    [
+      'browser-login',
+      'browser-login-failed',
+      'browser-logout',
+      'registration',
+      'upstream-login',
+      'client-login',
+      'client-logout',
+      'token-issuance',
+      'token-revocation',
+      'token-introspection',
+      'authorization-grant',
+      'account-self-service',
+      'admin-compat-session-finish',
+      'admin-oauth2-session-finish',
+      'admin-user-session-finish',
+      'admin-personal-session-create',
+      'admin-personal-session-revoke',
+      'admin-personal-session-regenerate',
+      'admin-policy-data-set',
+      'admin-user-create',
+      'admin-user-lock',
+      'admin-user-unlock',
+      'admin-user-deactivate',
+      'admin-user-reactivate',
+      'admin-user-set-admin',
+      'admin-user-set-password',
+      'admin-user-email-add',
+      'admin-user-email-delete',
+      'admin-registration-token-add',
+      'admin-registration-token-revoke',
+      'admin-registration-token-unrevoke',
+      'admin-registration-token-update',
+      'admin-upstream-link-add',
+      'admin-upstream-link-delete',
+      'admin-event-report-delete',
+      'other',
+    ],
+  )
 })
 
 t.test('the target of an admin action is the id in its path', async (t) => {
@@ -161,5 +220,9 @@ t.test('the target of an admin action is the id in its path', async (t) => {
   t.equal(adminTarget(r, '/_synapse/admin/v1/event_reports/42'), '42')
   const c = adminActionIndex('POST', '/api/admin/v1/policy-data')
   t.equal(adminTarget(c, '/api/admin/v1/policy-data'), undefined, 'no target for policy data')
-  t.equal(adminTarget(adminActionIndex('DELETE', '/api/admin/v1/user-emails/a%20b'), '/api/admin/v1/user-emails/a%20b'), 'a b', 'percent-decoded')
+  t.equal(
+    adminTarget(adminActionIndex('DELETE', '/api/admin/v1/user-emails/a%20b'), '/api/admin/v1/user-emails/a%20b'),
+    'a b',
+    'percent-decoded',
+  )
 })

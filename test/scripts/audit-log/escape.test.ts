@@ -9,12 +9,13 @@ import { main, type AuditIo } from '../../../scripts/audit-log/main.ts'
 const EVIL = '\u0007\u0008\u0008\u0085\u009b2J\u202eevil\u202c\u2066x\u2069\u200b\u007f\u2028'
 const USER = '01J2KDPHTZYW3TAT1SKVAD63SQ'
 const STATS = '[polls: 1, cpu: 0.1ms, db: 0.1ms, elapsed: 0.2ms, queries: 0, fetched: 0]'
-const LOG = [
-  `2026-06-17T10:52:03.118204Z  INFO http.server.response GET-7 - "GET /api/admin/v1/users/${EVIL} HTTP/1.1" 200 OK "ua" ${STATS} requester=user:${USER}(${EVIL})`,
-  `2026-06-17T10:52:04.118204Z  INFO http.server.response POST-8 - "POST /api/admin/v1/users/${EVIL}/lock HTTP/1.1" 200 OK "ua" ${STATS} requester=user:${USER}(${EVIL})`,
-  `2026-06-17T10:52:05.118204Z  INFO http.server.response POST-9 - "POST /graphql?op=${EVIL} HTTP/1.1" 200 OK "ua" ${STATS} requester=user:${USER}(${EVIL})`,
-  `garbage ${EVIL}`,
-].join('\n') + '\n'
+const LOG =
+  [
+    `2026-06-17T10:52:03.118204Z  INFO http.server.response GET-7 - "GET /api/admin/v1/users/${EVIL} HTTP/1.1" 200 OK "ua" ${STATS} requester=user:${USER}(${EVIL})`,
+    `2026-06-17T10:52:04.118204Z  INFO http.server.response POST-8 - "POST /api/admin/v1/users/${EVIL}/lock HTTP/1.1" 200 OK "ua" ${STATS} requester=user:${USER}(${EVIL})`,
+    `2026-06-17T10:52:05.118204Z  INFO http.server.response POST-9 - "POST /graphql?op=${EVIL} HTTP/1.1" 200 OK "ua" ${STATS} requester=user:${USER}(${EVIL})`,
+    `garbage ${EVIL}`,
+  ].join('\n') + '\n'
 
 const UNSAFE = /(?!\n)[\p{Cc}\p{Cf}\u2028\u2029]/u
 
@@ -33,11 +34,18 @@ t.test('summary, admin actions, timeline, messages and JSON: every byte of the l
   for (const argv of [['-'], ['--requester', `user:${USER}`, '-'], ['--json', '-'], ['--requester', 'user:nobody\u001b[2J', '-']]) {
     const r = await run(argv)
     const m = UNSAFE.exec(r.stdout + r.stderr)
-    t.notOk(m, `${argv.join(' ')}: no control, format or separator character in the output`, { found: m && `U+${m[0].codePointAt(0)!.toString(16)}` })
-    if (argv[0] !== '--json') t.match(r.stdout + r.stderr, /\\x07\\x08\\x08\\x85\\x9b2J\\u202eevil\\u202c\\u2066x\\u2069\\u200b\\x7f\\u2028|nobody\\x1b\[2J/, `${argv.join(' ')}: shown as visible escapes`)
+    t.notOk(m, `${argv.join(' ')}: no control, format or separator character in the output`, {
+      found: m && `U+${m[0].codePointAt(0)!.toString(16)}`,
+    })
+    if (argv[0] !== '--json')
+      t.match(
+        r.stdout + r.stderr,
+        /\\x07\\x08\\x08\\x85\\x9b2J\\u202eevil\\u202c\\u2066x\\u2069\\u200b\\x7f\\u2028|nobody\\x1b\[2J/,
+        `${argv.join(' ')}: shown as visible escapes`,
+      )
   }
   const human = await run(['-'])
-  t.match(human.stdout, /admin actions[^]*\\u202eevil/, 'the admin action\'s target is escaped too')
+  t.match(human.stdout, /admin actions[^]*\\u202eevil/, "the admin action's target is escaped too")
   const json = await run(['--json', '-'])
   const parsed = JSON.parse(json.stdout)
   t.equal(parsed.requesters[`user:${USER}`].username, EVIL, 'the JSON output keeps the value (escaped as JSON)')

@@ -11,7 +11,8 @@ import { auditChunk } from '../../../scripts/audit-log/read-lines.ts'
 import { MAX_LINE_BYTES, type Auditor } from '../../../scripts/audit-log/streaming.ts'
 import { main, type AuditIo } from '../../../scripts/audit-log/main.ts'
 
-const GOOD = '2026-06-18T09:00:01.234000Z  INFO http.server.response GET-1 - "GET /api/admin/v1/compat-sessions HTTP/1.1" 200 OK "python-requests/2.32.3" [polls: 3, cpu: 0.4ms, db: 1.2ms, elapsed: 2.5ms, queries: 2, fetched: 1] client.address=10.0.0.7\n'
+const GOOD =
+  '2026-06-18T09:00:01.234000Z  INFO http.server.response GET-1 - "GET /api/admin/v1/compat-sessions HTTP/1.1" 200 OK "python-requests/2.32.3" [polls: 3, cpu: 0.4ms, db: 1.2ms, elapsed: 2.5ms, queries: 2, fetched: 1] client.address=10.0.0.7\n'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'audit-hostile-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -50,7 +51,11 @@ t.test('a line over the limit: reported with its number, length and the limit; t
       t.equal(r.requests, 3, `${engine}, ${jobs} thread(s): the three requests`)
       t.equal(r.malformedCount, 1)
       t.equal(r.malformed[0]!.line, 2, 'line 2')
-      t.match(r.malformed[0]!.error, new RegExp(`line of ${long} bytes, over the limit of ${MAX_LINE_BYTES} bytes per line; skipped`), 'its length and the limit')
+      t.match(
+        r.malformed[0]!.error,
+        new RegExp(`line of ${long} bytes, over the limit of ${MAX_LINE_BYTES} bytes per line; skipped`),
+        'its length and the limit',
+      )
       results.push(r)
     }
   }
@@ -80,7 +85,11 @@ t.test('a chunk that starts inside a line reads no further than its end', async 
   const fd = openSync(file, 'r')
   t.teardown(() => closeSync(fd))
   let pushed = 0
-  const counting = { beginChunk: () => {}, readBuffer: (own: Buffer) => own, push: (b: Buffer) => void (pushed += b.length) } as unknown as Auditor
+  const counting = {
+    beginChunk: () => {},
+    readBuffer: (own: Buffer) => own,
+    push: (b: Buffer) => void (pushed += b.length),
+  } as unknown as Auditor
   auditChunk(fd, Buffer.alloc(1 << 20), counting, { type: 'chunk', chunk: 4, start: 4 * 1024 * 1024, end: 5 * 1024 * 1024 })
   t.equal(pushed, 0, 'no line starts in it: nothing is read past it (it read to the end of the file)')
   // With a newline inside, its lines start after it.

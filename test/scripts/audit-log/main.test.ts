@@ -7,7 +7,15 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { ADMIN_ACTIONS, Auditor, auditFile, auditStream, finishAudit, workerMode, type AuditResult } from '../../../scripts/audit-log/index.ts'
+import {
+  ADMIN_ACTIONS,
+  Auditor,
+  auditFile,
+  auditStream,
+  finishAudit,
+  workerMode,
+  type AuditResult,
+} from '../../../scripts/audit-log/index.ts'
 import { validate } from '../../../lib/schemas.ts'
 import { main, type AuditIo } from '../../../scripts/audit-log/main.ts'
 
@@ -69,12 +77,23 @@ function checkFixtureResult(t: Test, r: AuditResult): void {
   t.equal(r.events, 4, 'other events: the WARN/ERROR lines before error responses and a job line')
   t.equal(r.blank, 1)
   t.equal(r.malformedCount, 2)
-  t.same(r.malformed.map((m) => [m.line, m.part]), [[21, 'stats'], [25, 'timestamp']], 'malformed lines with 1-based line numbers')
+  t.same(
+    r.malformed.map((m) => [m.line, m.part]),
+    [
+      [21, 'stats'],
+      [25, 'timestamp'],
+    ],
+    'malformed lines with 1-based line numbers',
+  )
   t.same(r.activities, EXPECTED_ACTIVITIES)
   t.same(r.outcomes, EXPECTED_OUTCOMES)
   t.same(r.operations, { SetDisplayName: 2, '(unnamed)': 1 })
   t.same(r.formats, { 'v1.20': 24, 'pre-v1.20': 1 })
-  t.same(r.timeRange, { first: '2026-06-17T10:50:00.107919Z', last: '2026-06-17T10:50:29.337570Z' }, 'the time range: first and last timestamp')
+  t.same(
+    r.timeRange,
+    { first: '2026-06-17T10:50:00.107919Z', last: '2026-06-17T10:50:29.337570Z' },
+    'the time range: first and last timestamp',
+  )
   t.same([r.adminActions, r.adminActionsTruncated], [[], false], 'no admin action')
 }
 
@@ -173,14 +192,37 @@ t.test('--requester prints a timeline', async (t) => {
   t.match(timeline[1], /POST \/oauth2\/token 401 +token-issuance failed/)
 
   const json = JSON.parse((await run(['--json', '--requester', 'user:01J2KDPHTZYW3TAT1SKVAD63SQ(alice)', FIXTURE])).stdout) as AuditResult
-  t.same(json.timeline!.map((e) => e.line), [1, 4, 7, 10, 11, 17, 18, 19, 20])
-  t.match(json.timeline![6], { line: 18, method: 'POST', path: '/graphql', status: 200, activity: 'account-self-service', outcome: 'ok', operation: 'SetDisplayName', requestId: 'POST-113' })
+  t.same(
+    json.timeline!.map((e) => e.line),
+    [1, 4, 7, 10, 11, 17, 18, 19, 20],
+  )
+  t.match(json.timeline![6], {
+    line: 18,
+    method: 'POST',
+    path: '/graphql',
+    status: 200,
+    activity: 'account-self-service',
+    outcome: 'ok',
+    operation: 'SetDisplayName',
+    requestId: 'POST-113',
+  })
   t.ok(validate('requestlog/audit-result', json).valid, 'with a timeline too')
   const bare = JSON.parse((await run(['--json', '--requester', '01J3M0QX7ZBRV9T5D2C8N4K6PE', FIXTURE])).stdout) as AuditResult
-  t.same(bare.timeline!.map((e) => [e.line, e.activity]), [[5, 'registration'], [6, 'upstream-login'], [27, 'client-login']], 'a bare id')
+  t.same(
+    bare.timeline!.map((e) => [e.line, e.activity]),
+    [
+      [5, 'registration'],
+      [6, 'upstream-login'],
+      [27, 'client-login'],
+    ],
+    'a bare id',
+  )
   t.match(bare.timeline![2], { clientAddress: '2a01:e0a:f5c:5b02:85c9:3849:4811:4383' })
   const none = JSON.parse((await run(['--json', '--requester', '(none)', FIXTURE])).stdout) as AuditResult
-  t.same(none.timeline!.map((e) => e.line), [2, 3, 9, 28, 29, 31])
+  t.same(
+    none.timeline!.map((e) => e.line),
+    [2, 3, 9, 28, 29, 31],
+  )
 })
 
 t.test('--client-prefix', async (t) => {
@@ -257,7 +299,9 @@ t.test('progress goes to stderr only when it is a terminal', async (t) => {
 })
 
 t.test('chunk boundaries do not matter (including inside UTF-8 sequences and CRLF)', async (t) => {
-  const text = readFileSync(FIXTURE, 'utf8') + '\n' +
+  const text =
+    readFileSync(FIXTURE, 'utf8') +
+    '\n' +
     '2026-06-17T10:52:03.118204Z  INFO http.server.response GET-7 - "GET /ünï HTTP/1.1" 200 OK "smile 😀 é" [polls: 1, cpu: 0.1ms, db: 0.1ms, elapsed: 0.2ms, queries: 0, fetched: 0] requester=user:01J2KDPHTZYW3TAT1SKVAD63SQ(ünï)\r\n'
   const bytes = Buffer.from(text, 'utf8')
   const whole = await auditStream(Readable.from([bytes]))
@@ -282,7 +326,10 @@ t.test('a file split across worker threads gives the same result as one pass', a
   const single = await auditFile(file, { jobs: 1, maxMalformed: 50 })
   t.equal(single.lines, 40 * 32)
   t.equal(single.malformedCount, 80)
-  t.same(single.malformed.slice(0, 4).map((m) => m.line), [21, 25, 53, 57])
+  t.same(
+    single.malformed.slice(0, 4).map((m) => m.line),
+    [21, 25, 53, 57],
+  )
   t.equal(workerMode(), 'bundle', 'workers run the bundled auditor, without a TypeScript loader of their own')
   for (const jobs of [2, 3]) {
     t.same(await auditFile(file, { jobs, maxMalformed: 50 }), single, `${jobs} workers`)
@@ -321,5 +368,11 @@ t.test('chunks shared among threads merge in file order, whichever thread read t
     const nl = i === cuts.length - 2 ? bytes.length - 1 : bytes.indexOf(10, cuts[i + 1]! - 1)
     a.push(bytes.subarray(start, nl === -1 ? bytes.length : nl + 1))
   }
-  t.same(finishAudit(threads.map((a) => a.state()), 3), expected)
+  t.same(
+    finishAudit(
+      threads.map((a) => a.state()),
+      3,
+    ),
+    expected,
+  )
 })

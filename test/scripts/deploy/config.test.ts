@@ -8,7 +8,15 @@ import { isIP } from 'node:net'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
 import { parse as parseYaml } from 'yaml'
-import { generateFiles, homeserverConfig, makePlan, masConfig, postgresInitSql, planSecrets, type DeployPlan } from '../../../scripts/deploy/config.ts'
+import {
+  generateFiles,
+  homeserverConfig,
+  makePlan,
+  masConfig,
+  postgresInitSql,
+  planSecrets,
+  type DeployPlan,
+} from '../../../scripts/deploy/config.ts'
 
 const upstream = new URL('../../../../shared/reference/upstream/', import.meta.url)
 const masSchemaPath = new URL('mas-config.schema.json', upstream)
@@ -37,7 +45,10 @@ function undeclared(schema: any, root: any, value: unknown, path: string, depth:
     if (!s || typeof s !== 'object') return []
     const out = [s]
     if (typeof s.$ref === 'string' && s.$ref.startsWith('#/')) {
-      const target = s.$ref.slice(2).split('/').reduce((o: any, k: string) => o?.[k], root)
+      const target = s.$ref
+        .slice(2)
+        .split('/')
+        .reduce((o: any, k: string) => o?.[k], root)
       out.push(...resolve(target))
     }
     for (const k of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[k])) for (const sub of s[k]) out.push(...resolve(sub))
@@ -87,7 +98,10 @@ t.test('auth service config content', async (t) => {
   for (const r of ['adminapi', 'health', 'oauth', 'compat', 'discovery', 'human', 'graphql']) t.ok(names.includes(r), `resource ${r}`)
   t.same(c.http.listeners[0].binds, [{ address: '127.0.0.1:18080' }])
   t.same(c.policy.data.admin_clients, [p.adminClient.id])
-  t.ok(c.clients.some((x: any) => x.client_id === p.adminClient.id && x.client_secret === p.adminClient.secret), 'admin client is a static client')
+  t.ok(
+    c.clients.some((x: any) => x.client_id === p.adminClient.id && x.client_secret === p.adminClient.secret),
+    'admin client is a static client',
+  )
   t.match(c.database.uri, /^postgresql:\/\/admin_conformance:[A-Za-z0-9]+@127\.0\.0\.1:15432\/mas$/)
   t.same(c.matrix, { kind: 'synapse', homeserver: p.serverName, secret: p.matrixSecret, endpoint: 'http://127.0.0.1:18008/' })
   t.match(c.secrets.encryption, /^[0-9a-f]{64}$/)
@@ -116,7 +130,9 @@ t.test('homeserver config validates against the upstream schema', { skip: noSche
 
   // The homeserver's own login (before 1.86.0), on PostgreSQL and on SQLite.
   for (const sqlite of [false, true]) {
-    const own = homeserverConfig(makePlan({ ports: { mas: 18080, homeserver: 18008, postgres: 15432 }, masTag: 'latest', homeserverTag: '1.67.0', sqlite }))
+    const own = homeserverConfig(
+      makePlan({ ports: { mas: 18080, homeserver: 18008, postgres: 15432 }, masTag: 'latest', homeserverTag: '1.67.0', sqlite }),
+    )
     t.ok(validate(own), `own-login variant valid (${sqlite ? 'SQLite' : 'PostgreSQL'})`, { errors: validate.errors })
     t.same(undeclared(schema, schema, own, '$', 4), [], 'no key unknown to the schema')
   }
@@ -159,14 +175,19 @@ t.test("homeserver config content: the homeserver's own login", async (t) => {
   t.equal(c.enable_registration, false, 'registration only by the shared secret')
   t.equal(c.registration_shared_secret, p.homeserver.registrationSecret)
   t.equal(c.database.name, 'psycopg2')
-  const lite = homeserverConfig(makePlan({ ports: { mas: 18080, homeserver: 18008, postgres: 15432 }, masTag: 'latest', homeserverTag: '1.67.0', sqlite: true })) as any
+  const lite = homeserverConfig(
+    makePlan({ ports: { mas: 18080, homeserver: 18008, postgres: 15432 }, masTag: 'latest', homeserverTag: '1.67.0', sqlite: true }),
+  ) as any
   t.same(lite.database, { name: 'sqlite3', args: { database: '/tmp/homeserver.db' } }, 'SQLite inside the container, gone with it')
   t.equal(homeserverConfig(plan('1.86.0')).experimental_features !== undefined, true, '1.86.0 delegates (msc3861)')
 })
 
 t.test('postgres init SQL and secrets', async (t) => {
   const p = plan('latest')
-  t.match(postgresInitSql(p), /CREATE DATABASE "mas" OWNER "admin_conformance";\nCREATE DATABASE "synapse" .*LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;/)
+  t.match(
+    postgresInitSql(p),
+    /CREATE DATABASE "mas" OWNER "admin_conformance";\nCREATE DATABASE "synapse" .*LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;/,
+  )
   const secrets = planSecrets(p)
   t.equal(new Set(secrets).size, secrets.length, 'all secrets distinct')
   for (const s of secrets) t.ok(s.length >= 24, 'long enough')

@@ -57,27 +57,53 @@ if (!engine.ok) {
     t.equal(r.error, undefined, 'no failure', { error: r.error, output: out.slice(-40) })
     t.equal(r.exitCode, 0, 'exit code 0', { suites: r.suites })
     const names = r.phases.map((p) => p.name)
-    for (const p of ['preflight', 'configure', 'start PostgreSQL', 'start auth service', 'start homeserver', 'bootstrap', 'collect logs', 'teardown']) {
+    for (const p of [
+      'preflight',
+      'configure',
+      'start PostgreSQL',
+      'start auth service',
+      'start homeserver',
+      'bootstrap',
+      'collect logs',
+      'teardown',
+    ]) {
       t.ok(names.includes(p), `phase ${p} timed`)
     }
-    t.ok(out.some((l) => /start auth service: done in \d+\.\d s/.test(l)), 'progress shows timings')
+    t.ok(
+      out.some((l) => /start auth service: done in \d+\.\d s/.test(l)),
+      'progress shows timings',
+    )
     t.match(r.fixtures, { users: 4, rooms: 2, events: 8, reports: 6 })
     t.ok(r.fixtures!.personalSessions >= 2, 'personal sessions created')
     const missing = runnerMissing()
-    if (missing) t.ok(r.suites.every((s) => s.skipped === missing), 'suites skipped with the reason, the runner being absent')
+    if (missing)
+      t.ok(
+        r.suites.every((s) => s.skipped === missing),
+        'suites skipped with the reason, the runner being absent',
+      )
     else {
-      t.same(r.suites.map((s) => s.area), ['admin', 'reports', 'log'], 'every area was taken up')
+      t.same(
+        r.suites.map((s) => s.area),
+        ['admin', 'reports', 'log'],
+        'every area was taken up',
+      )
       // An area the runner has no suite files for yet is reported as skipped, with the runner's words.
       for (const s of r.suites) {
         if (s.skipped) t.match(s.skipped, /nothing to run/, `suites ${s.area} skipped: ${s.skipped}`)
         else t.equal(s.exitCode, 0, `suites ${s.area} passed`, { counts: s.counts, failed: failedChecks(s.reportFile) })
       }
-      t.ok(r.suites.some((s) => s.exitCode === 0 && s.counts && s.counts.passed > 0), 'checks ran and passed')
+      t.ok(
+        r.suites.some((s) => s.exitCode === 0 && s.counts && s.counts.passed > 0),
+        'checks ran and passed',
+      )
     }
     const masLog = readFileSync(r.logFiles.mas!, 'utf8')
     t.match(masLog, /POST|oauth2\/token|api\/admin\/v1/, 'the auth service log was collected')
     t.ok(existsSync(r.logFiles.postgres!), 'PostgreSQL log collected')
-    t.ok(out.some((l) => l.includes('databases mas and synapse accept the services\' login')), 'databases checked with the services\' credentials')
+    t.ok(
+      out.some((l) => l.includes("databases mas and synapse accept the services' login")),
+      "databases checked with the services' credentials",
+    )
     // No secret in anything printed or collected by the flow.
     const printed = out.join('\n')
     t.notMatch(printed, /\b(mat|mpt|mct|syt)_[A-Za-z0-9]{20,}/, 'no token printed')
@@ -95,15 +121,27 @@ if (!engine.ok) {
     t.equal(r.leftovers.length, 2)
     t.match(r.access, { masAdminToken: /^mat_/, adminClient: { id: /^[0-9A-Z]{26}$/ } })
     const live = await listProjectContainers(client, r.runId)
-    t.same(live.map((c) => c.state), ['running', 'running'], 'both containers still run')
-    const res = await fetch(new URL('api/admin/v1/compat-sessions?page%5Bfirst%5D=1', r.urls.mas), { headers: { authorization: `Bearer ${r.access!.masAdminToken}` } })
+    t.same(
+      live.map((c) => c.state),
+      ['running', 'running'],
+      'both containers still run',
+    )
+    const res = await fetch(new URL('api/admin/v1/compat-sessions?page%5Bfirst%5D=1', r.urls.mas), {
+      headers: { authorization: `Bearer ${r.access!.masAdminToken}` },
+    })
     t.equal(res.status, 200, 'the printed admin token works', { body: (await res.text()).slice(0, 300) })
     await r.teardown()
     t.same(await listProjectContainers(client, r.runId), [], 'teardown removed them')
   })
 
   t.test('fault: unknown image tag', async (t) => {
-    const { r } = await run({ masImage: 'admin-conformance/mock:no-such-tag', hsImage: MOCK, standIn: true, skipDb: true, timeouts: { ...fast, pullMs: 60_000 } })
+    const { r } = await run({
+      masImage: 'admin-conformance/mock:no-such-tag',
+      hsImage: MOCK,
+      standIn: true,
+      skipDb: true,
+      timeouts: { ...fast, pullMs: 60_000 },
+    })
     t.equal(r.exitCode, 3)
     t.equal(r.error?.kind, 'image')
     t.match(r.error?.message, /image 'admin-conformance\/mock:no-such-tag' is not present locally and could not be pulled/)
@@ -115,8 +153,14 @@ if (!engine.ok) {
     t.equal(r.exitCode, 3)
     t.equal(r.error?.kind, 'start')
     t.match(r.error?.message, /auth service container exited with code 1 before it was healthy/)
-    t.ok(r.error?.details.some((d) => d.includes('exiting with code 1 on purpose')), 'last log lines in the details')
-    t.ok(out.some((l) => l.includes('exiting with code 1 on purpose')), 'and printed')
+    t.ok(
+      r.error?.details.some((d) => d.includes('exiting with code 1 on purpose')),
+      'last log lines in the details',
+    )
+    t.ok(
+      out.some((l) => l.includes('exiting with code 1 on purpose')),
+      'and printed',
+    )
     await noContainersLeft(t, r)
   })
 
@@ -136,8 +180,14 @@ if (!engine.ok) {
     const { r } = await run({ masImage: FAULT_SILENT, hsImage: MOCK, standIn: true, skipDb: true, timeouts: { ...fast, healthMs: 3_000 } })
     t.equal(r.exitCode, 3)
     t.equal(r.error?.kind, 'health')
-    t.match(r.error?.message, /auth service health at http:\/\/127\.0\.0\.1:\d+\/health did not pass within 3 s \(last: connection refused\)/)
-    t.ok(r.error?.details.some((d) => d.includes('never listening')), 'its log lines are shown')
+    t.match(
+      r.error?.message,
+      /auth service health at http:\/\/127\.0\.0\.1:\d+\/health did not pass within 3 s \(last: connection refused\)/,
+    )
+    t.ok(
+      r.error?.details.some((d) => d.includes('never listening')),
+      'its log lines are shown',
+    )
     await noContainersLeft(t, r)
   })
 
@@ -165,9 +215,25 @@ if (!engine.ok) {
   })
 
   t.test('CLI: SIGTERM during the run tears down and exits 130', async (t) => {
-    const child = spawn(process.execPath, [join(root, 'bin/admin-conformance.mjs'), 'deploy', '--mock-image', MOCK, '--skip-db', '--area', 'none', '--stop-timeout', '2', '--out', join(work, 'cli')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      [
+        join(root, 'bin/admin-conformance.mjs'),
+        'deploy',
+        '--mock-image',
+        MOCK,
+        '--skip-db',
+        '--area',
+        'none',
+        '--stop-timeout',
+        '2',
+        '--out',
+        join(work, 'cli'),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     let text = ''
     let sent = false
     const onData = (c: Buffer) => {
@@ -190,10 +256,25 @@ if (!engine.ok) {
   })
 
   t.test('CLI: --keep prints URLs and tokens, exits, and leaves the containers running', async (t) => {
-    const r = spawnSync(process.execPath, [join(root, 'bin/admin-conformance.mjs'), 'deploy', '--mock-image', MOCK, '--skip-db', '--area', 'none', '--keep', '--out', join(work, 'cli-keep')], {
-      encoding: 'utf8',
-      timeout: 180_000,
-    })
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(root, 'bin/admin-conformance.mjs'),
+        'deploy',
+        '--mock-image',
+        MOCK,
+        '--skip-db',
+        '--area',
+        'none',
+        '--keep',
+        '--out',
+        join(work, 'cli-keep'),
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 180_000,
+      },
+    )
     t.equal(r.status, 0, 'exit 0', { stderr: r.stderr.slice(-2000) })
     t.match(r.stdout, /auth service\s+http:\/\/127\.0\.0\.1:\d+\//)
     t.match(r.stdout, /MAS_ADMIN_TOKEN=mat_\S+/, 'the admin token is printed in this mode')
@@ -217,8 +298,14 @@ if (!engine.ok) {
 /** The failed checks of a suite run's JSON report, with their first failure, for a test's diagnostics. */
 function failedChecks(file: string | undefined): string[] {
   try {
-    const report = JSON.parse(readFileSync(file!, 'utf8')) as { suites: { file: string; checks: { name: string; outcome?: string; failures?: unknown[] }[] }[] }
-    return report.suites.flatMap((f) => f.checks.filter((c) => c.outcome === 'fail').map((c) => `${f.file}: ${c.name}: ${JSON.stringify(c.failures?.[0] ?? '').slice(0, 800)}`))
+    const report = JSON.parse(readFileSync(file!, 'utf8')) as {
+      suites: { file: string; checks: { name: string; outcome?: string; failures?: unknown[] }[] }[]
+    }
+    return report.suites.flatMap((f) =>
+      f.checks
+        .filter((c) => c.outcome === 'fail')
+        .map((c) => `${f.file}: ${c.name}: ${JSON.stringify(c.failures?.[0] ?? '').slice(0, 800)}`),
+    )
   } catch {
     return []
   }

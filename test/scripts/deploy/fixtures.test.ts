@@ -16,16 +16,44 @@ t.test('createFixtures makes users, sessions, rooms, events and reports, and an 
   ports.homeserver = await freePort('127.0.0.1', [ports.mas])
   ports.postgres = await freePort('127.0.0.1', [ports.mas, ports.homeserver])
   const plan = makePlan({ host: '127.0.0.1', ports, masTag: 'latest', homeserverTag: 'latest' })
-  const mas = await startMock(mockOptions({ host: '127.0.0.1', port: ports.mas, logFile: null, reports: 0, adminClientId: plan.adminClient.id, adminClientSecret: plan.adminClient.secret }, {}))
+  const mas = await startMock(
+    mockOptions(
+      {
+        host: '127.0.0.1',
+        port: ports.mas,
+        logFile: null,
+        reports: 0,
+        adminClientId: plan.adminClient.id,
+        adminClientSecret: plan.adminClient.secret,
+      },
+      {},
+    ),
+  )
   t.teardown(() => mas.close())
-  const hs = await startMock(mockOptions({
-    host: '127.0.0.1', port: ports.homeserver, logFile: null, reports: 0,
-    hsDelegateUrl: plan.masUrl.replace(/\/$/, ''), hsDelegateClientId: plan.adminClient.id, hsDelegateClientSecret: plan.adminClient.secret,
-  }, {}))
+  const hs = await startMock(
+    mockOptions(
+      {
+        host: '127.0.0.1',
+        port: ports.homeserver,
+        logFile: null,
+        reports: 0,
+        hsDelegateUrl: plan.masUrl.replace(/\/$/, ''),
+        hsDelegateClientId: plan.adminClient.id,
+        hsDelegateClientSecret: plan.adminClient.secret,
+      },
+      {},
+    ),
+  )
   t.teardown(() => hs.close())
   const redactor = new Redactor()
   const said: string[] = []
-  const admin = new TokenSource({ tokenUrl: new URL('oauth2/token', plan.masUrl).toString(), clientId: plan.adminClient.id, clientSecret: plan.adminClient.secret, scope: 'urn:mas:admin', onToken: (x) => redactor.add(x) })
+  const admin = new TokenSource({
+    tokenUrl: new URL('oauth2/token', plan.masUrl).toString(),
+    clientId: plan.adminClient.id,
+    clientSecret: plan.adminClient.secret,
+    scope: 'urn:mas:admin',
+    onToken: (x) => redactor.add(x),
+  })
   const f = await createFixtures({ plan, admin, redactor, say: (l) => said.push(l) }, { users: 3, messages: 2, reports: 3 })
   t.equal(f.users.length, 3)
   t.equal(f.rooms.length, 2)

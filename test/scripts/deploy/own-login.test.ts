@@ -41,7 +41,13 @@ t.test('own login: options', async (t) => {
 t.test('own login: CLI flags', async (t) => {
   const o = parseDeployArgs(['--hs-image', SYN, '--skip-db', '--writes', 'both', '--area', 'reports'])
   t.match(o, { hsImage: SYN, skipDb: true, writes: 'both', areas: ['reports'] })
-  t.match(parseDeployArgs(['--hs-tag', '1.67.0', '--delegation', 'none']), { hsImage: 'docker.io/matrixdotorg/synapse:1.67.0', delegation: 'none' })
-  t.throws(() => parseDeployArgs(['--hs-image', 'x/synapse:v1.120.0', '--skip-db']), /--skip-db only works with --stand-in or --mock-image, or a homeserver with its own login/)
+  t.match(parseDeployArgs(['--hs-tag', '1.67.0', '--delegation', 'none']), {
+    hsImage: 'docker.io/matrixdotorg/synapse:1.67.0',
+    delegation: 'none',
+  })
+  t.throws(
+    () => parseDeployArgs(['--hs-image', 'x/synapse:v1.120.0', '--skip-db']),
+    /--skip-db only works with --stand-in or --mock-image, or a homeserver with its own login/,
+  )
   t.throws(() => parseDeployArgs(['--writes', 'maybe']), /--writes: unknown value 'maybe' \(one of: on, off, both\)/)
 })

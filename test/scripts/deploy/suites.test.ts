@@ -18,17 +18,43 @@ t.test('the runner entry is the engine, not bin/', async (t) => {
 })
 
 t.test('runArea runs an area against a target and reads its report; tokens never printed', async (t) => {
-  const mock = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: null, adminToken: tokens.masAdmin, userToken: tokens.masUser, hsAdminToken: tokens.hsAdmin, hsUserToken: tokens.hsUser }, {}))
+  const mock = await startMock(
+    mockOptions(
+      {
+        host: '127.0.0.1',
+        port: 0,
+        logFile: null,
+        adminToken: tokens.masAdmin,
+        userToken: tokens.masUser,
+        hsAdminToken: tokens.hsAdmin,
+        hsUserToken: tokens.hsUser,
+      },
+      {},
+    ),
+  )
   t.teardown(() => mock.close())
   const dir = mkdtempSync(join(tmpdir(), 'deploy-suites-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const lines: string[] = []
   const redactor = new Redactor(Object.values(tokens))
-  const r = await runArea({ area: 'reports', masUrl: `${mock.url}/`, homeserverUrl: `${mock.url}/`, allowWrites: true, tokens, reportFile: join(dir, 'reports.json'), timeoutMs: 300_000, redactor, out: (l) => lines.push(l) })
+  const r = await runArea({
+    area: 'reports',
+    masUrl: `${mock.url}/`,
+    homeserverUrl: `${mock.url}/`,
+    allowWrites: true,
+    tokens,
+    reportFile: join(dir, 'reports.json'),
+    timeoutMs: 300_000,
+    redactor,
+    out: (l) => lines.push(l),
+  })
   t.equal(r.exitCode, 0, lines.slice(-20).join('\n'))
   t.equal(r.reportFile, join(dir, 'reports.json'))
   t.ok(JSON.parse(readFileSync(r.reportFile!, 'utf8')), 'a JSON report was written')
-  t.ok(lines.every((l) => l.startsWith('  [reports] ')), 'every line is tagged with its area')
+  t.ok(
+    lines.every((l) => l.startsWith('  [reports] ')),
+    'every line is tagged with its area',
+  )
   for (const tok of Object.values(tokens)) t.notOk(lines.join('\n').includes(tok), 'no token in the output')
 })
 
@@ -40,7 +66,19 @@ t.test('an abort stops the runner child', async (t) => {
   const started = Date.now()
   setTimeout(() => ac.abort('test'), 300)
   await t.rejects(
-    runArea({ area: 'admin', masUrl: 'http://127.0.0.1:1/', homeserverUrl: 'http://127.0.0.1:1/', allowWrites: true, tokens, reportFile: join(dir, 'r.json'), timeoutMs: 60_000, redactor: new Redactor(), out: () => {}, signal: ac.signal, command: [process.execPath, '-e', 'setTimeout(() => {}, 60000)', '--'] }),
+    runArea({
+      area: 'admin',
+      masUrl: 'http://127.0.0.1:1/',
+      homeserverUrl: 'http://127.0.0.1:1/',
+      allowWrites: true,
+      tokens,
+      reportFile: join(dir, 'r.json'),
+      timeoutMs: 60_000,
+      redactor: new Redactor(),
+      out: () => {},
+      signal: ac.signal,
+      command: [process.execPath, '-e', 'setTimeout(() => {}, 60000)', '--'],
+    }),
     { kind: 'interrupted', message: /interrupted \(test\)/ },
   )
   t.ok(Date.now() - started < 10_000, 'ended soon after the abort')

@@ -34,7 +34,13 @@ t.test('TokenSource: client_credentials, cached, refreshed before expiry', async
   })
   t.teardown(s.close)
   let now = 1_000_000
-  const src = new TokenSource({ tokenUrl: `${s.url}/oauth2/token`, clientId: 'ID', clientSecret: 'S3CRET', scope: 'urn:mas:admin', now: () => now })
+  const src = new TokenSource({
+    tokenUrl: `${s.url}/oauth2/token`,
+    clientId: 'ID',
+    clientSecret: 'S3CRET',
+    scope: 'urn:mas:admin',
+    now: () => now,
+  })
   t.equal(await src.token(), 'mat_token1')
   t.equal(await src.token(), 'mat_token1', 'cached while valid')
   now += 239_000
@@ -49,7 +55,13 @@ t.test('TokenSource: client_credentials, cached, refreshed before expiry', async
   t.equal(seen[0]!.auth, `Basic ${Buffer.from('ID:S3CRET').toString('base64')}`, 'client_secret_basic')
   t.same(Object.fromEntries(new URLSearchParams(seen[0]!.body)), { grant_type: 'client_credentials', scope: 'urn:mas:admin' })
 
-  const post = new TokenSource({ tokenUrl: `${s.url}/oauth2/token`, clientId: 'ID', clientSecret: 'S3CRET', scope: 'openid', auth: 'client_secret_post' })
+  const post = new TokenSource({
+    tokenUrl: `${s.url}/oauth2/token`,
+    clientId: 'ID',
+    clientSecret: 'S3CRET',
+    scope: 'openid',
+    auth: 'client_secret_post',
+  })
   await post.token()
   t.equal(seen.at(-1)!.auth, undefined, 'client_secret_post sends no Authorization header')
   t.match(Object.fromEntries(new URLSearchParams(seen.at(-1)!.body)), { client_id: 'ID', client_secret: 'S3CRET' })
@@ -62,7 +74,11 @@ t.test('TokenSource: a refused grant is a bootstrap error with the answer', asyn
   })
   t.teardown(s.close)
   const src = new TokenSource({ tokenUrl: `${s.url}/oauth2/token`, clientId: 'ID', clientSecret: 'S', scope: 'urn:mas:admin' })
-  await t.rejects(src.token(), { name: 'DeployError', kind: 'bootstrap', message: /POST \/oauth2\/token answered 401: \{"error":"invalid_client"\}/ })
+  await t.rejects(src.token(), {
+    name: 'DeployError',
+    kind: 'bootstrap',
+    message: /POST \/oauth2\/token answered 401: \{"error":"invalid_client"\}/,
+  })
 })
 
 t.test('probes', async (t) => {
@@ -108,11 +124,17 @@ t.test('waitUntil: deadline, then a health error naming what was awaited', async
   t.equal(calls, 3)
   const ac = new AbortController()
   setTimeout(() => ac.abort('test'), 50)
-  await t.rejects(waitUntil({ what: 'x', probe: async () => 'no', timeoutMs: 5_000, intervalMs: 20, signal: ac.signal }), { name: 'DeployError', kind: 'interrupted' })
+  await t.rejects(waitUntil({ what: 'x', probe: async () => 'no', timeoutMs: 5_000, intervalMs: 20, signal: ac.signal }), {
+    name: 'DeployError',
+    kind: 'interrupted',
+  })
 })
 
 t.test('bounded and sleep', async (t) => {
-  await t.rejects(bounded(new Promise(() => {}), 20, () => new Error('too slow')), /too slow/)
+  await t.rejects(
+    bounded(new Promise(() => {}), 20, () => new Error('too slow')),
+    /too slow/,
+  )
   t.equal(await bounded(Promise.resolve(5), 1000, () => new Error('x')), 5)
   const ac = new AbortController()
   ac.abort('stop')
@@ -123,7 +145,11 @@ t.test('Redactor', async (t) => {
   const r = new Redactor()
   // deploy uses the project's one rule (lib/redact.ts): secrets of 4+ characters, `[REDACTED]`
   r.add('supersecretvalue', 'short', 'abc', undefined)
-  t.equal(r.apply('a supersecretvalue b short abc'), 'a [REDACTED] b [REDACTED] abc', 'values under 4 characters are not treated as secrets')
+  t.equal(
+    r.apply('a supersecretvalue b short abc'),
+    'a [REDACTED] b [REDACTED] abc',
+    'values under 4 characters are not treated as secrets',
+  )
   t.equal(r.apply('Bearer mat_abcdefghijABCDEFGHIJ0123456789_abc123'), 'Bearer [REDACTED]', 'token shapes are redacted unseen')
   t.equal(r.apply('mpt_FM44zJN5qePGMLvvMXC4Ds1A3lCWc6_bJ9Wj1 and syt_abc'), '[REDACTED] and syt_abc')
 })
@@ -167,13 +193,36 @@ t.test('deploy(): bad input ends at once with a usage error, before any engine i
     t.match(r.error?.message, re)
     t.same(r.leftovers, [])
   }
-  t.ok(lines.some((l) => l.includes('[deploy] result: FAILED (usage)')), 'the report says why')
+  t.ok(
+    lines.some((l) => l.includes('[deploy] result: FAILED (usage)')),
+    'the report says why',
+  )
 })
 
 t.test('CLI flags', async (t) => {
   t.equal(parseDeployArgs(['--help']), 'help')
-  const o = parseDeployArgs(['--mock-image', 'x/mock:1', '--skip-db', '--area', 'admin,log', '--mas-port', '18080', '--health-timeout', '2.5', '--keep'])
-  t.match(o, { masImage: 'x/mock:1', hsImage: 'x/mock:1', standIn: true, skipDb: true, areas: ['admin', 'log'], ports: { mas: 18080 }, timeouts: { healthMs: 2500 }, keep: true })
+  const o = parseDeployArgs([
+    '--mock-image',
+    'x/mock:1',
+    '--skip-db',
+    '--area',
+    'admin,log',
+    '--mas-port',
+    '18080',
+    '--health-timeout',
+    '2.5',
+    '--keep',
+  ])
+  t.match(o, {
+    masImage: 'x/mock:1',
+    hsImage: 'x/mock:1',
+    standIn: true,
+    skipDb: true,
+    areas: ['admin', 'log'],
+    ports: { mas: 18080 },
+    timeouts: { healthMs: 2500 },
+    keep: true,
+  })
   t.match(parseDeployArgs(['--hs-tag', 'v1.130.0']), { hsImage: 'docker.io/matrixdotorg/synapse:v1.130.0' })
   t.match(parseDeployArgs(['--suites', 'none']), { areas: [] })
   t.throws(() => parseDeployArgs(['--area', 'admin,bogus']), /--area: unknown value 'bogus' \(one of: admin, reports, log, none\)/)
@@ -198,13 +247,27 @@ t.test('containers of the real services: commands, environment and files', async
   t.same(s.mas.files, [{ content: files.masConfigYaml, target: '/etc/mas/config.yaml' }])
   t.equal(s.homeserver.command, undefined, "the image's own start script, in run mode")
   t.same(s.homeserver.env, { SYNAPSE_CONFIG_PATH: '/data/homeserver.yaml' })
-  t.same(s.homeserver.files?.map((f) => f.target), ['/data/homeserver.yaml', '/data/signing.key'])
+  t.same(
+    s.homeserver.files?.map((f) => f.target),
+    ['/data/homeserver.yaml', '/data/signing.key'],
+  )
   t.same(s.postgres.command, ['postgres', '-p', '15432', '-c', 'listen_addresses=127.0.0.1'])
   t.same(s.postgres.env, { POSTGRES_USER: plan.db.user, POSTGRES_PASSWORD: plan.db.password })
-  t.same(s.postgres.files?.map((f) => f.target), ['/docker-entrypoint-initdb.d/10-admin-conformance.sql'])
+  t.same(
+    s.postgres.files?.map((f) => f.target),
+    ['/docker-entrypoint-initdb.d/10-admin-conformance.sql'],
+  )
   const m = serviceSpecs(plan, files, { mas: 'x', homeserver: 'x', postgres: 'p' }, true)
   t.match(m.mas.command, ['mock', '--host', '127.0.0.1', '--port', '18080'])
-  t.same(m.mas.env, { MOCK_ADMIN_CLIENT_ID: plan.adminClient.id, MOCK_ADMIN_CLIENT_SECRET: plan.adminClient.secret }, 'secrets by environment, not argv')
+  t.same(
+    m.mas.env,
+    { MOCK_ADMIN_CLIENT_ID: plan.adminClient.id, MOCK_ADMIN_CLIENT_SECRET: plan.adminClient.secret },
+    'secrets by environment, not argv',
+  )
   t.equal(m.homeserver.env?.MOCK_HS_DELEGATE_URL, 'http://127.0.0.1:18080')
-  for (const spec of Object.values(m)) t.notOk(spec.command?.some((a) => a.includes(plan.adminClient.secret)), 'no secret on a command line')
+  for (const spec of Object.values(m))
+    t.notOk(
+      spec.command?.some((a) => a.includes(plan.adminClient.secret)),
+      'no secret on a command line',
+    )
 })

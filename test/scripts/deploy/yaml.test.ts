@@ -44,14 +44,18 @@ t.test('bad input is refused with a clear error', async (t) => {
 
 const pyyaml = spawnSync('python3', ['-c', 'import yaml'], { encoding: 'utf8' }).status === 0
 
-t.test('round trip through PyYAML (YAML 1.1, as the homeserver reads it)', { skip: pyyaml ? false : 'python3 with PyYAML not installed' }, async (t) => {
-  const r = spawnSync('python3', ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'], {
-    input: toYaml(tricky),
-    encoding: 'utf8',
-  })
-  t.equal(r.status, 0, r.stderr)
-  t.same(JSON.parse(r.stdout), tricky)
-})
+t.test(
+  'round trip through PyYAML (YAML 1.1, as the homeserver reads it)',
+  { skip: pyyaml ? false : 'python3 with PyYAML not installed' },
+  async (t) => {
+    const r = spawnSync('python3', ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'], {
+      input: toYaml(tricky),
+      encoding: 'utf8',
+    })
+    t.equal(r.status, 0, r.stderr)
+    t.same(JSON.parse(r.stdout), tricky)
+  },
+)
 
 t.test('versions from image tags', async (t) => {
   t.same(tagVersion('v1.136.0'), { major: 1, minor: 136, patch: 0 })
@@ -64,7 +68,10 @@ t.test('versions from image tags', async (t) => {
   t.equal(homeserverKind('latest', 'stable'), 'synapse')
   t.equal(homeserverKind('v1.3.0', 'msc3861'), 'synapse_legacy')
   t.equal(homeserverKind('0.16.0', 'msc3861'), 'synapse')
-  t.same(splitImage('ghcr.io/element-hq/matrix-authentication-service:1.2.0'), { repository: 'ghcr.io/element-hq/matrix-authentication-service', tag: '1.2.0' })
+  t.same(splitImage('ghcr.io/element-hq/matrix-authentication-service:1.2.0'), {
+    repository: 'ghcr.io/element-hq/matrix-authentication-service',
+    tag: '1.2.0',
+  })
   t.same(splitImage('localhost:5000/synapse'), { repository: 'localhost:5000/synapse', tag: 'latest' })
   t.same(splitImage('x@sha256:abc'), { repository: 'x', tag: 'sha256:abc' })
 })

@@ -17,7 +17,18 @@ import { DIR, NEWEST, envOf, newPolicyData, snapshotMock, snapshotOf } from '../
 async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await run(args, { out: (s) => { out += s }, err: (s) => { err += s } }, env)
+  const code = await run(
+    args,
+    {
+      out: (s) => {
+        out += s
+      },
+      err: (s) => {
+        err += s
+      },
+    },
+    env,
+  )
   return { code, out, err }
 }
 
@@ -32,15 +43,37 @@ t.test('homeserver 1.67.0 → the newest release: every change expected and ever
   const before = await snapshotOf({ hsVersion: '1.67.0' })
   const after = await snapshotOf({})
   const r = diffSnapshots(before.snap, after.snap, { before: 'before', after: 'after' })
-  t.equal(r.explained.unexpected, 0, render(r, 'terminal').split('\n').filter((l) => l.includes('UNEXPECTED')).join('\n'))
+  t.equal(
+    r.explained.unexpected,
+    0,
+    render(r, 'terminal')
+      .split('\n')
+      .filter((l) => l.includes('UNEXPECTED'))
+      .join('\n'),
+  )
   t.ok(r.explained.expected > 10, `${r.explained.expected} expected changes`)
   const hs = r.explained.products.find((p) => p.product === 'hs')!
   t.equal(hs.before, '1.67.0')
   t.equal(hs.after, NEWEST.hs)
   const unseen = hs.rows.filter((x) => x.observable && !x.seen).map((x) => x.id)
-  t.same(unseen.filter((id) => !READ_ONLY_BLIND.some((re) => re.test(id))), [], 'every observable tabled change seen')
-  for (const id of ['server-version-python-version (until v1.94.0)', 'event-report-delete (since v1.79.0)', 'unrouted-404-405', 'dir-error-enum-message', 'event-sender-filter', 'cors-expose-server', 'integer-message-unquoted-name']) {
-    t.ok(hs.rows.some((x) => x.id.includes(id) && x.seen), `seen: ${id}`)
+  t.same(
+    unseen.filter((id) => !READ_ONLY_BLIND.some((re) => re.test(id))),
+    [],
+    'every observable tabled change seen',
+  )
+  for (const id of [
+    'server-version-python-version (until v1.94.0)',
+    'event-report-delete (since v1.79.0)',
+    'unrouted-404-405',
+    'dir-error-enum-message',
+    'event-sender-filter',
+    'cors-expose-server',
+    'integer-message-unquoted-name',
+  ]) {
+    t.ok(
+      hs.rows.some((x) => x.id.includes(id) && x.seen),
+      `seen: ${id}`,
+    )
   }
   const sv = r.explained.operations.find((o) => o.operation === 'GET /_synapse/admin/v1/server_version')!
   const removed = sv.probes.flatMap((p) => p.changes).find((c) => c.kind === 'field-removed' && c.aspect === 'body:$.python_version')!
@@ -56,12 +89,26 @@ t.test('auth service v1.4.0 → the newest release: every change expected and ev
   const before = await snapshotOf({ masVersion: 'v1.4.0' })
   const after = await snapshotOf({})
   const r = diffSnapshots(before.snap, after.snap, { before: 'before', after: 'after' })
-  t.equal(r.explained.unexpected, 0, render(r, 'terminal').split('\n').filter((l) => l.includes('UNEXPECTED')).join('\n'))
+  t.equal(
+    r.explained.unexpected,
+    0,
+    render(r, 'terminal')
+      .split('\n')
+      .filter((l) => l.includes('UNEXPECTED'))
+      .join('\n'),
+  )
   const mas = r.explained.products.find((p) => p.product === 'mas')!
   t.equal(mas.after, NEWEST.mas)
-  t.same(mas.rows.filter((x) => x.observable && !x.seen).map((x) => x.id), [], 'every observable tabled change seen')
+  t.same(
+    mas.rows.filter((x) => x.observable && !x.seen).map((x) => x.id),
+    [],
+    'every observable tabled change seen',
+  )
   t.ok(mas.rows.some((x) => x.id.includes('personal-sessions') && x.seen))
-  t.ok(mas.rows.filter((x) => !x.observable).every((x) => /log-/.test(x.id)), 'only the request-log rows are outside what a snapshot reads')
+  t.ok(
+    mas.rows.filter((x) => !x.observable).every((x) => /log-/.test(x.id)),
+    'only the request-log rows are outside what a snapshot reads',
+  )
 })
 
 t.test('a fault on the after side is unexpected, and nothing else is', async (t) => {
@@ -71,7 +118,11 @@ t.test('a fault on the after side is unexpected, and nothing else is', async (t)
   t.equal(r.explained.expected, 0)
   t.ok(r.explained.unexpected > 0)
   const probes = r.explained.operations.flatMap((o) => o.probes)
-  t.same([...new Set(probes.map((p) => p.key))], ['hs GET /_synapse/admin/v1/event_reports?dir=bogus [admin]'], 'only the bad-dir answer changed')
+  t.same(
+    [...new Set(probes.map((p) => p.key))],
+    ['hs GET /_synapse/admin/v1/event_reports?dir=bogus [admin]'],
+    'only the bad-dir answer changed',
+  )
   const res = await cli([before.file, after.file])
   t.equal(res.code, 1, 'exit 1 on an unexpected change')
   t.match(res.out, /UNEXPECTED GET \/_synapse\/admin\/v1\/event_reports\?dir=bogus/)
@@ -114,7 +165,11 @@ t.test('across deployments: different data of one release is no difference; a fa
   const faulty = await snapshotOf({ seed: 7, sessions: 300, reports: 40, faults: ['reports-dir-message'] })
   const f = diffSnapshots(a.snap, faulty.snap, { before: 'a', after: 'b' }, undefined, 'across-deployments')
   const probes = f.explained.operations.flatMap((o) => o.probes)
-  t.same([...new Set(probes.map((p) => p.key))], ['hs GET /_synapse/admin/v1/event_reports?dir=bogus [admin]'], 'only the bad-dir answer differs')
+  t.same(
+    [...new Set(probes.map((p) => p.key))],
+    ['hs GET /_synapse/admin/v1/event_reports?dir=bogus [admin]'],
+    'only the bad-dir answer differs',
+  )
   t.ok(f.explained.unexpected > 0 && f.explained.knownGaps === 0)
   const fr = await cli([a.file, faulty.file, '--across-deployments'])
   t.equal(fr.code, 1)
@@ -135,8 +190,16 @@ t.test('across deployments: a difference a known model gap covers is labelled so
   real.probes['hs GET /_synapse/admin/v1/server_version [none]']!.body!['$.extra'] = 'string:"x"'
   const r = diffSnapshots(real, base.snap, { before: 'real', after: 'mock' }, undefined, 'across-deployments')
   const changes = r.explained.operations.flatMap((o) => o.probes.flatMap((p) => p.changes.map((c) => ({ op: o.operation, c }))))
-  t.same([...new Set(changes.filter(({ c }) => c.gap).map(({ c }) => c.gap!.id))].sort(), ['client-versions-cache-control', 'client-versions-fixed-features', 'discovery-well-known-delegated'])
-  t.same(changes.filter(({ c }) => !c.gap).map(({ op, c }) => `${op} ${c.aspect}`), ['GET /_synapse/admin/v1/server_version body:$.extra'], 'the other difference is unexpected')
+  t.same([...new Set(changes.filter(({ c }) => c.gap).map(({ c }) => c.gap!.id))].sort(), [
+    'client-versions-cache-control',
+    'client-versions-fixed-features',
+    'discovery-well-known-delegated',
+  ])
+  t.same(
+    changes.filter(({ c }) => !c.gap).map(({ op, c }) => `${op} ${c.aspect}`),
+    ['GET /_synapse/admin/v1/server_version body:$.extra'],
+    'the other difference is unexpected',
+  )
   t.equal(r.explained.unexpected, 1)
   t.equal(r.explained.knownGaps, changes.length - 1)
   const gapRows = r.explained.gaps.filter((g) => g.product === 'hs')

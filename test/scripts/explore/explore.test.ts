@@ -27,16 +27,40 @@ t.test('the clean mock: no finding; a handful of faults found on their own, a va
   const { clean, faults } = await faultProof({
     versions: { mas: 'v1.22.0', hs: '1.160.0' },
     random: 2,
-    only: ['error-envelope-flat', 'reports-not-found-500', 'hs-auth-missing-token-403', 'pagination-first-and-last-accepted', 'reports-extra-key', 'reports-dir-ignored', 'pagination-off-by-one', 'filter-status-inverted'],
+    only: [
+      'error-envelope-flat',
+      'reports-not-found-500',
+      'hs-auth-missing-token-403',
+      'pagination-first-and-last-accepted',
+      'reports-extra-key',
+      'reports-dir-ignored',
+      'pagination-off-by-one',
+      'filter-status-inverted',
+    ],
     cases: (c) => families.some((f) => c.template.includes(f)),
   })
   t.ok(clean.sent > 300, `the clean mock: ${clean.sent} requests judged`)
-  t.same(clean.findings.map((f) => `${f.request} → ${f.answer.status}`), [], 'no finding against the clean mock')
+  t.same(
+    clean.findings.map((f) => `${f.request} → ${f.answer.status}`),
+    [],
+    'no finding against the clean mock',
+  )
   const found = Object.fromEntries(faults.map((f) => [f.fault, f]))
-  for (const name of ['error-envelope-flat', 'reports-not-found-500', 'hs-auth-missing-token-403', 'pagination-first-and-last-accepted', 'reports-extra-key', 'reports-dir-ignored', 'pagination-off-by-one']) {
+  for (const name of [
+    'error-envelope-flat',
+    'reports-not-found-500',
+    'hs-auth-missing-token-403',
+    'pagination-first-and-last-accepted',
+    'reports-extra-key',
+    'reports-dir-ignored',
+    'pagination-off-by-one',
+  ]) {
     t.ok(found[name]?.found, `${name} found: ${found[name]?.first ?? 'no finding'}`)
   }
-  t.notOk(found['filter-status-inverted']?.found, 'filter-status-inverted (a filter that picks the wrong items) is missed: explore does not compare values')
+  t.notOk(
+    found['filter-status-inverted']?.found,
+    'filter-status-inverted (a filter that picks the wrong items) is missed: explore does not compare values',
+  )
   t.ok((found['reports-not-found-500']?.findings ?? 0) >= 2, 'reports-not-found-500: the known overflow defect and the unknown-id 500')
   t.match(found['reports-dir-ignored']?.first ?? '', /listing-invariant/, 'a listing walked in pages: the order dir promises')
 })
@@ -45,14 +69,47 @@ t.test('a finding saved as a case file replays against any target', async (t) =>
   const cases = path.join(work, 'cases')
   const json = path.join(work, 'report.json')
   const junit = path.join(work, 'explore.xml')
-  const found = await cli(['--area', 'reports', '--mock-fault', 'reports-not-found-500', '--random', '0', '--save-cases', cases, '--json', json, '--junit', junit])
+  const found = await cli([
+    '--area',
+    'reports',
+    '--mock-fault',
+    'reports-not-found-500',
+    '--random',
+    '0',
+    '--save-cases',
+    cases,
+    '--json',
+    json,
+    '--junit',
+    junit,
+  ])
   const xml = readFileSync(junit, 'utf8')
-  t.match(xml, /<testcase classname="explore" name="GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\}"[^>]*><failure message=/, 'JUnit: the operation with the defect fails')
-  t.match(xml, /<skipped message="[^"]*event-report-listing-overflow-500"\/>/, 'JUnit: an operation with only a known defect is skipped, naming it')
+  t.match(
+    xml,
+    /<testcase classname="explore" name="GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\}"[^>]*><failure message=/,
+    'JUnit: the operation with the defect fails',
+  )
+  t.match(
+    xml,
+    /<skipped message="[^"]*event-report-listing-overflow-500"\/>/,
+    'JUnit: an operation with only a known defect is skipped, naming it',
+  )
   t.equal(found.code, 1, 'exit 1: a defect of the target')
-  t.match(found.out, /B-001 known defect event-report-id-overflow-500: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\}/, 'the worst first: a 5xx, the smallest request, the first generated')
-  t.match(found.out, /defect of the target: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\} \(report_id/, 'the unknown id answering 500: a defect of the target')
-  t.match(found.out, /curl -sS -i -g '[^']+\/_synapse\/admin\/v1\/event_reports\/[^']+' -H "Authorization: Bearer \$HS_ADMIN_TOKEN"/, 'a curl line, the token from the environment')
+  t.match(
+    found.out,
+    /B-001 known defect event-report-id-overflow-500: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\}/,
+    'the worst first: a 5xx, the smallest request, the first generated',
+  )
+  t.match(
+    found.out,
+    /defect of the target: GET \/_synapse\/admin\/v1\/event_reports\/\{report_id\} \(report_id/,
+    'the unknown id answering 500: a defect of the target',
+  )
+  t.match(
+    found.out,
+    /curl -sS -i -g '[^']+\/_synapse\/admin\/v1\/event_reports\/[^']+' -H "Authorization: Bearer \$HS_ADMIN_TOKEN"/,
+    'a curl line, the token from the environment',
+  )
   t.match(found.out, /known defect event-report-id-overflow-500/, 'the known defect named by its row')
   const report = JSON.parse(readFileSync(json, 'utf8')) as { findings: { id: string; cls: string }[]; requests: { target: number } }
   const defect = report.findings.find((f) => f.cls === 'target-defect')

@@ -14,8 +14,15 @@ t.test('every operation of areas A and B at the release has cases', async (t) =>
   const ops = operationsAt(base.versions, base.apis)
   t.ok(ops.length >= 50, `${ops.length} operations`)
   const asked = new Set(cases.map((c) => c.operation))
-  t.same(ops.filter((o) => !asked.has(o.key)).map((o) => o.key), [], 'no operation without a case')
-  t.ok(ops.some((o) => o.template === '/_synapse/admin/v1/server_version'), 'server_version is among them')
+  t.same(
+    ops.filter((o) => !asked.has(o.key)).map((o) => o.key),
+    [],
+    'no operation without a case',
+  )
+  t.ok(
+    ops.some((o) => o.template === '/_synapse/admin/v1/server_version'),
+    'server_version is among them',
+  )
   const lines = cases.map(caseLine)
   for (const want of [
     'GET /_synapse/admin/v1/event_reports/99999999999999999999999 [admin]',
@@ -31,9 +38,18 @@ t.test('every operation of areas A and B at the release has cases', async (t) =>
     'GET /api/admin/v1/users [user]',
     'DELETE /api/admin/v1/users [none]',
     'GET /_synapse/admin/v1/event_reports?limit=abc [admin]',
-  ]) t.ok(lines.includes(want), want)
-  t.ok(cases.some((c) => c.template === '/api/admin/v1/users/{id}' && typeof c.params.id === 'object' && c.params.id.sample === '/api/admin/v1/users'), 'a real id, sampled from the listing')
-  t.ok(cases.some((c) => c.kind === 'random'), 'random combinations are drawn')
+  ])
+    t.ok(lines.includes(want), want)
+  t.ok(
+    cases.some(
+      (c) => c.template === '/api/admin/v1/users/{id}' && typeof c.params.id === 'object' && c.params.id.sample === '/api/admin/v1/users',
+    ),
+    'a real id, sampled from the listing',
+  )
+  t.ok(
+    cases.some((c) => c.kind === 'random'),
+    'random combinations are drawn',
+  )
 })
 
 t.test('a seed gives the same cases; another seed other random combinations', async (t) => {
@@ -48,9 +64,18 @@ t.test('a seed gives the same cases; another seed other random combinations', as
 
 t.test("a release's missing routes get no case", async (t) => {
   const old = generate({ ...base, versions: { mas: 'v0.14.0', hs: '1.67.0' } })
-  t.notOk(old.some((c) => c.operation.includes('/user_reports') && c.kind !== 'method'), 'no user_reports cases before 1.152.0')
-  t.notOk(old.some((c) => c.operation.includes('/personal-sessions') && c.kind !== 'method'), 'no personal-session cases before v1.5.0')
-  t.ok(old.some((c) => c.method === 'GET' && c.template === '/_synapse/admin/v1/user_reports' && c.kind === 'method'), 'but the path is asked once, as a route the release does not have')
+  t.notOk(
+    old.some((c) => c.operation.includes('/user_reports') && c.kind !== 'method'),
+    'no user_reports cases before 1.152.0',
+  )
+  t.notOk(
+    old.some((c) => c.operation.includes('/personal-sessions') && c.kind !== 'method'),
+    'no personal-session cases before v1.5.0',
+  )
+  t.ok(
+    old.some((c) => c.method === 'GET' && c.template === '/_synapse/admin/v1/user_reports' && c.kind === 'method'),
+    'but the path is asked once, as a route the release does not have',
+  )
   t.ok(allOperations().length > operationsAt({ mas: 'v0.14.0', hs: '1.67.0' }, base.apis).length)
 })
 
@@ -59,5 +84,8 @@ t.test('read-only: a mutating request carries no credential and no body', async 
   t.ok(ro.length > 20, `${ro.length} mutating cases`)
   t.same(ro.filter((c) => c.auth !== 'none' || c.body !== undefined).map(caseLine), [])
   const rw = generate({ ...base, allowWrites: true }).filter((c) => MUTATING_METHODS.has(c.method))
-  t.ok(rw.some((c) => c.auth === 'admin' && c.body !== undefined), 'with writes allowed: bodies of the wrong shape with the admin token')
+  t.ok(
+    rw.some((c) => c.auth === 'admin' && c.body !== undefined),
+    'with writes allowed: bodies of the wrong shape with the admin token',
+  )
 })

@@ -8,28 +8,77 @@ import { operationsAt } from '../../../scripts/explore/generate.ts'
 import type { Answer, Case } from '../../../scripts/explore/cases.ts'
 
 const ops = new Map(operationsAt({ mas: 'v1.22.0', hs: '1.160.0' }, { mas: true, hs: true }).map((o) => [o.key, o]))
-const single: Case = { api: 'hs', operation: 'GET /_synapse/admin/v1/event_reports/{report_id}', method: 'GET', template: '/_synapse/admin/v1/event_reports/{report_id}', params: { report_id: '99999999999999999999999' }, query: [], auth: 'admin', kind: 'boundary', note: '' }
-const user: Case = { api: 'mas', operation: 'GET /api/admin/v1/users/{id}', method: 'GET', template: '/api/admin/v1/users/{id}', params: { id: 'x' }, query: [], auth: 'admin', kind: 'invalid', note: '' }
-const json = (status: number, body: unknown): Answer => ({ status, contentType: 'application/json', json: body, text: JSON.stringify(body) })
+const single: Case = {
+  api: 'hs',
+  operation: 'GET /_synapse/admin/v1/event_reports/{report_id}',
+  method: 'GET',
+  template: '/_synapse/admin/v1/event_reports/{report_id}',
+  params: { report_id: '99999999999999999999999' },
+  query: [],
+  auth: 'admin',
+  kind: 'boundary',
+  note: '',
+}
+const user: Case = {
+  api: 'mas',
+  operation: 'GET /api/admin/v1/users/{id}',
+  method: 'GET',
+  template: '/api/admin/v1/users/{id}',
+  params: { id: 'x' },
+  query: [],
+  auth: 'admin',
+  kind: 'invalid',
+  note: '',
+}
+const json = (status: number, body: unknown): Answer => ({
+  status,
+  contentType: 'application/json',
+  json: body,
+  text: JSON.stringify(body),
+})
 const e500 = json(500, { errcode: 'M_UNKNOWN', error: 'Internal server error' })
 const e404 = json(404, { errcode: 'M_NOT_FOUND', error: 'Event report not found' })
 
 t.test('absolute rules', async (t) => {
   const hsOp = ops.get(single.operation)!
-  t.same(absoluteViolations(single, hsOp, e500).map((v) => v.rule), ['no-5xx'])
+  t.same(
+    absoluteViolations(single, hsOp, e500).map((v) => v.rule),
+    ['no-5xx'],
+  )
   t.same(absoluteViolations(single, hsOp, e404), [], 'a 404 in the envelope is fine')
-  t.same(absoluteViolations(single, hsOp, json(404, { error: 'x' })).map((v) => v.rule), ['error-envelope'], 'errcode missing')
+  t.same(
+    absoluteViolations(single, hsOp, json(404, { error: 'x' })).map((v) => v.rule),
+    ['error-envelope'],
+    'errcode missing',
+  )
   const masOp = ops.get(user.operation)!
   t.same(absoluteViolations(user, masOp, json(404, { errors: [{ title: 'User not found' }] })), [])
-  t.same(absoluteViolations(user, masOp, json(404, { error: 'User not found' })).map((v) => v.rule), ['error-envelope'])
-  t.same(absoluteViolations(user, masOp, json(200, { data: { id: 1 } })).map((v) => v.rule), ['schema'], 'a 200 off its schema')
-  t.same(absoluteViolations({ ...user, kind: 'method', method: 'PATCH' }, masOp, { status: 405, contentType: '', text: '' }), [], 'an empty 405 of the auth service')
+  t.same(
+    absoluteViolations(user, masOp, json(404, { error: 'User not found' })).map((v) => v.rule),
+    ['error-envelope'],
+  )
+  t.same(
+    absoluteViolations(user, masOp, json(200, { data: { id: 1 } })).map((v) => v.rule),
+    ['schema'],
+    'a 200 off its schema',
+  )
+  t.same(
+    absoluteViolations({ ...user, kind: 'method', method: 'PATCH' }, masOp, { status: 405, contentType: '', text: '' }),
+    [],
+    'an empty 405 of the auth service',
+  )
 })
 
 t.test('the model: status, errcode, keys; values are not compared', async (t) => {
   t.same(modelViolations(e404, e404), [])
-  t.same(modelViolations(e500, e404).map((v) => v.rule), ['model-status'])
-  t.same(modelViolations(json(404, { errcode: 'M_UNKNOWN', error: 'x' }), e404).map((v) => v.rule), ['model-errcode'])
+  t.same(
+    modelViolations(e500, e404).map((v) => v.rule),
+    ['model-status'],
+  )
+  t.same(
+    modelViolations(json(404, { errcode: 'M_UNKNOWN', error: 'x' }), e404).map((v) => v.rule),
+    ['model-errcode'],
+  )
   t.ok(alike(json(200, { a: 1, b: [{ c: 'x' }] }), json(200, { a: 2, b: [{ c: 'y' }] })), 'other values, same keys')
   t.same(shapeDifference({ a: 1, b: [{ c: 1, d: 2 }] }, { a: 1, b: [{ c: 1 }] }), { onlyTarget: ['.b[].d'], onlyModel: [] })
   t.same(shapeDifference({ b: [] }, { b: [{ c: 1 }] }), { onlyTarget: [], onlyModel: [] }, 'an empty list is not compared')
@@ -40,7 +89,13 @@ t.test('classes', async (t) => {
   const known = judge(single, op, '1.160.0', e500, e500, e404)!
   t.equal(known.cls, 'known-defect')
   t.equal(known.deviation?.id, 'event-report-id-overflow-500', 'named by its row')
-  t.equal(deviationFor({ ...single, template: '/_synapse/admin/v1/event_reports', params: {}, query: [['from', '99999999999999999999999']] }, '1.160.0')?.id, 'event-report-listing-overflow-500')
+  t.equal(
+    deviationFor(
+      { ...single, template: '/_synapse/admin/v1/event_reports', params: {}, query: [['from', '99999999999999999999999']] },
+      '1.160.0',
+    )?.id,
+    'event-report-listing-overflow-500',
+  )
   t.equal(deviationFor(single, '1.66.0'), undefined, 'not before the release that has it')
   t.equal(judge(single, op, '1.160.0', e404, e500, e404), undefined, 'a target that answers as the strict model conforms')
   t.equal(judge(single, op, '1.160.0', e500, e404, e404)!.cls, 'target-defect', 'a 5xx the model does not give')

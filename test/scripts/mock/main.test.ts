@@ -19,16 +19,24 @@ t.test('an unknown fault: exit 2, the closest name, every name on its own line',
   const lines = io.stderr.split('\n')
   t.equal(lines[0], "admin-conformance mock: --fault: unknown fault 'pagination-of-by-one'; did you mean 'pagination-off-by-one'?")
   for (const f of FAULTS) t.ok(lines.includes(`  ${f.name}`), f.name)
-  t.notOk(lines.some((l) => l.includes(', log-')), 'no comma-separated list')
+  t.notOk(
+    lines.some((l) => l.includes(', log-')),
+    'no comma-separated list',
+  )
   t.match(io.stderr, /run 'admin-conformance mock --help' for usage/)
 })
 
 t.test('the real binary: --fault no-such exits 2', async (t) => {
   const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = execFile(process.execPath, [BIN, 'mock', '--fault', 'no-such', '--port', '0'], { timeout: 60_000 }, (_e, _o, stderr) => resolve({ code: child.exitCode, stderr }))
+    const child = execFile(process.execPath, [BIN, 'mock', '--fault', 'no-such', '--port', '0'], { timeout: 60_000 }, (_e, _o, stderr) =>
+      resolve({ code: child.exitCode, stderr }),
+    )
   })
   t.equal(r.code, 2)
-  t.match(r.stderr, /^admin-conformance mock: --fault: unknown fault 'no-such'\nknown faults \(\d+; --list-faults describes them\):\n( {2}[a-z0-9-]+\n)+/)
+  t.match(
+    r.stderr,
+    /^admin-conformance mock: --fault: unknown fault 'no-such'\nknown faults \(\d+; --list-faults describes them\):\n( {2}[a-z0-9-]+\n)+/,
+  )
   t.match(r.stderr, /\n {2}log-level-ignores-status\n/, 'every name on its own line (one of them)')
 })
 
@@ -40,8 +48,14 @@ t.test('numbers, choices and unknown options', async (t) => {
     [['--log-format', 'v120'], /--log-format: unknown value 'v120'; did you mean 'v1.20'\?/],
     [['--sesions', '5'], /unknown option '--sesions'; did you mean '--sessions'\?/],
     [['--hs-prefix', 'nope'], /--hs-prefix: 'nope' must look like \/_synapse/],
-    [['--admin-client-id', 'admin-client', '--port', '0'], /--admin-client-id \(or MOCK_ADMIN_CLIENT_ID\) must be a ULID, .*; got "admin-client"/],
-    [['--hs-delegate-client-id', '01J00000000000000000ADM1NU', '--port', '0'], /--hs-delegate-client-id \(or MOCK_HS_DELEGATE_CLIENT_ID\) must be a ULID/],
+    [
+      ['--admin-client-id', 'admin-client', '--port', '0'],
+      /--admin-client-id \(or MOCK_ADMIN_CLIENT_ID\) must be a ULID, .*; got "admin-client"/,
+    ],
+    [
+      ['--hs-delegate-client-id', '01J00000000000000000ADM1NU', '--port', '0'],
+      /--hs-delegate-client-id \(or MOCK_HS_DELEGATE_CLIENT_ID\) must be a ULID/,
+    ],
     [['--allowed-host', 'http://evil.example/'], /--allowed-host: 'http:\/\/evil.example\/' is not a host name or address/],
   ]
   for (const [argv, re] of cases) {
@@ -71,7 +85,13 @@ t.test('starts, prints its URL, stops', async (t) => {
 
 t.test('--auto-approve: a seeded user, or exit 2 naming the closest; then /authorize answers with the code', async (t) => {
   const bad = collect()
-  t.equal(await run(['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none', '--auto-approve', 'nobody-at-all'], bad), 2)
+  t.equal(
+    await run(
+      ['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none', '--auto-approve', 'nobody-at-all'],
+      bad,
+    ),
+    2,
+  )
   t.match(bad.stderr, /^admin-conformance mock: --auto-approve: no user 'nobody-at-all' in the seeded world/)
   t.equal(await run(['--auto-approve', ''], collect()), 2, 'an empty name')
   // the seeded world of seed 1 (the default): take its first user from a mock of the same seed
@@ -83,16 +103,28 @@ t.test('--auto-approve: a seeded user, or exit 2 naming the closest; then /autho
   const io = collect()
   let stop!: () => void
   const stopped = new Promise<void>((r) => (stop = r))
-  const done = run(['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none', '--auto-approve', username], io, stopped)
+  const done = run(
+    ['--port', '0', '--quiet', '--sessions', '3', '--reports', '1', '--log-file', 'none', '--auto-approve', username],
+    io,
+    stopped,
+  )
   for (let i = 0; i < 100 && !io.stdout; i++) await new Promise((r) => setTimeout(r, 50))
   const base = io.stdout.trim()
   const reg = await fetch(`${base}/oauth2/registration`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_uri: 'https://ui.example.com/', application_type: 'native', redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_uri: 'https://ui.example.com/',
+      application_type: 'native',
+      redirect_uris: ['http://127.0.0.1/cb'],
+      token_endpoint_auth_method: 'none',
+    }),
   })
   const { client_id } = (await reg.json()) as { client_id: string }
-  const r = await fetch(`${base}/authorize?response_type=code&client_id=${client_id}&redirect_uri=${encodeURIComponent('http://127.0.0.1/cb')}&scope=openid&state=x`, { redirect: 'manual' })
+  const r = await fetch(
+    `${base}/authorize?response_type=code&client_id=${client_id}&redirect_uri=${encodeURIComponent('http://127.0.0.1/cb')}&scope=openid&state=x`,
+    { redirect: 'manual' },
+  )
   t.equal(r.status, 303)
   t.match(r.headers.get('location'), /^http:\/\/127\.0\.0\.1\/cb\?state=x&code=[A-Za-z0-9]{32}#$/)
   await r.arrayBuffer()
@@ -109,8 +141,15 @@ t.test('--homeserver-url with its secret (given or in a file); the secret is nev
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const file = join(dir, 'secret')
   writeFileSync(file, '  s3cret-from-file\n')
-  t.same(homeserverLink({ 'homeserver-url': 'http://127.0.0.1:8008', 'homeserver-secret-file': file }, {}), { homeserverUrl: 'http://127.0.0.1:8008', homeserverSecret: 's3cret-from-file' }, 'whitespace dropped as Synapse drops it')
-  t.same(homeserverLink({}, { MOCK_HOMESERVER_URL: 'http://127.0.0.1:8008', MOCK_HOMESERVER_SECRET: 'env-secret' }), { homeserverUrl: 'http://127.0.0.1:8008', homeserverSecret: 'env-secret' })
+  t.same(
+    homeserverLink({ 'homeserver-url': 'http://127.0.0.1:8008', 'homeserver-secret-file': file }, {}),
+    { homeserverUrl: 'http://127.0.0.1:8008', homeserverSecret: 's3cret-from-file' },
+    'whitespace dropped as Synapse drops it',
+  )
+  t.same(homeserverLink({}, { MOCK_HOMESERVER_URL: 'http://127.0.0.1:8008', MOCK_HOMESERVER_SECRET: 'env-secret' }), {
+    homeserverUrl: 'http://127.0.0.1:8008',
+    homeserverSecret: 'env-secret',
+  })
   t.throws(() => homeserverLink({ 'homeserver-url': 'http://127.0.0.1:8008' }, {}), /needs --homeserver-secret/)
   t.throws(() => homeserverLink({ 'homeserver-url': 'ftp://x', 'homeserver-secret': 's' }, {}), /http\(s\) URL/)
   t.throws(() => homeserverLink({ 'homeserver-secret': 'a', 'homeserver-secret-file': file }, {}), /cannot both be given/)

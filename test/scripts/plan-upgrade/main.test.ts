@@ -13,12 +13,24 @@ import { UsageError } from '../../../scripts/common/index.ts'
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const BIN = `${ROOT}bin/admin-conformance.mjs`
 
-interface Run { code: number | null; signal: string | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null
+  signal: string | null
+  stdout: string
+  stderr: string
+}
 
 async function cli(args: string[]): Promise<Run> {
   let stdout = ''
   let stderr = ''
-  const code = await run(args, { out: (s) => { stdout += s }, err: (s) => { stderr += s } })
+  const code = await run(args, {
+    out: (s) => {
+      stdout += s
+    },
+    err: (s) => {
+      stderr += s
+    },
+  })
   return { code, signal: null, stdout, stderr }
 }
 
@@ -73,7 +85,10 @@ t.test('--json prints one object with the plan', async (t) => {
     t.match(c.version, /^v\d+\.\d+\.\d+$/)
     t.match(c, { source: /^(interface|synapse)$/, cite: /\S/ }, 'each change names its source')
   }
-  t.same(plan.changes.map((c: { version: string }) => c.version), ['v1.93.0', 'v1.94.0', 'v1.100.0'])
+  t.same(
+    plan.changes.map((c: { version: string }) => c.version),
+    ['v1.93.0', 'v1.94.0', 'v1.100.0'],
+  )
   t.ok(Array.isArray(plan.reminders) && plan.reminders.length > 0)
   t.ok(Array.isArray(plan.stepDetails))
 })
@@ -81,11 +96,27 @@ t.test('--json prints one object with the plan', async (t) => {
 t.test('--json: the complete table by default, each row with its source; --table interface and reference', async (t) => {
   const d = JSON.parse((await cli(['--from', '1.100.0', '--to', '1.110.0', '--json'])).stdout)
   t.match(d, { table: 'complete', rollbackFloor: 'v1.100.0', canRollBackToFrom: true, beyondTable: null, steps: ['v1.110.0'] })
-  t.match(d.targetRange, { from: 'v1.105.1', to: null, floor: 'v1.100.0', source: 'synapse', cite: /^Synapse docs\/upgrade\.md, "Rolling back to older versions"/ })
+  t.match(d.targetRange, {
+    from: 'v1.105.1',
+    to: null,
+    floor: 'v1.100.0',
+    source: 'synapse',
+    cite: /^Synapse docs\/upgrade\.md, "Rolling back to older versions"/,
+  })
   const old = JSON.parse((await cli(['--from', '1.40.0', '--to', '1.53.0', '--json'])).stdout)
-  t.match(old.targetRange, { source: 'interface', cite: /^interface document.*lib\/data\/rollback-ranges\.json/ }, 'rows the interface document has cite it')
+  t.match(
+    old.targetRange,
+    { source: 'interface', cite: /^interface document.*lib\/data\/rollback-ranges\.json/ },
+    'rows the interface document has cite it',
+  )
   const ext = JSON.parse((await cli(['--from', '1.90.0', '--to', '1.104.0', '--json'])).stdout)
-  t.match(ext.targetRange, { from: 'v1.98.0', to: 'v1.105.0', floor: 'v1.96.0', source: 'interface', cite: /v1\.98\.0–v1\.102\.0; extended to v1\.105\.0 by Synapse docs\/upgrade\.md/ })
+  t.match(ext.targetRange, {
+    from: 'v1.98.0',
+    to: 'v1.105.0',
+    floor: 'v1.96.0',
+    source: 'interface',
+    cite: /v1\.98\.0–v1\.102\.0; extended to v1\.105\.0 by Synapse docs\/upgrade\.md/,
+  })
   const i = JSON.parse((await cli(['--from', '1.95.0', '--to', '1.110.0', '--json', '--table', 'interface'])).stdout)
   t.equal(i.rollbackFloor, null)
   t.equal(i.canRollBackToFrom, null)
@@ -97,7 +128,8 @@ t.test('--json: the complete table by default, each row with its source; --table
   t.same(same.steps, [])
   t.equal(same.upToDate, true)
   t.equal(same.rollbackFloor, 'v1.96.0')
-  for (const out of [d, old, ext, i, r]) t.notMatch(JSON.stringify(out), /(?<![\w/])reference\/|spec\/interface\.md|§/, 'no file outside the repository is cited')
+  for (const out of [d, old, ext, i, r])
+    t.notMatch(JSON.stringify(out), /(?<![\w/])reference\/|spec\/interface\.md|§/, 'no file outside the repository is cited')
 })
 
 t.test('the case of the issue: --from v1.100.0 --to v1.110.0 answers v1.100.0 by default', async (t) => {
@@ -128,7 +160,10 @@ t.test("the auth service's changes and upgrade notes", async (t) => {
   t.match(r.stdout, /github\.com\/element-hq\/matrix-authentication-service\/releases/)
   t.ok(r.stdout.indexOf('    v1.4.0') < r.stdout.indexOf('    v1.20.0'), 'oldest first')
   const later = await cli(['--mas-from', 'v1.4.0', '--mas-to', '1.5.0', '--json'])
-  t.same(JSON.parse(later.stdout).mas.changes.map((c: { version: string }) => c.version), ['v1.5.0'])
+  t.same(
+    JSON.parse(later.stdout).mas.changes.map((c: { version: string }) => c.version),
+    ['v1.5.0'],
+  )
   t.notMatch(later.stdout, /synapse_legacy/)
   const both = await cli(['--from', '1.100.0', '--to', '1.110.0', '--mas-from', '1.20.0', '--mas-to', '1.20.0'])
   t.match(both.stdout, /Upgrade plan v1\.100\.0 → v1\.110\.0[\s\S]*Auth service \(MAS\) v1\.20\.0 → v1\.20\.0\n {2}Nothing to upgrade/)
@@ -184,7 +219,10 @@ t.test('bad input exits 2 with a message on stderr', async (t) => {
     [['--to', '1.5.0', '--hs-url', 'not a url'], /is not a URL/],
     [['--to', '1.5.0', '--hs-url', 'ftp://127.0.0.1/'], /http or https/],
     [['--to', '1.5.0', '--hs-url', 'http://127.0.0.1:1', '--timeout', '0'], /--timeout must be a positive number of seconds/],
-    [['--to', '1.5.0', '--hs-url', 'http://127.0.0.1:1', '--timeout', '-1'], /^admin-conformance plan-upgrade: --timeout must be a positive number of seconds \(up to 3600\), got '-1'\n/],
+    [
+      ['--to', '1.5.0', '--hs-url', 'http://127.0.0.1:1', '--timeout', '-1'],
+      /^admin-conformance plan-upgrade: --timeout must be a positive number of seconds \(up to 3600\), got '-1'\n/,
+    ],
     [['--to', '1.5.0', '--hs-url', 'http://127.0.0.1:1', '--hs-prefix', 'nope'], /--hs-prefix: 'nope' must look like \/_synapse/],
     [['--from', '1.0.0', '--to', '1.5.0', '--hs-prefix', '/x'], /--hs-prefix only applies with --hs-url/],
   ]
@@ -223,7 +261,10 @@ t.test('--hs-url reads --from from server_version', async (t) => {
   t.equal(r.code, 0, r.stderr)
   const plan = JSON.parse(r.stdout)
   t.match(plan, {
-    from: 'v1.98.0', to: 'v1.100.0', rollbackFloor: 'v1.96.0', canRollBackToFrom: true,
+    from: 'v1.98.0',
+    to: 'v1.100.0',
+    rollbackFloor: 'v1.96.0',
+    canRollBackToFrom: true,
     fromSource: { kind: 'homeserver', url: `${base}/_synapse/admin/v1/server_version`, serverVersion: '1.98.0 (b=develop, abcdef1)' },
   })
   t.ok(seen.includes('GET /_synapse/admin/v1/server_version auth=-'), 'GET without authentication')
@@ -247,7 +288,10 @@ t.test('--hs-url reads --from from server_version', async (t) => {
   for (const [prefix, msg] of fails) {
     const f = await cli(['--hs-url', base, '--hs-prefix', prefix, '--to', '1.100.0'])
     t.equal(f.code, 3, `exit 3 (target rejected) for ${prefix}`)
-    t.match(f.stderr, new RegExp(`could not read the homeserver version from http://127\\.0\\.0\\.1:${port}${prefix}/admin/v1/server_version`))
+    t.match(
+      f.stderr,
+      new RegExp(`could not read the homeserver version from http://127\\.0\\.0\\.1:${port}${prefix}/admin/v1/server_version`),
+    )
     t.match(f.stderr, msg)
     t.equal(f.stdout, '')
   }
@@ -263,18 +307,28 @@ t.test('--hs-url against a refusing server fails with exit 3 naming the URL', as
   await close(probe) // nothing listens there now
   const r = await bin(['--hs-url', `http://127.0.0.1:${port}`, '--to', '1.100.0', '--timeout', '2'])
   t.equal(r.code, 3, 'target unreachable: exit 3')
-  t.match(r.stderr, new RegExp(`^admin-conformance plan-upgrade: could not read the homeserver version from http://127\\.0\\.0\\.1:${port}/_synapse/admin/v1/server_version: connection refused`))
+  t.match(
+    r.stderr,
+    new RegExp(
+      `^admin-conformance plan-upgrade: could not read the homeserver version from http://127\\.0\\.0\\.1:${port}/_synapse/admin/v1/server_version: connection refused`,
+    ),
+  )
   t.equal(r.signal, null, 'the CLI ended by itself')
 })
 
 t.test('--hs-url against a hanging server gives up after --timeout (seconds)', async (t) => {
-  const server = http.createServer(() => { /* accept, never answer */ })
+  const server = http.createServer(() => {
+    /* accept, never answer */
+  })
   const port = await listen(server)
   t.teardown(() => close(server))
   const r = await bin(['--hs-url', `http://127.0.0.1:${port}`, '--to', '1.100.0', '--timeout', '0.3'])
   t.equal(r.code, 3)
   t.equal(r.signal, null, 'the CLI ended by itself, not by the test harness kill')
-  t.match(r.stderr, /could not read the homeserver version from http:\/\/127\.0\.0\.1:\d+\/_synapse\/admin\/v1\/server_version: no (response|complete answer) within 300 ms/)
+  t.match(
+    r.stderr,
+    /could not read the homeserver version from http:\/\/127\.0\.0\.1:\d+\/_synapse\/admin\/v1\/server_version: no (response|complete answer) within 300 ms/,
+  )
 })
 
 t.test('fetchServerVersion in-process: errors and redaction', async (t) => {

@@ -8,7 +8,14 @@ import { DIR, NEWEST, snapshotOf } from '../snapshot/helpers.ts'
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await run(args, { out: (s) => { out += s }, err: (s) => { err += s } })
+  const code = await run(args, {
+    out: (s) => {
+      out += s
+    },
+    err: (s) => {
+      err += s
+    },
+  })
   return { code, out, err }
 }
 
@@ -20,10 +27,22 @@ t.test('a Synapse 1.67.0 deployment with reports, upgraded to the newest release
   t.equal(doc.from, 'v1.67.0', '--from comes from the snapshot')
   const [hs, mas] = doc.snapshot.encounters
   const met = (id: string) => hs.met.find((e: { id: string }) => e.id.includes(id))
-  t.match(met('event-report-delete').evidence.join('\n'), /holds data there: GET \/_synapse\/admin\/v1\/event_reports/, 'it has reports the old release cannot delete')
+  t.match(
+    met('event-report-delete').evidence.join('\n'),
+    /holds data there: GET \/_synapse\/admin\/v1\/event_reports/,
+    'it has reports the old release cannot delete',
+  )
   t.match(met('server-version-python-version').evidence.join('\n'), /serves GET \/_synapse\/admin\/v1\/server_version/)
-  t.ok(hs.unobservable.some((e: { id: string }) => /minimum-version/.test(e.id)), 'runtime rows cannot be judged from a snapshot')
-  t.ok(mas.notMet.some((e: { id: string; evidence: string[] }) => e.id.includes('personal-sessions') && /new with the upgrade/.test(e.evidence[0]!)), 'a route the deployment does not serve yet')
+  t.ok(
+    hs.unobservable.some((e: { id: string }) => /minimum-version/.test(e.id)),
+    'runtime rows cannot be judged from a snapshot',
+  )
+  t.ok(
+    mas.notMet.some(
+      (e: { id: string; evidence: string[] }) => e.id.includes('personal-sessions') && /new with the upgrade/.test(e.evidence[0]!),
+    ),
+    'a route the deployment does not serve yet',
+  )
   const text = await cli(['--snapshot', s.file, '--to', NEWEST.hs])
   t.match(text.out, /What this deployment will meet \(homeserver/)
 })

@@ -36,7 +36,10 @@ t.test('--allow-partial runs what can run and passes with a warning', async (t) 
 })
 
 t.test('every selected check skipped: exit 1, nothing was checked', async (t) => {
-  const r = await runCaptured(['--mas-url', mock.url, '--area', 'admin', '--grep', 'finish an active session'], { MAS_ADMIN_TOKEN: env.MAS_ADMIN_TOKEN, MAS_USER_TOKEN: env.MAS_USER_TOKEN })
+  const r = await runCaptured(['--mas-url', mock.url, '--area', 'admin', '--grep', 'finish an active session'], {
+    MAS_ADMIN_TOKEN: env.MAS_ADMIN_TOKEN,
+    MAS_USER_TOKEN: env.MAS_USER_TOKEN,
+  })
   t.equal(r.exitCode, 1, 'exit code 1', { out: r.stdout.slice(-2000) })
   t.match(r.stdout, /not a pass: every one of the \d+ checks was skipped: nothing was checked/)
   t.match(r.stdout, /\d+ × needs --allow-writes/, 'says why they were skipped')
@@ -56,7 +59,10 @@ t.test('a passing run exits 0 and says so, with the suites built once or through
     const dir = mkdtempSync(path.join(tmpdir(), 'ac-exit-'))
     t.teardown(() => rmSync(dir, { recursive: true, force: true }))
     const file = path.join(dir, 'r.tap')
-    const r = await runCaptured(['--area', 'admin', '--grep', '^version: ', '--output', file], loader === 'tsx' ? { AC_RUN_LOADER: 'tsx' } : {})
+    const r = await runCaptured(
+      ['--area', 'admin', '--grep', '^version: ', '--output', file],
+      loader === 'tsx' ? { AC_RUN_LOADER: 'tsx' } : {},
+    )
     t.equal(r.exitCode, 0, `${loader}: exit 0`)
     t.match(r.stdout, /all selected checks passed/, `${loader}: the closing line`)
     t.notMatch(r.stdout, /\u001b\[/, `${loader}: no colour when the output is not a terminal`)

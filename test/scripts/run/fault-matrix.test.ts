@@ -35,17 +35,39 @@ const reports = await runCaptured(['--fault-matrix', '--area', 'reports', '--rep
 const adminMatrix = JSON.parse(readFileSync(out, 'utf8')) as MatrixReport
 
 // The matrix at the other tested releases: the homeserver's in --area reports, the auth service's in --area admin.
-interface VersionRun { label: string; area: 'admin' | 'reports'; exitCode: number; matrix: MatrixReport | undefined; out: string }
+interface VersionRun {
+  label: string
+  area: 'admin' | 'reports'
+  exitCode: number
+  matrix: MatrixReport | undefined
+  out: string
+}
 const versionRuns: VersionRun[] = []
 const otherHs = [...new Set(TESTED.map((v) => v.hs))].filter((v) => v !== NEWEST_HS)
 const otherMas = [...new Set(TESTED.map((v) => v.mas))].filter((v) => v !== NEWEST_MAS)
 const claimsOf = (x: { hs?: string; mas?: string }) => ({ hs: x.hs ?? NEWEST_HS, mas: x.mas ?? NEWEST_MAS })
-for (const [product, versions, area, flag] of [['hs', otherHs, 'reports', '--mock-hs-version'], ['mas', otherMas, 'admin', '--mock-mas-version']] as const) {
+for (const [product, versions, area, flag] of [
+  ['hs', otherHs, 'reports', '--mock-hs-version'],
+  ['mas', otherMas, 'admin', '--mock-mas-version'],
+] as const) {
   for (const v of versions) {
     const claimed = claimsOf({ [product]: v })
-    const names = FAULTS.filter((f) => f.differsBy === product && (area === 'admin' ? f.area === 'admin' || (f.area === 'auth' && f.name.startsWith('auth-')) : f.area === 'homeserver' || f.name.startsWith('hs-auth-')) && faultAppliesAt(f, claimed)).map((f) => f.name)
+    const names = FAULTS.filter(
+      (f) =>
+        f.differsBy === product &&
+        (area === 'admin'
+          ? f.area === 'admin' || (f.area === 'auth' && f.name.startsWith('auth-'))
+          : f.area === 'homeserver' || f.name.startsWith('hs-auth-')) &&
+        faultAppliesAt(f, claimed),
+    ).map((f) => f.name)
     const r = await runCaptured(['--fault-matrix', '--area', area, flag, v, ...names.flatMap((n) => ['--mock-fault', n])])
-    versionRuns.push({ label: `${product === 'hs' ? 'Synapse' : 'MAS'} ${v}`, area, exitCode: r.exitCode, matrix: r.result.matrix, out: r.stdout.slice(-2000) + r.stderr.slice(-1000) })
+    versionRuns.push({
+      label: `${product === 'hs' ? 'Synapse' : 'MAS'} ${v}`,
+      area,
+      exitCode: r.exitCode,
+      matrix: r.result.matrix,
+      out: r.stdout.slice(-2000) + r.stderr.slice(-1000),
+    })
   }
 }
 const reportsMatrix = reports.result.matrix!
@@ -55,7 +77,12 @@ const matrix: MatrixReport = {
   areas: ['admin', 'reports'],
   clean: {
     ok: adminMatrix.clean.ok && reportsMatrix.clean.ok,
-    counts: Object.fromEntries(Object.keys(adminMatrix.clean.counts).map((k) => [k, adminMatrix.clean.counts[k as 'pass'] + reportsMatrix.clean.counts[k as 'pass']])) as unknown as MatrixReport['clean']['counts'],
+    counts: Object.fromEntries(
+      Object.keys(adminMatrix.clean.counts).map((k) => [
+        k,
+        adminMatrix.clean.counts[k as 'pass'] + reportsMatrix.clean.counts[k as 'pass'],
+      ]),
+    ) as unknown as MatrixReport['clean']['counts'],
     failedChecks: [...adminMatrix.clean.failedChecks, ...reportsMatrix.clean.failedChecks],
   },
   faults: [...adminMatrix.faults, ...reportsMatrix.faults],
@@ -64,9 +91,15 @@ const matrix: MatrixReport = {
 
 t.test('the clean mock passes every check', async (t) => {
   t.ok(matrix.clean.counts.checks > 100, `the suites hold many checks (${matrix.clean.counts.checks})`)
-  t.equal(matrix.clean.counts.fail, 0, 'no check fails against the clean mock', { failed: matrix.clean.failedChecks.map((f) => `${f.file}: ${f.check}`) })
+  t.equal(matrix.clean.counts.fail, 0, 'no check fails against the clean mock', {
+    failed: matrix.clean.failedChecks.map((f) => `${f.file}: ${f.check}`),
+  })
   t.equal(matrix.clean.counts.skip, 0, 'no check is skipped against the clean mock (writes on, all tokens given)')
-  t.same(matrix.suites.filter((s) => s.error), [], 'no suite file crashed')
+  t.same(
+    matrix.suites.filter((s) => s.error),
+    [],
+    'no suite file crashed',
+  )
 })
 
 t.test('every fault makes at least one named check fail', async (t) => {
@@ -78,11 +111,21 @@ t.test('every fault makes at least one named check fail', async (t) => {
 })
 
 t.test('each area passes the matrix on its own', async (t) => {
-  for (const [area, r, m] of [['admin', admin, adminMatrix], ['reports', reports, reportsMatrix]] as const) {
+  for (const [area, r, m] of [
+    ['admin', admin, adminMatrix],
+    ['reports', reports, reportsMatrix],
+  ] as const) {
     t.equal(r.exitCode, 0, `--area ${area}: exit code 0`, { out: r.stdout.slice(-2000), stderr: r.stderr.slice(-2000) })
     t.equal(m.ok, true, `--area ${area}: the report says ok`)
-    t.same(m.faults.filter((f) => !f.caught).map((f) => f.name), [], `--area ${area}: no fault missed`)
-    t.ok(m.faults.every((f) => f.areas.length === 1 && f.areas[0] === area), `--area ${area}: every fault it ran is mapped to it`)
+    t.same(
+      m.faults.filter((f) => !f.caught).map((f) => f.name),
+      [],
+      `--area ${area}: no fault missed`,
+    )
+    t.ok(
+      m.faults.every((f) => f.areas.length === 1 && f.areas[0] === area),
+      `--area ${area}: every fault it ran is mapped to it`,
+    )
   }
   const names = matrix.faults.map((f) => f.name)
   t.equal(new Set(names).size, names.length, 'no fault runs in both areas')
@@ -96,11 +139,18 @@ t.test('the matrix passes at every tested release, over the faults whose behavio
     if (!t.ok(m, `${r.label}: a matrix report`)) continue
     t.equal(m!.clean.counts.fail, 0, `${r.label}: the clean mock passes`, { failed: m!.clean.failedChecks.map((f) => f.check) })
     t.ok(m!.faults.length > 0, `${r.label}: ${m!.faults.length} faults served`)
-    t.same(m!.faults.filter((f) => !f.caught).map((f) => f.name), [], `${r.label}: every fault caught`)
+    t.same(
+      m!.faults.filter((f) => !f.caught).map((f) => f.name),
+      [],
+      `${r.label}: every fault caught`,
+    )
   }
   // A fault outside its releases is not served there (nothing to break): DELETE before v1.79.0.
   const at167 = versionRuns.find((r) => r.label === 'Synapse 1.67.0')?.matrix
-  t.notOk(at167?.faults.some((f) => f.name === 'reports-delete-keeps-report'), 'Synapse 1.67.0: the DELETE fault is not served (no DELETE before v1.79.0)')
+  t.notOk(
+    at167?.faults.some((f) => f.name === 'reports-delete-keeps-report'),
+    'Synapse 1.67.0: the DELETE fault is not served (no DELETE before v1.79.0)',
+  )
 })
 
 t.test('the JUnit report of the matrix has one testcase per fault', async (t) => {
@@ -118,7 +168,10 @@ const rows = matrix.faults.map((f) => {
   const checks = f.failedChecks.map((c) => `\`${c.check}\``)
   const shown = checks.slice(0, MAX).join('<br>') + (checks.length > MAX ? `<br>… and ${checks.length - MAX} more` : '')
   const def = FAULTS.find((x) => x.name === f.name)!
-  const caughtAt = [`default (Synapse ${NEWEST_HS}, MAS ${NEWEST_MAS})`, ...versionRuns.filter((r) => r.matrix?.faults.some((x) => x.name === f.name && x.caught)).map((r) => r.label)]
+  const caughtAt = [
+    `default (Synapse ${NEWEST_HS}, MAS ${NEWEST_MAS})`,
+    ...versionRuns.filter((r) => r.matrix?.faults.some((x) => x.name === f.name && x.caught)).map((r) => r.label),
+  ]
   return `| \`${f.name}\` | ${f.area} | ${f.description.replace(/\|/g, '\\|')} | ${faultVersionsText(def)} | ${caughtAt.join('<br>')} | ${f.caught ? shown : '**not caught**'} |`
 })
 const other = FAULTS.filter((f) => !SUITE_AREAS.has(f.area))

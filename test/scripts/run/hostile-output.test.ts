@@ -20,7 +20,16 @@ const UNSAFE = /(?!\n)[\p{Cc}\p{Cf}\u2028\u2029]/u
 
 function assertVisible(t: Test, name: string, text: string): void {
   const m = UNSAFE.exec(text)
-  t.notOk(m, `${name}: no control, format or separator character`, m ? { found: `U+${m[0].codePointAt(0)!.toString(16).padStart(4, '0')}`, near: JSON.stringify(text.slice(Math.max(0, m.index - 60), m.index + 20)) } : {})
+  t.notOk(
+    m,
+    `${name}: no control, format or separator character`,
+    m
+      ? {
+          found: `U+${m[0].codePointAt(0)!.toString(16).padStart(4, '0')}`,
+          near: JSON.stringify(text.slice(Math.max(0, m.index - 60), m.index + 20)),
+        }
+      : {},
+  )
 }
 
 /** No piece of 10 characters of any token anywhere in `text` (a token split by a line fold leaves pieces). */
@@ -29,7 +38,8 @@ function assertNoTokenPiece(t: Test, name: string, text: string, tokens: string[
   const pieces = tokens.flatMap((tok) => Array.from({ length: tok.length - 9 }, (_, i) => tok.slice(i, i + 10)))
   const hit = pieces.find((p) => text.includes(p) || flat.includes(p))
   const where = hit === undefined ? -1 : text.includes(hit) ? text.indexOf(hit) : flat.indexOf(hit)
-  const near = hit === undefined ? '' : (text.includes(hit) ? text : flat).slice(Math.max(0, where - 80), where + 40).replace(hit, '<piece>')
+  const near =
+    hit === undefined ? '' : (text.includes(hit) ? text : flat).slice(Math.max(0, where - 80), where + 40).replace(hit, '<piece>')
   t.notOk(hit, `${name}: no piece of a token, also across a folded line`, { found: hit?.slice(0, 4), near })
 }
 
@@ -57,9 +67,30 @@ async function hostileRun(t: Test, separators: boolean) {
   const server = await hostileOutputServer({ separators })
   t.teardown(() => server.close())
   const tok = knownTokens()
-  const env = { MAS_ADMIN_TOKEN: tok.adminToken, MAS_USER_TOKEN: tok.userToken, HS_ADMIN_TOKEN: tok.hsAdminToken, HS_USER_TOKEN: tok.hsUserToken }
+  const env = {
+    MAS_ADMIN_TOKEN: tok.adminToken,
+    MAS_USER_TOKEN: tok.userToken,
+    HS_ADMIN_TOKEN: tok.hsAdminToken,
+    HS_USER_TOKEN: tok.hsUserToken,
+  }
   const tapFile = path.join(dir, `run-${separators}.tap`)
-  const r = await runCaptured(['--mas-url', server.url, '--hs-url', server.url, '--area', 'admin,reports', '--reporter', 'tap', '--output', tapFile, '--timeout', '60'], env)
+  const r = await runCaptured(
+    [
+      '--mas-url',
+      server.url,
+      '--hs-url',
+      server.url,
+      '--area',
+      'admin,reports',
+      '--reporter',
+      'tap',
+      '--output',
+      tapFile,
+      '--timeout',
+      '60',
+    ],
+    env,
+  )
   t.equal(r.exitCode, 1, 'the run fails (the target answers nonsense)')
   const report = r.result.report as RunReport
   const raw = readFileSync(tapFile, 'utf8')
@@ -78,8 +109,14 @@ t.test('a hostile target: terminal, every reporter, folded tokens, Markdown, tok
   t.match(r.stdout, /\\x1b\[2J/, 'the ESC sequence is shown as a visible escape')
   t.match(r.stdout, /\\u202e/, 'a bidi override is shown as a visible escape')
   const responses = failures.map((f) => f.diag?.response).filter((x): x is string => typeof x === 'string')
-  t.ok(responses.some((x) => x.includes('passed\\x08\\x08\\n```\\n# Injected heading')), "a newline of the target's is shown as \\n in a response excerpt")
-  t.notOk(responses.some((x) => x.includes('\n')), 'no response excerpt holds a raw newline (it could fake a line)')
+  t.ok(
+    responses.some((x) => x.includes('passed\\x08\\x08\\n```\\n# Injected heading')),
+    "a newline of the target's is shown as \\n in a response excerpt",
+  )
+  t.notOk(
+    responses.some((x) => x.includes('\n')),
+    'no response excerpt holds a raw newline (it could fake a line)',
+  )
 
   // every reporter
   const reports: Record<string, string> = { tap: raw }
@@ -96,28 +133,58 @@ t.test('a hostile target: terminal, every reporter, folded tokens, Markdown, tok
   }
   assertNoTokenPiece(t, 'terminal', r.stdout + r.stderr, tokens)
   t.doesNotThrow(() => JSON.parse(reports.json!), 'the JSON report parses')
-  t.doesNotThrow(() => reports.jsonstream!.split('\n').filter(Boolean).map((l) => JSON.parse(l)), 'the JSON stream parses')
+  t.doesNotThrow(
+    () =>
+      reports
+        .jsonstream!.split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    'the JSON stream parses',
+  )
 
   // 4. Markdown: the target's text stays in code blocks
   t.match(reports.markdown!, /# Injected heading/, "the target's text is in the Markdown report")
   const outside = outsideCode(reports.markdown!)
-  t.notOk(outside.some((l) => /^#+ Injected/.test(l)), 'no heading of the target outside a code block')
-  t.notOk(outside.some((l) => l.includes('![img](') || l.includes('[click](')), 'no image or link of the target outside a code block')
-  t.notOk(outside.some((l) => l.includes('127.0.0.1:9/')), "no URL of the target's outside a code block")
+  t.notOk(
+    outside.some((l) => /^#+ Injected/.test(l)),
+    'no heading of the target outside a code block',
+  )
+  t.notOk(
+    outside.some((l) => l.includes('![img](') || l.includes('[click](')),
+    'no image or link of the target outside a code block',
+  )
+  t.notOk(
+    outside.some((l) => l.includes('127.0.0.1:9/')),
+    "no URL of the target's outside a code block",
+  )
 
   // 5. tokens in URLs
   const inUrl = server.urls.filter((u) => tokens.some((tk) => u.includes(tk) || u.includes(encodeURIComponent(tk))))
-  t.same(inUrl.map((u) => u.replace(/access_token=[^&]*/, 'access_token=…')), [], 'no token was sent in a URL')
-  t.ok(report.skipReasons.some((s) => /--allow-token-in-url/.test(s.reason)), 'the checks that need a token in the URL skip, saying how to run them')
+  t.same(
+    inUrl.map((u) => u.replace(/access_token=[^&]*/, 'access_token=…')),
+    [],
+    'no token was sent in a URL',
+  )
+  t.ok(
+    report.skipReasons.some((s) => /--allow-token-in-url/.test(s.reason)),
+    'the checks that need a token in the URL skip, saying how to run them',
+  )
 })
 
 t.test('U+2028 and U+2029 in answers do not cut the failure details short', async (t) => {
   const { r, report, raw, failures } = await hostileRun(t, true)
   const crashed = report.suites.filter((s) => s.error)
-  t.same(crashed.map((s) => `${s.file}: ${s.error}`), [], 'no suite file is reported as a crash')
+  t.same(
+    crashed.map((s) => `${s.file}: ${s.error}`),
+    [],
+    'no suite file is reported as a crash',
+  )
   const withResponse = failures.filter((f) => f.diag && 'response' in f.diag && 'curl' in f.diag)
   t.ok(withResponse.length > failures.length / 2, `the failures carry response and curl (${withResponse.length} of ${failures.length})`)
-  t.ok(failures.some((f) => typeof f.diag?.response === 'string' && f.diag.response.includes('one\\u2028two\\u2029three')), 'U+2028 and U+2029 are shown as \\u2028 and \\u2029')
+  t.ok(
+    failures.some((f) => typeof f.diag?.response === 'string' && f.diag.response.includes('one\\u2028two\\u2029three')),
+    'U+2028 and U+2029 are shown as \\u2028 and \\u2029',
+  )
   assertVisible(t, 'terminal (stdout)', r.stdout)
   assertVisible(t, 'tap report', raw)
 })
@@ -135,13 +202,28 @@ t.test('the preflight: escaped titles, and a page that is not JSON named as such
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  const r = await runCaptured(['--mas-url', url, '--hs-url', url, '--area', 'admin,reports'], { MAS_ADMIN_TOKEN: 'mat_' + 'x'.repeat(30), HS_ADMIN_TOKEN: 'syt_' + 'y'.repeat(30) })
+  const r = await runCaptured(['--mas-url', url, '--hs-url', url, '--area', 'admin,reports'], {
+    MAS_ADMIN_TOKEN: 'mat_' + 'x'.repeat(30),
+    HS_ADMIN_TOKEN: 'syt_' + 'y'.repeat(30),
+  })
   t.equal(r.exitCode, 3, 'exit code 3')
   assertVisible(t, 'stderr', r.stderr)
   assertVisible(t, 'stdout', r.stdout)
-  t.match(r.stderr, /the admin token was rejected \(401: \\x1b\[2J\\x1b\]0;owned\\x07\\rall checks passed\\u202e\)/, "the auth service's title is shown escaped")
-  t.match(r.stderr, /server_version answered 200 but not with JSON \(text\/html; charset=utf-8, begins "<!DOCTYPE html> <html><head><title>Welcome to nginx!/, 'the homeserver page: not JSON, its content type and an excerpt')
-  t.match(r.stderr, /wrong URL or prefix \(--hs-url, --hs-prefix\), or a reverse proxy's or web server's own page/, 'and what that usually means')
+  t.match(
+    r.stderr,
+    /the admin token was rejected \(401: \\x1b\[2J\\x1b\]0;owned\\x07\\rall checks passed\\u202e\)/,
+    "the auth service's title is shown escaped",
+  )
+  t.match(
+    r.stderr,
+    /server_version answered 200 but not with JSON \(text\/html; charset=utf-8, begins "<!DOCTYPE html> <html><head><title>Welcome to nginx!/,
+    'the homeserver page: not JSON, its content type and an excerpt',
+  )
+  t.match(
+    r.stderr,
+    /wrong URL or prefix \(--hs-url, --hs-prefix\), or a reverse proxy's or web server's own page/,
+    'and what that usually means',
+  )
 })
 
 t.test('the query-token checks: skipped with the reason against a real target, run with --allow-token-in-url', async (t) => {
@@ -152,9 +234,20 @@ t.test('the query-token checks: skipped with the reason against a real target, r
   const off = await runCaptured(['--hs-url', mock.url, '--area', 'reports', ...grep], env)
   const offChecks = (off.result.report as RunReport).suites.flatMap((s) => s.checks)
   t.equal(offChecks.length, 2, 'both checks are selected')
-  t.ok(offChecks.every((c) => c.outcome === 'skip' && /--allow-token-in-url/.test(c.skip ?? '')), 'both skip, naming --allow-token-in-url')
-  t.match(off.stdout, /skipped:\n\s+2 × sends the admin token in the URL \(query parameter access_token\), which proxies and load balancers log; --allow-token-in-url runs it/, 'the summary says why')
+  t.ok(
+    offChecks.every((c) => c.outcome === 'skip' && /--allow-token-in-url/.test(c.skip ?? '')),
+    'both skip, naming --allow-token-in-url',
+  )
+  t.match(
+    off.stdout,
+    /skipped:\n\s+2 × sends the admin token in the URL \(query parameter access_token\), which proxies and load balancers log; --allow-token-in-url runs it/,
+    'the summary says why',
+  )
   const on = await runCaptured(['--hs-url', mock.url, '--area', 'reports', '--allow-token-in-url', ...grep], env)
   t.equal(on.exitCode, 0, 'with the flag they run and pass')
-  t.same((on.result.report as RunReport).suites.flatMap((s) => s.checks).map((c) => c.outcome), ['pass', 'pass'], 'both pass')
+  t.same(
+    (on.result.report as RunReport).suites.flatMap((s) => s.checks).map((c) => c.outcome),
+    ['pass', 'pass'],
+    'both pass',
+  )
 })

@@ -43,7 +43,8 @@ export async function hostileOutputServer(opts: { separators?: boolean } = {}): 
     }
     if (url.pathname === '/api/admin/v1/version') return json(200, { version: '1.22.0' })
     if (url.pathname.endsWith('/admin/v1/server_version')) return json(200, { server_version: '1.130.0' })
-    if (url.pathname.endsWith('/admin/v1/event_reports') && url.search === '?limit=1' && req.headers.authorization) return json(200, { event_reports: [], total: 0 })
+    if (url.pathname.endsWith('/admin/v1/event_reports') && url.search === '?limit=1' && req.headers.authorization)
+      return json(200, { event_reports: [], total: 0 })
     const token = tokenOf(req)
     // a long line with a control character: YAML writes it double-quoted and folds it with `\` anywhere,
     // also inside the token
@@ -56,7 +57,14 @@ export async function hostileOutputServer(opts: { separators?: boolean } = {}): 
       case 1:
         return json(401, { errors: [{ title: echoed }], errcode: echoed, error: echoed })
       default:
-        return json(200, { version: echoed, server_version: echoed, data: [{ id: echoed, type: echoed }], event_reports: [{ id: echoed }], total: echoed, [attack]: echoed })
+        return json(200, {
+          version: echoed,
+          server_version: echoed,
+          data: [{ id: echoed, type: echoed }],
+          event_reports: [{ id: echoed }],
+          total: echoed,
+          [attack]: echoed,
+        })
     }
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -24,7 +24,8 @@ export async function hostileServer(bodyBytes = 200 * 1024 * 1024): Promise<Host
     }
     if (url.pathname === '/api/admin/v1/version') return json({ version: '1.22.0' })
     if (url.pathname.endsWith('/admin/v1/server_version')) return json({ server_version: '1.130.0' })
-    if (url.pathname.endsWith('/admin/v1/event_reports') && url.searchParams.get('limit') === '1') return json({ event_reports: [], total: 0 })
+    if (url.pathname.endsWith('/admin/v1/event_reports') && url.searchParams.get('limit') === '1')
+      return json({ event_reports: [], total: 0 })
     out.huge++
     const announced = out.huge % 2 === 1
     res.writeHead(200, { 'content-type': 'application/json', ...(announced ? { 'content-length': String(bodyBytes) } : {}) })

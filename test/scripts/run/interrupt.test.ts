@@ -15,7 +15,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     const dir = mkdtempSync(path.join(tmpdir(), 'ac-interrupt-'))
     t.teardown(() => rmSync(dir, { recursive: true, force: true }))
     const out = path.join(dir, 'report.json')
-    const child = spawn(process.execPath, [bin, 'run', '--area', 'admin', '--jobs', '1', '--reporter', 'json', '--output', out], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [bin, 'run', '--area', 'admin', '--jobs', '1', '--reporter', 'json', '--output', out], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let sent = false
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -35,10 +37,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     t.equal(report.exitCode, 130)
     const done = report.suites.filter((s) => !s.notRun)
     const notRun = report.suites.filter((s) => s.notRun)
-    t.ok(done.length >= 1 && done.every((s) => s.ok && s.checks.length > 0), `the finished files are kept with their checks (${done.map((s) => s.file).join(', ')})`)
+    t.ok(
+      done.length >= 1 && done.every((s) => s.ok && s.checks.length > 0),
+      `the finished files are kept with their checks (${done.map((s) => s.file).join(', ')})`,
+    )
     t.ok(notRun.length >= 1, `the rest are not run (${notRun.length})`)
     t.equal(report.counts.fail, 0, 'no check counted as failed')
-    t.same(report.suites.filter((s) => s.error), [], 'no file counted as crashed')
+    t.same(
+      report.suites.filter((s) => s.error),
+      [],
+      'no file counted as crashed',
+    )
     t.same(report.problems, [], 'an interruption is no "nothing proved" problem either')
   })
 }

@@ -45,20 +45,34 @@ t.test('the budget file counts exactly across processes', async (t) => {
       c.on('close', () => resolve(Number(out)))
     })
   const granted = await Promise.all([one(), one(), one()])
-  t.equal(granted.reduce((a, b) => a + b, 0), 100, `three processes asking 60 each were granted exactly 100 (${granted.join(' + ')})`)
+  t.equal(
+    granted.reduce((a, b) => a + b, 0),
+    100,
+    `three processes asking 60 each were granted exactly 100 (${granted.join(' + ')})`,
+  )
 })
 
 t.test('--max-requests: the run stops at the budget, says where, and is not a pass', async (t) => {
   const proxy = await countingProxy(mock.url)
   t.teardown(() => proxy.close())
-  const r = await runCaptured(['--hs-url', proxy.url, '--area', 'reports', '--max-requests', '25', '--jobs', '2', '--reporter', 'json'], { HS_ADMIN_TOKEN: env.HS_ADMIN_TOKEN, HS_USER_TOKEN: env.HS_USER_TOKEN })
+  const r = await runCaptured(['--hs-url', proxy.url, '--area', 'reports', '--max-requests', '25', '--jobs', '2', '--reporter', 'json'], {
+    HS_ADMIN_TOKEN: env.HS_ADMIN_TOKEN,
+    HS_USER_TOKEN: env.HS_USER_TOKEN,
+  })
   t.equal(r.exitCode, 1, 'exit 1: nothing after the budget was proved', { err: r.stderr.slice(-1500) })
   const report = r.result.report!
   t.equal(report.requests?.total, 25, 'the suites sent exactly the budget')
   t.equal(report.requests?.budget?.limit, 25)
-  t.match(report.problems.join('\n'), /the request budget \(--max-requests 25\) was spent at check "[^"]+" \(GET http:\/\/127\.0\.0\.1:\d+\/\S+ was not sent\)/, 'the verdict names the check and the request')
+  t.match(
+    report.problems.join('\n'),
+    /the request budget \(--max-requests 25\) was spent at check "[^"]+" \(GET http:\/\/127\.0\.0\.1:\d+\/\S+ was not sent\)/,
+    'the verdict names the check and the request',
+  )
   t.match(r.stderr, /not a pass: the request budget \(--max-requests 25\) was spent at check/, 'the summary says so')
-  t.ok(report.skipReasons.some((s) => /the request budget \(--max-requests 25\) was spent/.test(s.reason)), 'the checks it stopped are skipped with the reason')
+  t.ok(
+    report.skipReasons.some((s) => /the request budget \(--max-requests 25\) was spent/.test(s.reason)),
+    'the checks it stopped are skipped with the reason',
+  )
   const seen = Object.values(proxy.counts).reduce((a, b) => a + b, 0)
   t.ok(seen >= 25 && seen <= 25 + 3, `the target saw the budget plus the preflight's requests (${seen})`)
 })
@@ -68,16 +82,22 @@ t.test('--rate: the requests of the run are spread at the rate', async (t) => {
   const up = new URL(mock.url)
   const server = createServer((req, res) => {
     times.push(performance.now())
-    const fwd = httpRequest({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: { ...req.headers, host: up.host } }, (x) => {
-      res.writeHead(x.statusCode ?? 502, x.headers)
-      x.pipe(res)
-    })
+    const fwd = httpRequest(
+      { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: { ...req.headers, host: up.host } },
+      (x) => {
+        res.writeHead(x.statusCode ?? 502, x.headers)
+        x.pipe(res)
+      },
+    )
     req.pipe(fwd)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => (server.closeAllConnections(), new Promise<void>((resolve) => server.close(() => resolve()))))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const r = await runCaptured(['--hs-url', url, '--area', 'reports', '--grep', 'invalid', '--rate', '5', '--jobs', '1', '--reporter', 'json'], { HS_ADMIN_TOKEN: env.HS_ADMIN_TOKEN, HS_USER_TOKEN: env.HS_USER_TOKEN })
+  const r = await runCaptured(
+    ['--hs-url', url, '--area', 'reports', '--grep', 'invalid', '--rate', '5', '--jobs', '1', '--reporter', 'json'],
+    { HS_ADMIN_TOKEN: env.HS_ADMIN_TOKEN, HS_USER_TOKEN: env.HS_USER_TOKEN },
+  )
   t.equal(r.exitCode, 0, 'the run passes', { err: r.stderr.slice(-1500) })
   const n = r.result.report!.requests!.total
   const suite = times.slice(times.length - n)
@@ -95,20 +115,47 @@ t.test('--rate: the requests of the run are spread at the rate', async (t) => {
 t.test('--max-response-size: a larger answer fails its check, naming the target, the request and the size', async (t) => {
   const h = await hostileServer(1024 * 1024)
   t.teardown(() => h.close())
-  const r = await runCaptured(['--hs-url', h.url, '--area', 'reports', '--grep', 'GET the listing', '--max-response-size', '64KiB', '--reporter', 'json'], { HS_ADMIN_TOKEN: 'syt_hostile_admin', HS_USER_TOKEN: 'syt_hostile_user' })
+  const r = await runCaptured(
+    ['--hs-url', h.url, '--area', 'reports', '--grep', 'GET the listing', '--max-response-size', '64KiB', '--reporter', 'json'],
+    { HS_ADMIN_TOKEN: 'syt_hostile_admin', HS_USER_TOKEN: 'syt_hostile_user' },
+  )
   t.equal(r.exitCode, 1, 'exit 1', { err: r.stderr.slice(-1500) })
-  const fails = r.result.report!.suites.flatMap((s) => s.checks).filter((c) => c.outcome === 'fail').flatMap((c) => c.failures.map((f) => f.name))
+  const fails = r.result
+    .report!.suites.flatMap((s) => s.checks)
+    .filter((c) => c.outcome === 'fail')
+    .flatMap((c) => c.failures.map((f) => f.name))
   const url = h.url.replace(/[.:/]/g, (c) => `\\${c}`)
-  t.match(fails.join('\n'), new RegExp(`the answer was too large \\(--max-response-size\\): GET ${url}/_synapse/admin/v1/event_reports: the response is larger than the cap of 64 KiB \\(65536 bytes\\): (the server announced 1048576 bytes|stopped after reading \\d+ bytes)`), 'the failure names the target URL, the request and the size')
+  t.match(
+    fails.join('\n'),
+    new RegExp(
+      `the answer was too large \\(--max-response-size\\): GET ${url}/_synapse/admin/v1/event_reports: the response is larger than the cap of 64 KiB \\(65536 bytes\\): (the server announced 1048576 bytes|stopped after reading \\d+ bytes)`,
+    ),
+    'the failure names the target URL, the request and the size',
+  )
 })
 
 t.test('the summary shows requests per area and the slowest endpoints (templated)', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ac-manners-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const out = path.join(dir, 'r.md')
-  const r = await runCaptured(['--hs-url', mock.url, '--area', 'reports', '--grep', 'single report|unknown report', '--reporter', 'markdown', '--output', out], { HS_ADMIN_TOKEN: env.HS_ADMIN_TOKEN })
+  const r = await runCaptured(
+    ['--hs-url', mock.url, '--area', 'reports', '--grep', 'single report|unknown report', '--reporter', 'markdown', '--output', out],
+    { HS_ADMIN_TOKEN: env.HS_ADMIN_TOKEN },
+  )
   t.equal(r.exitCode, 0, 'passes', { err: r.stderr.slice(-1500) })
-  t.match(r.stdout, /requests: \d+ sent \(reports \d+\)\nslowest endpoints \(median, max, count\):\n {2}GET \/_synapse\/admin\/v1\/event_reports/, 'the terminal summary')
-  t.match(r.stdout, /GET \/_synapse\/admin\/v1\/event_reports\/\{id\}\s+\d+\.\d ms\s+\d+\.\d ms\s+× \d+/, 'ids are templated, with median, max and count')
-  t.match(readFileSync(out, 'utf8'), /## Requests\n\n\d+ sent \(reports \d+\)[\s\S]*\| `GET \/_synapse\/admin\/v1\/event_reports/, 'the markdown report has the part')
+  t.match(
+    r.stdout,
+    /requests: \d+ sent \(reports \d+\)\nslowest endpoints \(median, max, count\):\n {2}GET \/_synapse\/admin\/v1\/event_reports/,
+    'the terminal summary',
+  )
+  t.match(
+    r.stdout,
+    /GET \/_synapse\/admin\/v1\/event_reports\/\{id\}\s+\d+\.\d ms\s+\d+\.\d ms\s+× \d+/,
+    'ids are templated, with median, max and count',
+  )
+  t.match(
+    readFileSync(out, 'utf8'),
+    /## Requests\n\n\d+ sent \(reports \d+\)[\s\S]*\| `GET \/_synapse\/admin\/v1\/event_reports/,
+    'the markdown report has the part',
+  )
 })

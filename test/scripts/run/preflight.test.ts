@@ -26,13 +26,16 @@ t.test('rejected tokens and a wrong prefix', async (t) => {
   const mock = await mockWith()
   t.teardown(() => mock.close())
   const env = tokenEnv(mock)
-  const badMas = await runCaptured(['--mas-url', mock.url, '--area', 'admin'], { ...env, MAS_ADMIN_TOKEN: 'mat_' + 'z'.repeat(30) + '_abcdef' })
+  const badMas = await runCaptured(['--mas-url', mock.url, '--area', 'admin'], {
+    ...env,
+    MAS_ADMIN_TOKEN: 'mat_' + 'z'.repeat(30) + '_abcdef',
+  })
   t.equal(badMas.exitCode, 3, 'a bad auth service token: exit code 3')
   t.match(badMas.stderr, /auth service at .*: the admin token was rejected \(401/, 'says the admin token was rejected')
 
   const notAdmin = await runCaptured(['--hs-url', mock.url, '--area', 'reports'], { ...env, HS_ADMIN_TOKEN: mock.options.hsUserToken })
   t.equal(notAdmin.exitCode, 3, 'a non-admin homeserver token as the admin token: exit code 3')
-  t.match(notAdmin.stderr, /homeserver at .*: the token is not a server admin's \(403/, 'says the token is not an admin\'s')
+  t.match(notAdmin.stderr, /homeserver at .*: the token is not a server admin's \(403/, "says the token is not an admin's")
 
   const badHs = await runCaptured(['--hs-url', mock.url, '--area', 'reports'], { ...env, HS_ADMIN_TOKEN: 'syt_' + 'q'.repeat(30) })
   t.equal(badHs.exitCode, 3, 'an unknown homeserver token: exit code 3')

@@ -20,7 +20,10 @@ const dir = mkdtempSync(path.join(tmpdir(), 'ac-readonly-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
 const out = path.join(dir, 'report.json')
 const { MAS_USER_TOKEN: _u, HS_USER_TOKEN: _h, ...adminOnly } = tokenEnv(mock)
-const r = await runCaptured(['--mas-url', proxy.url, '--hs-url', proxy.url, '--area', 'admin,reports', '--reporter', 'json', '--output', out], adminOnly)
+const r = await runCaptured(
+  ['--mas-url', proxy.url, '--hs-url', proxy.url, '--area', 'admin,reports', '--reporter', 'json', '--output', out],
+  adminOnly,
+)
 const report = JSON.parse(readFileSync(out, 'utf8')) as RunReport
 const checks = report.suites.flatMap((s) => s.checks.map((c) => ({ file: s.file, ...c })))
 
@@ -67,6 +70,7 @@ t.test('checks that need a token that was not given are skipped with the reason'
   t.equal(checks.find((c) => c.name === 'auth: a non-admin token → 403 M_FORBIDDEN')?.skip, hsUser)
   const reasons = new Set(checks.filter((c) => c.skip).map((c) => c.skip))
   // The run goes through a proxy: the bundled mock's throwaway tokens are not known to be throwaway there.
-  const inUrl = 'sends the admin token in the URL (query parameter access_token), which proxies and load balancers log; --allow-token-in-url runs it (with a throwaway token)'
+  const inUrl =
+    'sends the admin token in the URL (query parameter access_token), which proxies and load balancers log; --allow-token-in-url runs it (with a throwaway token)'
   t.same([...reasons].sort(), [hsUser, masUser, 'needs --allow-writes', inUrl].sort(), 'no other reason to skip', { reasons: [...reasons] })
 })

@@ -15,7 +15,11 @@ const TOKEN_SHAPE = /\b(?:mat|mpt|mar|mct|mcr|syt|syr)_[A-Za-z0-9_]{8,}/
 function assertClean(t: Test, what: string, texts: Record<string, string>, secrets: string[]): void {
   for (const [name, text] of Object.entries(texts)) {
     const leaked = secrets.filter((s) => text.includes(s))
-    t.same(leaked.map((s) => s.slice(0, 6) + '…'), [], `${what}: ${name} holds none of the tokens`)
+    t.same(
+      leaked.map((s) => s.slice(0, 6) + '…'),
+      [],
+      `${what}: ${name} holds none of the tokens`,
+    )
     const shape = TOKEN_SHAPE.exec(text)
     t.notOk(shape, `${what}: ${name} holds no token-shaped string`, { found: shape?.[0].slice(0, 8) })
   }
@@ -27,19 +31,35 @@ function outputs(r: Captured, files: string[]): Record<string, string> {
   return o
 }
 
-const FAULTS = ['error-envelope-flat', 'auth-missing-scope-200', 'regenerate-keeps-old-token', 'reports-extra-key', 'hs-auth-non-admin-allowed']
+const FAULTS = [
+  'error-envelope-flat',
+  'auth-missing-scope-200',
+  'regenerate-keeps-old-token',
+  'reports-extra-key',
+  'hs-auth-non-admin-allowed',
+]
 
 t.test('a failing run with writes (faults), JSON report', async (t) => {
   const mock = await mockWith({ faults: FAULTS })
   t.teardown(() => mock.close())
   const env = tokenEnv(mock)
   const report = path.join(dir, 'faults.json')
-  const r = await runCaptured(['--mas-url', mock.url, '--hs-url', mock.url, '--allow-writes', '--area', 'admin,reports', '--reporter', 'json', '--output', report], env)
+  const r = await runCaptured(
+    ['--mas-url', mock.url, '--hs-url', mock.url, '--allow-writes', '--area', 'admin,reports', '--reporter', 'json', '--output', report],
+    env,
+  )
   t.equal(r.exitCode, 1, 'the run fails')
-  const checks = JSON.parse(readFileSync(report, 'utf8')).suites.flatMap((s: { checks: { name: string; ok: boolean; skip?: string }[] }) => s.checks)
-  const created = checks.filter((c: { name: string; skip?: string }) => /^personal-sessions: (create|regenerate) → 201/.test(c.name) && !c.skip)
+  const checks = JSON.parse(readFileSync(report, 'utf8')).suites.flatMap(
+    (s: { checks: { name: string; ok: boolean; skip?: string }[] }) => s.checks,
+  )
+  const created = checks.filter(
+    (c: { name: string; skip?: string }) => /^personal-sessions: (create|regenerate) → 201/.test(c.name) && !c.skip,
+  )
   t.equal(created.length, 2, 'personal access tokens were created and regenerated during the run')
-  t.ok(checks.some((c: { ok: boolean }) => !c.ok), 'failures with their diagnostics are in the report')
+  t.ok(
+    checks.some((c: { ok: boolean }) => !c.ok),
+    'failures with their diagnostics are in the report',
+  )
   assertClean(t, 'failing run (json)', outputs(r, [report]), Object.values(env).map(String))
 })
 
@@ -48,12 +68,18 @@ t.test('a failing run, TAP and JUnit reports', async (t) => {
   t.teardown(() => mock.close())
   const env = tokenEnv(mock)
   const tapFile = path.join(dir, 'faults.tap')
-  const r1 = await runCaptured(['--mas-url', mock.url, '--hs-url', mock.url, '--allow-writes', '--area', 'reports', '--reporter', 'tap', '--output', tapFile], env)
+  const r1 = await runCaptured(
+    ['--mas-url', mock.url, '--hs-url', mock.url, '--allow-writes', '--area', 'reports', '--reporter', 'tap', '--output', tapFile],
+    env,
+  )
   t.equal(r1.exitCode, 1, 'the run fails')
   t.match(readFileSync(tapFile, 'utf8'), /^TAP version 14/, 'a TAP report')
   assertClean(t, 'failing run (tap)', outputs(r1, [tapFile]), Object.values(env).map(String))
   // The report on stdout, the progress on stderr.
-  const r2 = await runCaptured(['--mas-url', mock.url, '--hs-url', mock.url, '--allow-writes', '--area', 'reports', '--reporter', 'junit'], env)
+  const r2 = await runCaptured(
+    ['--mas-url', mock.url, '--hs-url', mock.url, '--allow-writes', '--area', 'reports', '--reporter', 'junit'],
+    env,
+  )
   t.equal(r2.exitCode, 1, 'the run fails')
   t.match(r2.stdout, /^<\?xml[^]*<testsuites[^]*<testcase[^]*<failure/, 'a JUnit report on stdout')
   t.match(r2.stderr, /\d+ passed, \d+ failed.* of \d+ checks/, 'the progress and summary on stderr')

@@ -17,7 +17,11 @@ const cases: [string, string[], RegExp, NodeJS.ProcessEnv?][] = [
   ['a misspelt reporter', ['--reporter', 'htm'], /did you mean 'html'\?/],
   ['a negative --timeout', ['--timeout', '-1'], /--timeout must be a positive number of seconds/],
   ['an output that is a folder', ['--output', '/tmp'], /--output: \/tmp is a folder/],
-  ['the html reporter for the fault matrix', ['--fault-matrix', '--reporter', 'html', '--output', '/tmp/x.html'], /html describes a run, not a fault matrix/],
+  [
+    'the html reporter for the fault matrix',
+    ['--fault-matrix', '--reporter', 'html', '--output', '/tmp/x.html'],
+    /html describes a run, not a fault matrix/,
+  ],
   ['a token without its URL', ['--mas-token', 'mat_secret_value_1234567'], /without --mas-url/],
   ['a homeserver token without its URL', ['--hs-user-token', 'syt_secret_value_1234567'], /without --hs-url/],
   ['a bad prefix', ['--hs-url', 'http://127.0.0.1:1', '--hs-prefix', 'no-slash'], /--hs-prefix/],
@@ -42,10 +46,30 @@ for (const [what, argv, message, env] of cases) {
 t.test('--help prints the options and exits 0', async (t) => {
   const r = await runCaptured(['--help'])
   t.equal(r.exitCode, 0)
-  for (const flag of ['--mas-url', '--mas-token', '--hs-url', '--hs-token', '--mas-user-token', '--hs-user-token', '--hs-prefix', '--client-prefix', '--area', '--grep', '--reporter', '--output', '--allow-writes', '--log-file', '--timeout']) {
+  for (const flag of [
+    '--mas-url',
+    '--mas-token',
+    '--hs-url',
+    '--hs-token',
+    '--mas-user-token',
+    '--hs-user-token',
+    '--hs-prefix',
+    '--client-prefix',
+    '--area',
+    '--grep',
+    '--reporter',
+    '--output',
+    '--allow-writes',
+    '--log-file',
+    '--timeout',
+  ]) {
     t.match(r.stdout, flag, `documents ${flag}`)
   }
-  t.match(r.stdout, /exit codes: 0 .*\n\s+1 a check failed, or nothing was proved.*\n\s+2 usage error\n\s+3 a target .*\n\s+130 interrupted/s, 'documents the exit codes')
+  t.match(
+    r.stdout,
+    /exit codes: 0 .*\n\s+1 a check failed, or nothing was proved.*\n\s+2 usage error\n\s+3 a target .*\n\s+130 interrupted/s,
+    'documents the exit codes',
+  )
   for (const flag of ['--allow-partial', '--strict', 'html']) t.match(r.stdout, flag, `documents ${flag}`)
 })
 
@@ -58,7 +82,11 @@ t.test('a --grep that selects nothing is a usage error, and fast once the check 
   const again = await runCaptured(['--area', 'admin', '--grep', 'nor like this'])
   const ms = performance.now() - t0
   t.equal(again.exitCode, 2, 'exit code 2 again')
-  t.match(again.stderr, /no check matched --grep nor like this \(none of the \d+ checks of admin\)/, 'says so, with how many checks it looked at')
+  t.match(
+    again.stderr,
+    /no check matched --grep nor like this \(none of the \d+ checks of admin\)/,
+    'says so, with how many checks it looked at',
+  )
   t.notMatch(again.stdout, /running \d+ suite file/, 'no suite file was started')
   t.ok(ms < 3000, `told in ${Math.round(ms)} ms`)
   const hit = await runCaptured(['--area', 'admin', '--grep', '^version: '])

@@ -28,9 +28,19 @@ for (const v of TESTED) {
     const report = r.result.report!
     t.ok(report, 'the run gives a report')
     t.equal(r.exitCode, 0, 'exit code 0', { out: r.stdout.slice(-3000), stderr: r.stderr.slice(-2000) })
-    t.equal(report.counts.fail, 0, '0 failed', { failed: checksOf(report).filter((c) => c.outcome === 'fail').map((c) => `${c.file}: ${c.name}`) })
+    t.equal(report.counts.fail, 0, '0 failed', {
+      failed: checksOf(report)
+        .filter((c) => c.outcome === 'fail')
+        .map((c) => `${c.file}: ${c.name}`),
+    })
     t.ok(report.counts.pass > 250, `most checks pass (${report.counts.pass} of ${report.counts.checks})`)
-    t.match(r.stdout, new RegExp(`mock claims +homeserver ${v.hs.replace(/\./g, '\\.')} \\(--mock-hs-version\\), auth service ${v.mas.replace(/\./g, '\\.')} \\(--mock-mas-version\\)`), 'the header names the claimed versions')
+    t.match(
+      r.stdout,
+      new RegExp(
+        `mock claims +homeserver ${v.hs.replace(/\./g, '\\.')} \\(--mock-hs-version\\), auth service ${v.mas.replace(/\./g, '\\.')} \\(--mock-mas-version\\)`,
+      ),
+      'the header names the claimed versions',
+    )
     t.equal(report.target.hs?.version, v.hs, 'the homeserver reports the claimed version')
     t.equal(report.target.mas?.version, v.mas, 'the auth service reports the claimed version')
     const checks = checksOf(report)
@@ -43,23 +53,35 @@ for (const v of TESTED) {
       t.ok(c.skip?.includes(product), `${c.file}: ${c.name}: skipped with the version (${product}) in the reason`, { reason: c.skip })
     }
     // Features the claimed release lacks: their checks skip (not pass).
-    const hsLacks = Object.entries(SYNAPSE_FEATURES).filter(([, f]) => f.since && older(v.hs, since(f)) < 0).map(([k]) => k)
-    const masLacks = Object.entries(MAS_FEATURES).filter(([, f]) => f.since && older(v.mas, since(f)) < 0).map(([k]) => k)
+    const hsLacks = Object.entries(SYNAPSE_FEATURES)
+      .filter(([, f]) => f.since && older(v.hs, since(f)) < 0)
+      .map(([k]) => k)
+    const masLacks = Object.entries(MAS_FEATURES)
+      .filter(([, f]) => f.since && older(v.mas, since(f)) < 0)
+      .map(([k]) => k)
     const expectSkipped = (pred: (c: CheckResult & { file: string }) => boolean, what: string, version: string) => {
       const hit = checks.filter(pred)
       t.ok(hit.length > 0, `${what}: checks found`)
       for (const c of hit) t.equal(c.outcome, 'skip', `${c.file}: ${c.name}: skipped at ${version}`, { reason: c.skip })
     }
     if (hsLacks.includes('event-sender-filter')) expectSkipped((c) => /event_sender_user_id/.test(c.name), 'event_sender_user_id', hsShown)
-    if (masLacks.includes('personal-sessions')) expectSkipped((c) => c.file === 'suites/admin/personal-sessions.suite.ts', 'personal sessions', masShown)
-    if (masLacks.includes('oauth2-clients')) expectSkipped((c) => c.file === 'suites/admin/oauth2-clients.suite.ts', 'OAuth 2.0 clients', masShown)
+    if (masLacks.includes('personal-sessions'))
+      expectSkipped((c) => c.file === 'suites/admin/personal-sessions.suite.ts', 'personal sessions', masShown)
+    if (masLacks.includes('oauth2-clients'))
+      expectSkipped((c) => c.file === 'suites/admin/oauth2-clients.suite.ts', 'OAuth 2.0 clients', masShown)
     if (hsLacks.length === 0 && masLacks.length === 0) t.equal(report.counts.skip, 0, 'the newest releases: nothing skipped')
-    t.comment(`homeserver ${v.hs}, auth service ${v.mas}: ${report.counts.pass} passed, ${report.counts.skip} skipped, ${report.counts.deviation} deviations, ${report.counts.fail} failed of ${report.counts.checks}`)
+    t.comment(
+      `homeserver ${v.hs}, auth service ${v.mas}: ${report.counts.pass} passed, ${report.counts.skip} skipped, ${report.counts.deviation} deviations, ${report.counts.fail} failed of ${report.counts.checks}`,
+    )
   })
 }
 
 t.test('an unparsable version is a usage error naming the flag', async (t) => {
-  for (const [flag, value] of [['--mock-hs-version', '1.67'], ['--mock-mas-version', 'latest'], ['--mock-hs-version', '1.67.0rc1']] as const) {
+  for (const [flag, value] of [
+    ['--mock-hs-version', '1.67'],
+    ['--mock-mas-version', 'latest'],
+    ['--mock-hs-version', '1.67.0rc1'],
+  ] as const) {
     const r = await runCaptured([flag, value])
     t.equal(r.exitCode, 2, `${flag} ${value}: exit code 2`)
     t.match(r.stderr, flag, `${flag} ${value}: the message names the flag`)

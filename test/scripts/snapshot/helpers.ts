@@ -29,10 +29,26 @@ let n = 0
 export async function snapshotMock(m: RunningMock, extra: string[] = []): Promise<Taken> {
   const file = path.join(DIR, `snap-${++n}.json`)
   let stderr = ''
-  const code = await run(['--mas-url', m.url, '--hs-url', m.url, '--output', file, ...extra], { out: () => undefined, err: (s) => { stderr += s } }, envOf(m))
+  const code = await run(
+    ['--mas-url', m.url, '--hs-url', m.url, '--output', file, ...extra],
+    {
+      out: () => undefined,
+      err: (s) => {
+        stderr += s
+      },
+    },
+    envOf(m),
+  )
   const text = code === 0 ? readFileSync(file, 'utf8') : ''
   const o = m.options
-  return { file, snap: text ? (JSON.parse(text) as Snapshot) : (undefined as unknown as Snapshot), text, code, stderr, tokens: [o.adminToken, o.userToken, o.hsAdminToken, o.hsUserToken] }
+  return {
+    file,
+    snap: text ? (JSON.parse(text) as Snapshot) : (undefined as unknown as Snapshot),
+    text,
+    code,
+    stderr,
+    tokens: [o.adminToken, o.userToken, o.hsAdminToken, o.hsUserToken],
+  }
 }
 
 /** Start a mock with these options, snapshot it, stop it. */
@@ -50,6 +66,10 @@ export const NEWEST = { hs: mockOptions({}, {}).hsVersion, mas: mockOptions({}, 
 
 /** A write whose trace survives normalisation: policy data with a key of its own. */
 export async function newPolicyData(url: string, adminToken: string): Promise<number> {
-  const res = await fetch(`${url}/api/admin/v1/policy-data`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ data: { admin_conformance_noise: Date.now() } }) })
+  const res = await fetch(`${url}/api/admin/v1/policy-data`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ data: { admin_conformance_noise: Date.now() } }),
+  })
   return res.status
 }

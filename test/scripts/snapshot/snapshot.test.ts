@@ -12,7 +12,16 @@ import { newPolicyData, snapshotMock, snapshotOf, DIR } from './helpers.ts'
 
 async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; err: string }> {
   let err = ''
-  const code = await run(args, { out: () => undefined, err: (s) => { err += s } }, env)
+  const code = await run(
+    args,
+    {
+      out: () => undefined,
+      err: (s) => {
+        err += s
+      },
+    },
+    env,
+  )
   return { code, err }
 }
 
@@ -33,10 +42,18 @@ t.test('a snapshot of the mock: every probe answered, values normalised, nothing
   const listing = s.snap.probes['mas GET /api/admin/v1/compat-sessions?page[first]=5 [admin]']!
   t.equal(listing.body!['$.data[].id'], 'string:<ulid>')
   t.equal(listing.body!['$.meta.count'], 'number:<count>')
-  t.equal(s.snap.probes['mas GET /api/admin/v1/compat-sessions [none]']!.status, 400, 'the auth answers are recorded (no Authorization header: 400)')
+  t.equal(
+    s.snap.probes['mas GET /api/admin/v1/compat-sessions [none]']!.status,
+    400,
+    'the auth answers are recorded (no Authorization header: 400)',
+  )
   t.equal(s.snap.probes['mas GET /api/admin/v1/compat-sessions [user]']!.status, 401)
   t.equal(s.snap.probes['hs GET /_synapse/admin/v1/event_reports [user]']!.status, 403)
-  t.equal(s.snap.probes['hs DELETE /_synapse/admin/v1/event_reports/{report_id:missing} [none]']!.status, 401, 'a mutating route asked without credential')
+  t.equal(
+    s.snap.probes['hs DELETE /_synapse/admin/v1/event_reports/{report_id:missing} [none]']!.status,
+    401,
+    'a mutating route asked without credential',
+  )
   t.match(s.snap.probes['hs GET /_synapse/admin/v1/event_reports?dir=bogus [admin]']!.body!['$.error'], /dir/)
 })
 
@@ -55,10 +72,32 @@ t.test('read-only: the mock sees no write, and the client lets only credential-f
   // every collection a mutating route could change, read in full before and after
   const state = async () => {
     const out: unknown[] = []
-    for (const p of ['compat-sessions', 'oauth2-sessions', 'personal-sessions', 'users', 'user-emails', 'user-sessions', 'upstream-oauth-links', 'user-registration-tokens', 'policy-data/latest']) {
-      out.push(await (await fetch(`${m.url}/api/admin/v1/${p}${p.includes('/') ? '' : '?page[first]=1000'}`, { headers: { authorization: `Bearer ${m.options.adminToken}` } })).json())
+    for (const p of [
+      'compat-sessions',
+      'oauth2-sessions',
+      'personal-sessions',
+      'users',
+      'user-emails',
+      'user-sessions',
+      'upstream-oauth-links',
+      'user-registration-tokens',
+      'policy-data/latest',
+    ]) {
+      out.push(
+        await (
+          await fetch(`${m.url}/api/admin/v1/${p}${p.includes('/') ? '' : '?page[first]=1000'}`, {
+            headers: { authorization: `Bearer ${m.options.adminToken}` },
+          })
+        ).json(),
+      )
     }
-    out.push(await (await fetch(`${m.url}/_synapse/admin/v1/event_reports?limit=1000`, { headers: { authorization: `Bearer ${m.options.hsAdminToken}` } })).json())
+    out.push(
+      await (
+        await fetch(`${m.url}/_synapse/admin/v1/event_reports?limit=1000`, {
+          headers: { authorization: `Bearer ${m.options.hsAdminToken}` },
+        })
+      ).json(),
+    )
     return JSON.stringify(out)
   }
   const before = await state()
@@ -66,9 +105,21 @@ t.test('read-only: the mock sees no write, and the client lets only credential-f
   t.equal(s.code, 0)
   t.equal(await state(), before, 'every collection is unchanged')
   const client = new HttpClient({ allowWrites: false, connectTimeoutMs: 1000, requestTimeoutMs: 2000, userAgent: 't' })
-  await t.rejects(client.request(m.url, '/_synapse/admin/v1/event_reports/1', { method: 'DELETE', token: 'x', credentialFree: true }), WritesNotAllowed, 'a token makes it a write')
-  await t.rejects(client.request(m.url, '/api/admin/v1/users', { method: 'POST', body: {}, credentialFree: true }), WritesNotAllowed, 'a body makes it a write')
-  await t.rejects(client.request(m.url, '/api/admin/v1/users', { method: 'POST', headers: { Cookie: 'a=b' }, credentialFree: true }), WritesNotAllowed, 'a cookie makes it a write')
+  await t.rejects(
+    client.request(m.url, '/_synapse/admin/v1/event_reports/1', { method: 'DELETE', token: 'x', credentialFree: true }),
+    WritesNotAllowed,
+    'a token makes it a write',
+  )
+  await t.rejects(
+    client.request(m.url, '/api/admin/v1/users', { method: 'POST', body: {}, credentialFree: true }),
+    WritesNotAllowed,
+    'a body makes it a write',
+  )
+  await t.rejects(
+    client.request(m.url, '/api/admin/v1/users', { method: 'POST', headers: { Cookie: 'a=b' }, credentialFree: true }),
+    WritesNotAllowed,
+    'a cookie makes it a write',
+  )
   const r = await client.request(m.url, '/_synapse/admin/v1/event_reports/1', { method: 'DELETE', credentialFree: true })
   t.equal(r.status, 401)
   await client.close()
@@ -83,13 +134,20 @@ t.test('--noise-from records what varies by itself', async (t) => {
   // a write between the two (new policy data: ids and times are placeholders, a new key is not)
   t.equal(await newPolicyData(m.url, m.options.adminToken), 201)
   const moved = await snapshotMock(m, ['--noise-from', first.file])
-  t.ok(Object.keys(moved.snap.noise!.aspects).some((k) => k.includes('policy-data/latest')), 'the changed document is noise')
+  t.ok(
+    Object.keys(moved.snap.noise!.aspects).some((k) => k.includes('policy-data/latest')),
+    'the changed document is noise',
+  )
 })
 
 t.test('exit codes: usage 2, unreachable 3', async (t) => {
   t.equal((await cli(['--output', `${DIR}/x.json`])).code, 2, 'no target')
   t.equal((await cli(['--hs-url', 'http://127.0.0.1:9'])).code, 2, 'no --output')
-  t.equal((await cli(['--hs-url', 'http://127.0.0.1:9', '--output', `${DIR}/x.json`, '--noise-from', `${DIR}/missing.json`])).code, 2, 'an unreadable --noise-from')
+  t.equal(
+    (await cli(['--hs-url', 'http://127.0.0.1:9', '--output', `${DIR}/x.json`, '--noise-from', `${DIR}/missing.json`])).code,
+    2,
+    'an unreadable --noise-from',
+  )
   t.match((await cli(['--hs-url', 'nope', '--output', 'x'])).err, /admin-conformance snapshot: --hs-url/)
   const server = http.createServer((_q, r) => r.destroy())
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))

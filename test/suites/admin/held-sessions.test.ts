@@ -13,14 +13,33 @@ t.test('two write runs of the finish checks leave the harness logged in', async 
   const env = { ...process.env, MAS_ADMIN_TOKEN: mock.options.adminToken, MAS_USER_TOKEN: mock.options.userToken }
   for (const round of [1, 2]) {
     let out = ''
-    const { exitCode, report } = await run(['--mas-url', mock.url, '--area', 'admin', '--grep', 'finish', '--allow-writes', '--jobs', '2', '--reporter', 'json', '--output', '/dev/null'], {
-      stdout: { write: (s: string) => void (out += s) },
-      stderr: { write: (s: string) => void (out += s) },
-      env,
-    })
+    const { exitCode, report } = await run(
+      [
+        '--mas-url',
+        mock.url,
+        '--area',
+        'admin',
+        '--grep',
+        'finish',
+        '--allow-writes',
+        '--jobs',
+        '2',
+        '--reporter',
+        'json',
+        '--output',
+        '/dev/null',
+      ],
+      {
+        stdout: { write: (s: string) => void (out += s) },
+        stderr: { write: (s: string) => void (out += s) },
+        env,
+      },
+    )
     const finished = (report?.suites ?? []).flatMap((s) => s.checks).filter((c) => /finish an active session/.test(c.name))
     t.equal(exitCode, 0, `write run ${round} passes`, { out: out.slice(-2000) })
-    t.ok(finished.length >= 2 && finished.every((c) => c.ok && !c.skip), `write run ${round}: the finish checks ran and passed`, { finished })
+    t.ok(finished.length >= 2 && finished.every((c) => c.ok && !c.skip), `write run ${round}: the finish checks ran and passed`, {
+      finished,
+    })
   }
   const admin = await request(`${mock.url}/api/admin/v1/version`, { headers: { authorization: `Bearer ${mock.options.adminToken}` } })
   t.equal(admin.statusCode, 200, 'the admin token still works')

@@ -7,9 +7,18 @@ import { mockWith, runCaptured, tokenEnv } from '../../scripts/run/helpers.ts'
 async function runAgainst(reports: number): Promise<{ code: number; requests: number; pass: number; skip: number; out: string }> {
   const mock = await mockWith({ reports })
   try {
-    const r = await runCaptured(['--hs-url', mock.url, '--area', 'reports', '--allow-writes', '--reporter', 'json'], { ...tokenEnv(mock), AC_WINDOW: '10' })
+    const r = await runCaptured(['--hs-url', mock.url, '--area', 'reports', '--allow-writes', '--reporter', 'json'], {
+      ...tokenEnv(mock),
+      AC_WINDOW: '10',
+    })
     const rep = r.result.report!
-    return { code: r.exitCode, requests: rep.requests?.byArea.reports ?? 0, pass: rep.counts.pass, skip: rep.counts.skip, out: r.stderr.slice(-3000) }
+    return {
+      code: r.exitCode,
+      requests: rep.requests?.byArea.reports ?? 0,
+      pass: rep.counts.pass,
+      skip: rep.counts.skip,
+      out: r.stderr.slice(-3000),
+    }
   } finally {
     await mock.close()
   }
@@ -22,5 +31,8 @@ t.test('a window of 10: 40 and 400 reports, every check passes, requests within 
   t.equal(large.code, 0, '400 reports: the run passes', { out: large.out })
   t.equal(large.pass, small.pass, `as many checks pass (${small.pass})`)
   t.equal(large.skip, small.skip, 'no extra skips')
-  t.ok(Math.abs(large.requests - small.requests) <= 0.1 * small.requests, `requests: ${small.requests} with 40 reports, ${large.requests} with 400 (within 10%)`)
+  t.ok(
+    Math.abs(large.requests - small.requests) <= 0.1 * small.requests,
+    `requests: ${small.requests} with 40 reports, ${large.requests} with 400 (within 10%)`,
+  )
 })

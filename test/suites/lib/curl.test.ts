@@ -13,18 +13,23 @@ interface Failure {
 }
 
 async function failuresOf(fault: string, area: string, grep: string, env: Record<string, string>, url: string): Promise<Failure[]> {
-  const { report } = await run(['--mas-url', url, '--hs-url', url, '--area', area, '--grep', grep, '--jobs', '2', '--reporter', 'json', '--output', '/dev/null'], {
-    stdout: { write: () => undefined },
-    stderr: { write: () => undefined },
-    env: { ...process.env, ...env },
-  })
+  const { report } = await run(
+    ['--mas-url', url, '--hs-url', url, '--area', area, '--grep', grep, '--jobs', '2', '--reporter', 'json', '--output', '/dev/null'],
+    {
+      stdout: { write: () => undefined },
+      stderr: { write: () => undefined },
+      env: { ...process.env, ...env },
+    },
+  )
   t.ok(report, `${fault}: the run reports`)
   return (report?.suites ?? []).flatMap((s) => s.checks).flatMap((c) => c.failures as Failure[])
 }
 
 function sh(command: string, env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('sh', ['-c', command], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 30_000 }, (e, stdout) => (e ? reject(e) : resolve(String(stdout))))
+    execFile('sh', ['-c', command], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 30_000 }, (e, stdout) =>
+      e ? reject(e) : resolve(String(stdout)),
+    )
   })
 }
 
@@ -32,7 +37,13 @@ t.test('homeserver: the curl line of a failure replays the failing answer', asyn
   const mock = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: null, faults: ['reports-not-found-500'] }, {}))
   t.teardown(() => mock.close())
   const token = mock.options.hsAdminToken
-  const failures = await failuresOf('reports-not-found-500', 'reports', 'an unknown report', { HS_ADMIN_TOKEN: token, MAS_ADMIN_TOKEN: mock.options.adminToken }, mock.url)
+  const failures = await failuresOf(
+    'reports-not-found-500',
+    'reports',
+    'an unknown report',
+    { HS_ADMIN_TOKEN: token, MAS_ADMIN_TOKEN: mock.options.adminToken },
+    mock.url,
+  )
   const f = failures.find((x) => typeof x.diag?.curl === 'string')
   if (!t.ok(f, 'a failure carries a curl line', { failures })) return
   const d = f!.diag!
@@ -50,7 +61,13 @@ t.test('auth service: the curl line of a failure replays the failing answer', as
   const mock = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: null, faults: ['pagination-bad-cursor-500'] }, {}))
   t.teardown(() => mock.close())
   const token = mock.options.adminToken
-  const failures = await failuresOf('pagination-bad-cursor-500', 'admin', 'compat-sessions: a malformed cursor', { MAS_ADMIN_TOKEN: token, HS_ADMIN_TOKEN: mock.options.hsAdminToken }, mock.url)
+  const failures = await failuresOf(
+    'pagination-bad-cursor-500',
+    'admin',
+    'compat-sessions: a malformed cursor',
+    { MAS_ADMIN_TOKEN: token, HS_ADMIN_TOKEN: mock.options.hsAdminToken },
+    mock.url,
+  )
   const f = failures.find((x) => typeof x.diag?.curl === 'string' && x.diag?.status === 500)
   if (!t.ok(f, 'a failure with status 500 carries a curl line', { failures })) return
   const curl = String(f!.diag!.curl)

@@ -40,7 +40,10 @@ t.test('known defects of the real homeserver: kind defect, with their reproducti
     t.notOk(hasDeviation('1.66.0', id), `${id}: not claimed before the oldest release examined`)
     t.match(deviationRange(id), /v1\.67\.0 to v1\.160\.0 \(the newest examined\)/)
   }
-  t.same(DEVIATIONS['event-report-id-overflow-500'].reproduction?.observedIn.map((v) => `${v.major}.${v.minor}.${v.patch}`), ['1.67.0', '1.160.0'])
+  t.same(
+    DEVIATIONS['event-report-id-overflow-500'].reproduction?.observedIn.map((v) => `${v.major}.${v.minor}.${v.patch}`),
+    ['1.67.0', '1.160.0'],
+  )
   t.equal(DEVIATIONS['policy-data-get-returns-latest'].kind, 'deviation', 'without kind: a deviation')
 })
 

@@ -12,11 +12,18 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 t.test('a memoized value is released when the file ends', async (t) => {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), AC_MAS_ADMIN_TOKEN: 'mat_fixtureAAAAAAAAAAAAAA' }
-  env.AC_TARGET = JSON.stringify({ mas: { url: 'http://127.0.0.1:9' }, hs: { url: 'http://127.0.0.1:9' }, versions: { mas: 'v1.22.0', hs: '1.160.0' }, runId: 'fixture' })
+  env.AC_TARGET = JSON.stringify({
+    mas: { url: 'http://127.0.0.1:9' },
+    hs: { url: 'http://127.0.0.1:9' },
+    versions: { mas: 'v1.22.0', hs: '1.160.0' },
+    runId: 'fixture',
+  })
   delete env.AC_TARGETS
   delete env.TAP
   const out = await new Promise<string>((resolve) => {
-    execFile(process.execPath, ['--expose-gc', '--import=tsx', FIXTURE], { cwd: ROOT, env, timeout: 60_000 }, (_e, stdout) => resolve(String(stdout)))
+    execFile(process.execPath, ['--expose-gc', '--import=tsx', FIXTURE], { cwd: ROOT, env, timeout: 60_000 }, (_e, stdout) =>
+      resolve(String(stdout)),
+    )
   })
   t.match(out, /^ok \d+ - fx: memoizes 8 MiB( # time=.*)?$/m, 'the check passed (the memo served its second call)')
   t.match(out, /^# memo-after-file: released$/m, 'nothing keeps the memoized value once the file ended', { out })

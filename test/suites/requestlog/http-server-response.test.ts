@@ -34,9 +34,20 @@ t.test('the clean bundled mock passes every check of the log suite', async (t) =
   const report = JSON.parse(readFileSync(out, 'utf8')) as RunReport
   const checks = report.suites.flatMap((s) => s.checks)
   t.ok(checks.length >= 15, `the suite holds its checks (${checks.length})`)
-  t.same(checks.filter((c) => !c.ok).map((c) => c.name), [], 'no check fails')
-  t.same(checks.filter((c) => c.skip).map((c) => `${c.name}: ${c.skip}`), [], 'no check is skipped (the mock has every token, writes are on)')
-  t.ok(checks.some((c) => c.name === CHECK.own && c.ok), 'the suite correlated its own requests')
+  t.same(
+    checks.filter((c) => !c.ok).map((c) => c.name),
+    [],
+    'no check fails',
+  )
+  t.same(
+    checks.filter((c) => c.skip).map((c) => `${c.name}: ${c.skip}`),
+    [],
+    'no check is skipped (the mock has every token, writes are on)',
+  )
+  t.ok(
+    checks.some((c) => c.name === CHECK.own && c.ok),
+    'the suite correlated its own requests',
+  )
 })
 
 t.test('each core log fault makes its named check fail, and only that one', async (t) => {
@@ -50,7 +61,11 @@ t.test('each core log fault makes its named check fail, and only that one', asyn
   for (const [fault, check] of Object.entries(CAUGHT_BY)) {
     const row = matrix.faults.find((f) => f.name === fault)
     if (!t.ok(row, `${fault} was run`)) continue
-    t.same(row!.failedChecks.map((c) => c.check), [check], `${fault} is caught by "${check}" alone`)
+    t.same(
+      row!.failedChecks.map((c) => c.check),
+      [check],
+      `${fault} is caught by "${check}" alone`,
+    )
   }
 })
 
@@ -61,25 +76,50 @@ const resp = (s: number, level: string, id: string, req: string, status: string,
   `${TS(s)} ${level.padStart(5)} http.server.response ${id} - "${req} HTTP/1.1" ${status} "curl/8.5.0" ${stats}${fields}`
 const USER = ' requester=user:01J2KDPHTZYW3TAT1SKVAD63SQ(kilgore-trout) client.address=10.0.0.7'
 const HAND_MADE: [string, string][] = [
-  /* 1 */ ['good', resp(1, 'INFO', 'GET-1042', 'GET /api/admin/v1/compat-sessions', '200 OK', ' requester=oauth2-client:01J44RKQYM4G3TNVANTMTDYTX6 client.address=172.18.0.1')],
+  /* 1 */ [
+    'good',
+    resp(
+      1,
+      'INFO',
+      'GET-1042',
+      'GET /api/admin/v1/compat-sessions',
+      '200 OK',
+      ' requester=oauth2-client:01J44RKQYM4G3TNVANTMTDYTX6 client.address=172.18.0.1',
+    ),
+  ],
   /* 2 */ ['good', `${TS(2)}  WARN mas_handlers::admin::call_context:85 GET-1044 - Missing authorization header`],
-  /* 3 */ ['stats cut off', `${TS(3)}  WARN http.server.response GET-1045 - "GET /api/admin/v1/version HTTP/1.1" 401 Unauthorized "-" [polls: 2, cpu: 0.2ms, elapsed: 0.4ms`],
+  /* 3 */ [
+    'stats cut off',
+    `${TS(3)}  WARN http.server.response GET-1045 - "GET /api/admin/v1/version HTTP/1.1" 401 Unauthorized "-" [polls: 2, cpu: 0.2ms, elapsed: 0.4ms`,
+  ],
   /* 4 */ ['good', resp(4, 'WARN', 'GET-1044', 'GET /api/admin/v1/personal-sessions', '400 Bad Request', ' client.address=127.0.0.1')],
   /* 5 */ ['no log line', 'this is not a log line'],
   /* 6 */ ['requester of no known form', resp(6, 'INFO', 'GET-1046', 'GET /api/admin/v1/version', '200 OK', ' requester=admin')],
   /* 7 */ ['blank', ''],
-  /* 8 */ ['good', '2025-05-12T09:14:27.532101Z  INFO http.server.response GET-87 - "GET /api/admin/v1/users HTTP/1.1" 200 OK "curl/8.5.0" [polls: 4, cpu: 1.1ms, elapsed: 6.8ms]'],
+  /* 8 */ [
+    'good',
+    '2025-05-12T09:14:27.532101Z  INFO http.server.response GET-87 - "GET /api/admin/v1/users HTTP/1.1" 200 OK "curl/8.5.0" [polls: 4, cpu: 1.1ms, elapsed: 6.8ms]',
+  ],
   /* 9 */ ['WARN for a 200', resp(9, 'WARN', 'GET-1050', 'GET /api/admin/v1/version', '200 OK', USER)],
   /* 10 */ ['a query string', resp(10, 'INFO', 'GET-1051', 'GET /api/admin/v1/users?page[first]=1', '200 OK', USER)],
-  /* 11 */ ['a wrong reason phrase', resp(11, 'WARN', 'GET-1052', 'GET /api/admin/v1/users/01J2KDPHTZYW3TAT1SKVAD63SQ', '404 Not Here', USER)],
+  /* 11 */ [
+    'a wrong reason phrase',
+    resp(11, 'WARN', 'GET-1052', 'GET /api/admin/v1/users/01J2KDPHTZYW3TAT1SKVAD63SQ', '404 Not Here', USER),
+  ],
   /* 12 */ ['a POST id on a GET', resp(12, 'INFO', 'POST-1053', 'GET /api/admin/v1/version', '200 OK', USER)],
   /* 13 */ ['good', `${TS(13)}  WARN mas_handlers::admin::call_context:85 GET-1054 - Unknown access token`],
   /* 14 */ ['a requester after an unknown token', resp(14, 'WARN', 'GET-1054', 'GET /api/admin/v1/version', '401 Unauthorized', USER)],
   /* 15 */ ['an id answered twice', resp(15, 'INFO', 'GET-1042', 'GET /api/admin/v1/site-config', '200 OK', USER)],
   /* 16 */ ['an event of a request never answered', `${TS(16)}  WARN mas_handlers::admin::v1::users::get:54 GET-1099 - User not found`],
   /* 17 */ ['a token request of a user', resp(17, 'INFO', 'POST-1055', 'POST /oauth2/token', '200 OK', USER)],
-  /* 18 */ ['graphql fields on /login', resp(18, 'INFO', 'POST-1056', 'POST /login', '303 See Other', `${USER} graphql.operation.type=mutation`)],
-  /* 19 */ ['fields on a pre-v1.20 line', resp(19, 'INFO', 'GET-1057', 'GET /api/admin/v1/version', '200 OK', USER, '[polls: 4, cpu: 1.1ms, elapsed: 6.8ms]')],
+  /* 18 */ [
+    'graphql fields on /login',
+    resp(18, 'INFO', 'POST-1056', 'POST /login', '303 See Other', `${USER} graphql.operation.type=mutation`),
+  ],
+  /* 19 */ [
+    'fields on a pre-v1.20 line',
+    resp(19, 'INFO', 'GET-1057', 'GET /api/admin/v1/version', '200 OK', USER, '[polls: 4, cpu: 1.1ms, elapsed: 6.8ms]'),
+  ],
   /* 20 */ ['no IP address', resp(140, 'INFO', 'GET-1058', 'GET /api/admin/v1/version', '200 OK', ' client.address=999.1.1.1')],
   /* 21 */ ['good', resp(141, 'WARN', '_OTHER-1060', 'PROPFIND /api/admin/v1/version', '405 Method Not Allowed')],
 ]
@@ -115,11 +155,21 @@ t.test('a hand-made log fails each check on the lines that break its rule', asyn
   for (const [name, want] of Object.entries(HAND_MADE_OFFENCES)) {
     const listed = listedBy(name)
     if (!t.ok(listed, `${name}: ran`)) continue
-    t.same(listed!.map((l) => Number(/^line (\d+): /.exec(l)?.[1])), want, `${name}: fails naming line(s) ${want.join(', ')}`, { listed })
+    t.same(
+      listed!.map((l) => Number(/^line (\d+): /.exec(l)?.[1])),
+      want,
+      `${name}: fails naming line(s) ${want.join(', ')}`,
+      { listed },
+    )
   }
   t.match(
     listedBy(CHECK.parse),
-    [/^line 3: stats at column \d+: /, /^line 5: timestamp at column 1: /, /^line 6: requester at column \d+: /, /^line 20: client\.address at column \d+: /],
+    [
+      /^line 3: stats at column \d+: /,
+      /^line 5: timestamp at column 1: /,
+      /^line 6: requester at column \d+: /,
+      /^line 20: client\.address at column \d+: /,
+    ],
     'the parse check names the part and column of each malformed line',
   )
   const holds = checks.find((c) => c.name === 'log: the log holds http.server.response lines')

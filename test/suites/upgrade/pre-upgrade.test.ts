@@ -47,7 +47,9 @@ async function runUpgrade(args: string[], env: Record<string, string>): Promise<
   return { code: exitCode, report, tap: stdout, stdout, stderr, checks, failures }
 }
 
-async function mockAt(over: Parameters<typeof mockOptions>[0] = {}): Promise<{ mock: RunningMock; args: string[]; env: Record<string, string> }> {
+async function mockAt(
+  over: Parameters<typeof mockOptions>[0] = {},
+): Promise<{ mock: RunningMock; args: string[]; env: Record<string, string> }> {
   const mock = await startMock(mockOptions({ host: '127.0.0.1', port: 0, logFile: null, ...over }, {}))
   t.teardown(() => mock.close())
   return {
@@ -58,7 +60,11 @@ async function mockAt(over: Parameters<typeof mockOptions>[0] = {}): Promise<{ m
 }
 
 async function control(mock: RunningMock, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${mock.url}/_mock${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const res = await fetch(`${mock.url}/_mock${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
   if (res.status !== 200) throw new Error(`${method} /_mock${path} answered ${res.status}`)
   return res.json()
 }
@@ -79,7 +85,9 @@ function fakeHomeserver(serverVersion: string, adminToken: string): Promise<Serv
       case '/_synapse/admin/v1/event_reports':
         return admin ? json(200, { event_reports: [], total: 0 }) : json(401, { errcode: 'M_MISSING_TOKEN', error: 'Missing access token' })
       case '/_synapse/admin/v1/background_updates/status':
-        return admin ? json(200, { enabled: true, current_updates: {} }) : json(401, { errcode: 'M_MISSING_TOKEN', error: 'Missing access token' })
+        return admin
+          ? json(200, { enabled: true, current_updates: {} })
+          : json(401, { errcode: 'M_MISSING_TOKEN', error: 'Missing access token' })
       default:
         return json(404, { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' })
     }
@@ -112,7 +120,10 @@ t.test('idle mock: every pre-upgrade check passes; the floor is reported as beyo
   t.equal(r.code, 0, 'exit 0', { stderr: r.stderr })
   t.same(r.checks, Object.fromEntries(Object.values(NAMES).map((n) => [n, 'pass'])), 'the six checks, all passed')
   // The mock reports 1.160.0: beyond the interface table (ends at v1.102.0), the reference's floor shown labelled.
-  t.match(r.tap, /# v1\.160\.0 is beyond the interface document's rollback table \(its last row: v1\.98\.0–v1\.102\.0 → v1\.96\.0\); no floor is assumed/)
+  t.match(
+    r.tap,
+    /# v1\.160\.0 is beyond the interface document's rollback table \(its last row: v1\.98\.0–v1\.102\.0 → v1\.96\.0\); no floor is assumed/,
+  )
   t.match(r.tap, /# reference table \(not the default; plan-upgrade --table reference\): floor v1\.100\.0 \(range v1\.105\.1 onward\)/)
   t.match(r.tap, /ok \d+ - GET \/_matrix\/client\/r0\/admin\/event_reports → 404/)
   t.match(r.tap, /current_updates is \{\} in 3 reads/)
@@ -124,7 +135,9 @@ t.test('a running background update fails that check, by name, and only that one
   t.equal(r.code, 1, 'exit 1: a check failed')
   t.equal(r.checks[NAMES.background], 'fail', 'the background-update check fails')
   t.same(Object.keys(r.failures), [NAMES.background], 'no other check fails')
-  t.match(r.failures[NAMES.background], [/running: master: event_arbitrary_relations \(0 items so far\); wait until \/_synapse\/admin\/v1\/background_updates\/status answers "current_updates": \{\}/])
+  t.match(r.failures[NAMES.background], [
+    /running: master: event_arbitrary_relations \(0 items so far\); wait until \/_synapse\/admin\/v1\/background_updates\/status answers "current_updates": \{\}/,
+  ])
   t.match(r.stderr, /✗ upgrade: no background update is running/, 'the summary names the failed check')
   // Inside the interface table: the floor itself is printed.
   t.match(r.tap, /# rollback floor of v1\.100\.0: v1\.96\.0 \(range v1\.98\.0–v1\.102\.0, interface table/)
@@ -141,7 +154,9 @@ t.test('homeserver only, between two rollback ranges, before v1.24.0, updates pa
     [NAMES.background]: 'pass',
     [NAMES.floor]: 'fail',
   })
-  t.same(r.failures[NAMES.floor], ['v1.12.5 has a rollback floor: v1.12.5 falls between the rollback ranges v1.9.0–v1.12.4 and v1.13.0–v1.25.0; no such release is listed in the interface table'])
+  t.same(r.failures[NAMES.floor], [
+    'v1.12.5 has a rollback floor: v1.12.5 falls between the rollback ranges v1.9.0–v1.12.4 and v1.13.0–v1.25.0; no such release is listed in the interface table',
+  ])
   t.match(r.tap, /# background updates are paused \("enabled": false\)/)
 })
 
@@ -157,7 +172,11 @@ t.test('a release candidate still serving a legacy prefix fails the version, leg
     [NAMES.floor]: 'fail',
   })
   t.same(r.failures[NAMES.legacy], ['GET /_matrix/client/r0/admin/server_version → 404'], 'only the prefix still served fails')
-  t.same(r.failures[NAMES.hsVersion], ['server_version starts with a release version X.Y.Z: "1.98.0rc1" is a release candidate, not a release'])
-  t.same(r.failures[NAMES.floor], ['server_version "1.98.0rc1" gives a version to look up: "1.98.0rc1" is a release candidate, not a release'])
+  t.same(r.failures[NAMES.hsVersion], [
+    'server_version starts with a release version X.Y.Z: "1.98.0rc1" is a release candidate, not a release',
+  ])
+  t.same(r.failures[NAMES.floor], [
+    'server_version "1.98.0rc1" gives a version to look up: "1.98.0rc1" is a release candidate, not a release',
+  ])
   t.notMatch(r.stdout + r.stderr, FAKE_TOKEN, 'the token never shows')
 })

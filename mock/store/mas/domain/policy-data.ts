@@ -3,7 +3,17 @@
 /** Static policy data from the configuration, into which POST policy-data is merged. */
 export function mergePolicyData(base: unknown, update: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
   const kind = (v: unknown) =>
-    v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'string'
+    v === null
+      ? 'null'
+      : Array.isArray(v)
+        ? 'array'
+        : typeof v === 'object'
+          ? 'object'
+          : typeof v === 'number'
+            ? 'number'
+            : typeof v === 'boolean'
+              ? 'boolean'
+              : 'string'
   const rec = (left: unknown, right: unknown): unknown => {
     const kl = kind(left)
     const kr = kind(right)

@@ -13,7 +13,8 @@ export interface StatusPair<S extends string> {
 }
 
 function statusPair<S extends string>(name: string, values: readonly S[], active: S, ended: S): StatusPair<S> {
-  for (const v of [active, ended]) if (!values.includes(v)) throw new Error(`the schema's ${name} enum (${values.join(', ')}) has no '${v}'`)
+  for (const v of [active, ended])
+    if (!values.includes(v)) throw new Error(`the schema's ${name} enum (${values.join(', ')}) has no '${v}'`)
   return { active, ended, of: (endedAt) => (endedAt === null ? active : ended) }
 }
 

@@ -28,8 +28,7 @@ export function generateToken(prefix: 'mat' | 'mar' | 'mct' | 'mcr' | 'mpt'): st
 }
 
 export type TokenFormatCheck =
-  | { ok: true; type: 'access' | 'refresh' | 'compat-access' | 'compat-refresh' | 'personal' }
-  | { ok: false; error: string }
+  { ok: true; type: 'access' | 'refresh' | 'compat-access' | 'compat-refresh' | 'personal' } | { ok: false; error: string }
 
 /** The service's token format check (prefix, lengths, checksum), with its error messages. */
 export function checkTokenFormat(token: string): TokenFormatCheck {
@@ -42,7 +41,15 @@ export function checkTokenFormat(token: string): TokenFormatCheck {
   if (Buffer.byteLength(prefix) !== 3 || Buffer.byteLength(random) !== 30 || Buffer.byteLength(crc) !== 6) {
     return { ok: false, error: 'invalid token format' }
   }
-  const types = { mat: 'access', mar: 'refresh', mct: 'compat-access', syt: 'compat-access', mcr: 'compat-refresh', syr: 'compat-refresh', mpt: 'personal' } as const
+  const types = {
+    mat: 'access',
+    mar: 'refresh',
+    mct: 'compat-access',
+    syt: 'compat-access',
+    mcr: 'compat-refresh',
+    syr: 'compat-refresh',
+    mpt: 'personal',
+  } as const
   const type = (types as Record<string, (typeof types)[keyof typeof types]>)[prefix]
   if (!type) return { ok: false, error: `unknown token prefix ${rustDebug(prefix)}` }
   const canonical = { access: 'mat', refresh: 'mar', 'compat-access': 'mct', 'compat-refresh': 'mcr', personal: 'mpt' }[type]

@@ -27,14 +27,26 @@ t.test('account data: unset → 404, set → read back, replaced by the next PUT
   hsErr(t, await hs.req('GET', ad(me, 'org.example.other'), { token: USER_TOKEN }), 404, 'M_NOT_FOUND', 'Account data not found')
 })
 
-t.test("account data: errors in the real words, the token first", async (t) => {
+t.test('account data: errors in the real words, the token first', async (t) => {
   const admin = await whoami(hs, ADMIN_TOKEN)
   hsErr(t, await hs.req('GET', ad(admin, 'x'), { token: USER_TOKEN }), 403, 'M_FORBIDDEN', 'Cannot get account data for other users.')
-  hsErr(t, await hs.req('PUT', ad(admin, 'x'), { token: USER_TOKEN, body: {} }), 403, 'M_FORBIDDEN', 'Cannot add account data for other users.')
+  hsErr(
+    t,
+    await hs.req('PUT', ad(admin, 'x'), { token: USER_TOKEN, body: {} }),
+    403,
+    'M_FORBIDDEN',
+    'Cannot add account data for other users.',
+  )
   hsErr(t, await hs.req('GET', ad(admin, 'x')), 401, 'M_MISSING_TOKEN', 'Missing access token')
   hsErr(t, await hs.req('PUT', ad(me, 'x'), { token: USER_TOKEN, raw: '[]' }), 400, 'M_BAD_JSON', 'Content must be a JSON object.')
   hsErr(t, await hs.req('PUT', ad(me, 'x'), { token: USER_TOKEN, raw: 'nope' }), 400, 'M_NOT_JSON', 'Content not JSON.')
-  hsErr(t, await hs.req('PUT', ad(me, 'm.push_rules'), { token: USER_TOKEN, body: {} }), 405, 'M_BAD_JSON', 'Cannot set m.push_rules through this API. Use /pushrules')
+  hsErr(
+    t,
+    await hs.req('PUT', ad(me, 'm.push_rules'), { token: USER_TOKEN, body: {} }),
+    405,
+    'M_BAD_JSON',
+    'Cannot set m.push_rules through this API. Use /pushrules',
+  )
   hsErr(t, await hs.req('PUT', ad(me, 'm.fully_read'), { token: USER_TOKEN, body: {} }), 405, 'M_BAD_JSON')
 })
 
@@ -44,9 +56,28 @@ t.test('directory: a local alias resolves, this server first; unknown, invalid a
   const res = await hs.req('GET', `/_matrix/client/v3/directory/room/${encodeURIComponent(`#lookup_me:${server}`)}`)
   t.same(res.body, { room_id: room, servers: [server] })
   valid(t, 'homeserver/client-api#AliasResolution', res.body)
-  hsErr(t, await hs.req('GET', `/_matrix/client/v3/directory/room/${encodeURIComponent(`#nothing:${server}`)}`), 404, 'M_NOT_FOUND', `Room alias #nothing:${server} not found`)
-  for (const bad of ['nothing', '#nothing', '#a:bad host', '']) hsErr(t, await hs.req('GET', `/_matrix/client/v3/directory/room/${encodeURIComponent(bad)}`), 400, 'M_INVALID_PARAM', 'Room alias invalid')
-  hsErr(t, await hs.req('GET', `/_matrix/client/r0/directory/room/${encodeURIComponent('#x:example.invalid')}`), 502, 'M_UNKNOWN', 'Failed to fetch alias')
+  hsErr(
+    t,
+    await hs.req('GET', `/_matrix/client/v3/directory/room/${encodeURIComponent(`#nothing:${server}`)}`),
+    404,
+    'M_NOT_FOUND',
+    `Room alias #nothing:${server} not found`,
+  )
+  for (const bad of ['nothing', '#nothing', '#a:bad host', ''])
+    hsErr(
+      t,
+      await hs.req('GET', `/_matrix/client/v3/directory/room/${encodeURIComponent(bad)}`),
+      400,
+      'M_INVALID_PARAM',
+      'Room alias invalid',
+    )
+  hsErr(
+    t,
+    await hs.req('GET', `/_matrix/client/r0/directory/room/${encodeURIComponent('#x:example.invalid')}`),
+    502,
+    'M_UNKNOWN',
+    'Failed to fetch alias',
+  )
 })
 
 t.test('server keys: signed with the key they list, the same key for the same world, a day of validity', async (t) => {
@@ -59,16 +90,36 @@ t.test('server keys: signed with the key they list, the same key for the same wo
   t.match(keyId, /^ed25519:a_[A-Za-z]{4}$/)
   const { signatures, ...signed } = res.body
   const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(key, 'base64')])
-  t.ok(verify(null, Buffer.from(canonicalJson(signed)), createPublicKey({ key: spki, format: 'der', type: 'spki' }), Buffer.from(signatures[server][keyId], 'base64')), 'the signature verifies')
+  t.ok(
+    verify(
+      null,
+      Buffer.from(canonicalJson(signed)),
+      createPublicKey({ key: spki, format: 'der', type: 'spki' }),
+      Buffer.from(signatures[server][keyId], 'base64'),
+    ),
+    'the signature verifies',
+  )
   const day = res.body.valid_until_ts - Date.now()
   t.ok(day > 23 * 3600_000 && day <= 24 * 3600_000, 'valid for a day')
-  t.same((await hs.req('GET', `/_matrix/key/v2/server/${encodeURIComponent(keyId)}`)).body, res.body, 'the deprecated key id form answers the same')
+  t.same(
+    (await hs.req('GET', `/_matrix/key/v2/server/${encodeURIComponent(keyId)}`)).body,
+    res.body,
+    'the deprecated key id form answers the same',
+  )
   const same = await startHs({ tokenSecret: hs.mock.options.tokenSecret })
   t.teardown(() => same.close())
-  t.same((await same.req('GET', '/_matrix/key/v2/server')).body.verify_keys, res.body.verify_keys, 'the same seed and token secret, the same key')
+  t.same(
+    (await same.req('GET', '/_matrix/key/v2/server')).body.verify_keys,
+    res.body.verify_keys,
+    'the same seed and token secret, the same key',
+  )
   const other = await startHs({ seed: hs.mock.options.seed + 1, tokenSecret: hs.mock.options.tokenSecret })
   t.teardown(() => other.close())
-  t.not(JSON.stringify((await other.req('GET', '/_matrix/key/v2/server')).body.verify_keys), JSON.stringify(res.body.verify_keys), 'another seed, another key')
+  t.not(
+    JSON.stringify((await other.req('GET', '/_matrix/key/v2/server')).body.verify_keys),
+    JSON.stringify(res.body.verify_keys),
+    'another seed, another key',
+  )
 })
 
 t.test('canonical JSON sorts keys at every level and drops whitespace', async (t) => {

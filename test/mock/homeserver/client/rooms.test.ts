@@ -107,7 +107,10 @@ t.test('r0, v3 and unstable paths', async (t) => {
 })
 
 t.test('createRoom', async (t) => {
-  const res = await hs.req('POST', '/_matrix/client/v3/createRoom', { token: USER_TOKEN, body: { name: 'Aliased', room_alias_name: 'aliased', visibility: 'public' } })
+  const res = await hs.req('POST', '/_matrix/client/v3/createRoom', {
+    token: USER_TOKEN,
+    body: { name: 'Aliased', room_alias_name: 'aliased', visibility: 'public' },
+  })
   t.equal(res.status, 200)
   t.match(res.body.room_id, /^![A-Za-z]{18}:example\.test$/)
   t.equal(res.body.room_alias, '#aliased:example.test')
@@ -116,8 +119,19 @@ t.test('createRoom', async (t) => {
   const item = await newest()
   t.equal(item.canonical_alias, '#aliased:example.test')
   t.equal(item.name, 'Aliased')
-  hsErr(t, await hs.req('POST', '/_matrix/client/v3/createRoom', { token: USER_TOKEN, body: { room_alias_name: 'aliased' } }), 400, 'M_ROOM_IN_USE', 'Room alias already taken')
-  hsErr(t, await hs.req('POST', '/_matrix/client/v3/createRoom', { token: USER_TOKEN, body: { room_alias_name: '#a:b' } }), 400, 'M_UNKNOWN')
+  hsErr(
+    t,
+    await hs.req('POST', '/_matrix/client/v3/createRoom', { token: USER_TOKEN, body: { room_alias_name: 'aliased' } }),
+    400,
+    'M_ROOM_IN_USE',
+    'Room alias already taken',
+  )
+  hsErr(
+    t,
+    await hs.req('POST', '/_matrix/client/v3/createRoom', { token: USER_TOKEN, body: { room_alias_name: '#a:b' } }),
+    400,
+    'M_UNKNOWN',
+  )
   hsErr(t, await hs.req('POST', '/_matrix/client/v3/createRoom', { token: USER_TOKEN, body: { name: 5 } }), 400, 'M_BAD_JSON')
   hsErr(t, await hs.req('POST', '/_matrix/client/v3/createRoom', { token: USER_TOKEN, raw: '' }), 400, 'M_NOT_JSON')
   hsErr(t, await hs.req('POST', '/_matrix/client/v3/createRoom', { token: USER_TOKEN, raw: '[]' }), 400, 'M_BAD_JSON')
@@ -126,13 +140,33 @@ t.test('createRoom', async (t) => {
 
 t.test('join and send', async (t) => {
   const priv = await createRoom(hs, USER_TOKEN, { preset: 'private_chat' })
-  hsErr(t, await hs.req('POST', `/_matrix/client/v3/rooms/${encodeURIComponent(priv)}/join`, { token: ADMIN_TOKEN }), 403, 'M_FORBIDDEN', 'You are not invited to this room.')
-  hsErr(t, await hs.req('PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(priv)}/send/m.room.message/x1`, { token: ADMIN_TOKEN, body: {} }), 403, 'M_FORBIDDEN')
+  hsErr(
+    t,
+    await hs.req('POST', `/_matrix/client/v3/rooms/${encodeURIComponent(priv)}/join`, { token: ADMIN_TOKEN }),
+    403,
+    'M_FORBIDDEN',
+    'You are not invited to this room.',
+  )
+  hsErr(
+    t,
+    await hs.req('PUT', `/_matrix/client/v3/rooms/${encodeURIComponent(priv)}/send/m.room.message/x1`, { token: ADMIN_TOKEN, body: {} }),
+    403,
+    'M_FORBIDDEN',
+  )
   const pub = await createRoom(hs, USER_TOKEN, { visibility: 'public', room_alias_name: 'pub' })
   const joined = await hs.req('POST', `/_matrix/client/v3/join/${encodeURIComponent('#pub:example.test')}`, { token: ADMIN_TOKEN })
   t.same(joined.body, { room_id: pub }, 'join by alias, empty body')
-  hsErr(t, await hs.req('POST', `/_matrix/client/v3/join/${encodeURIComponent('#nope:example.test')}`, { token: ADMIN_TOKEN }), 404, 'M_NOT_FOUND')
-  t.equal((await hs.req('POST', `/_matrix/client/v3/rooms/${encodeURIComponent(pub)}/join`, { token: ADMIN_TOKEN, body: {} })).status, 200, 'joining twice is fine')
+  hsErr(
+    t,
+    await hs.req('POST', `/_matrix/client/v3/join/${encodeURIComponent('#nope:example.test')}`, { token: ADMIN_TOKEN }),
+    404,
+    'M_NOT_FOUND',
+  )
+  t.equal(
+    (await hs.req('POST', `/_matrix/client/v3/rooms/${encodeURIComponent(pub)}/join`, { token: ADMIN_TOKEN, body: {} })).status,
+    200,
+    'joining twice is fine',
+  )
   // send is idempotent per transaction id.
   const url = `/_matrix/client/v3/rooms/${encodeURIComponent(pub)}/send/m.room.message/same-txn`
   const a = await hs.req('PUT', url, { token: ADMIN_TOKEN, body: { msgtype: 'm.text', body: 'one' } })

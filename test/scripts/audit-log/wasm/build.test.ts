@@ -29,11 +29,34 @@ t.test('the AssemblyScript source copies no constant of the JavaScript side', as
     const src = readFileSync(WASM_DIR + file, 'utf8')
     const code = src.split('\n').filter((l) => !/^\s*(\/\/|\*|\/\*\*)/.test(l))
     // Activity numbers, the requester placeholders, paths and field names come from constants.gen.ts.
-    t.notOk(code.some((l) => /const A_[A-Z_]+: i32 = \d/.test(l)), `${file}: no activity number`)
-    t.notOk(code.some((l) => /lit\(['"]/.test(l)), `${file}: no literal string handed to lit()`)
-    t.notOk(code.some((l) => /memory\.data<u8>\(\[/.test(l)), `${file}: no byte-array copy of a name`)
-    for (const s of ['http.server.response', 'requester=', 'client.address', 'graphql.operation', 'trace.id=', '/oauth2/', '/api/admin/', '(none)', '(unknown)', '(unnamed)']) {
-      t.notOk(code.some((l) => l.includes(`'${s}`) || l.includes(`"${s}`)), `${file}: no string literal starting ${s}`)
+    t.notOk(
+      code.some((l) => /const A_[A-Z_]+: i32 = \d/.test(l)),
+      `${file}: no activity number`,
+    )
+    t.notOk(
+      code.some((l) => /lit\(['"]/.test(l)),
+      `${file}: no literal string handed to lit()`,
+    )
+    t.notOk(
+      code.some((l) => /memory\.data<u8>\(\[/.test(l)),
+      `${file}: no byte-array copy of a name`,
+    )
+    for (const s of [
+      'http.server.response',
+      'requester=',
+      'client.address',
+      'graphql.operation',
+      'trace.id=',
+      '/oauth2/',
+      '/api/admin/',
+      '(none)',
+      '(unknown)',
+      '(unnamed)',
+    ]) {
+      t.notOk(
+        code.some((l) => l.includes(`'${s}`) || l.includes(`"${s}`)),
+        `${file}: no string literal starting ${s}`,
+      )
     }
   }
   t.match(readFileSync(WASM_DIR + 'audit-scan.ts', 'utf8'), /from '\.\/constants\.gen'/, 'it imports the generated constants')

@@ -8,10 +8,17 @@ import { join } from 'node:path'
 import t from 'tap'
 import { ACTIVITIES, Auditor, auditFile, classify, isAdminWrite, type AuditResult } from '../../../../scripts/audit-log/index.ts'
 import { scanModule, WasmScanner } from '../../../../scripts/audit-log/wasm/module.ts'
-import { CanonicalMatcher, fastMethod, fastPath, formatRequester, parseLine, type LogFormat, type ResponseLine } from '../../../../lib/requestlog.ts'
+import {
+  CanonicalMatcher,
+  fastMethod,
+  fastPath,
+  formatRequester,
+  parseLine,
+  type LogFormat,
+  type ResponseLine,
+} from '../../../../lib/requestlog.ts'
 import { buildWasm, WASM_OUT } from '../../../../scripts/audit-log/wasm/build.ts'
 import { addressGenerator, fixture, lineCorpus, mutate, rng } from '../../../fixtures/requestlog/records.ts'
-
 
 const module = scanModule()
 if (module === null) throw new Error('scripts/audit-log/wasm/audit-scan.wasm did not load')
@@ -64,9 +71,11 @@ function check(line: string): string | null {
   const w = viaWasm(line)
   if (w !== null) {
     const m = new CanonicalMatcher().match(line, 0)
-    if (m !== null && isAdminWrite(fastMethod(m), fastPath(m))) return `${JSON.stringify(line)}\n is an admin write, which the module must leave to JavaScript`
+    if (m !== null && isAdminWrite(fastMethod(m), fastPath(m)))
+      return `${JSON.stringify(line)}\n is an admin write, which the module must leave to JavaScript`
     const s = viaScanner(line)
-    if (JSON.stringify(w) !== JSON.stringify(s)) return `${JSON.stringify(line)}\n wasm: ${JSON.stringify(w)}\n scanner: ${JSON.stringify(s)}`
+    if (JSON.stringify(w) !== JSON.stringify(s))
+      return `${JSON.stringify(line)}\n wasm: ${JSON.stringify(w)}\n scanner: ${JSON.stringify(s)}`
   } else if (ascii(line)) {
     const m = new CanonicalMatcher().match(line, 0)
     // Admin writes are left to JavaScript on purpose (scripts/audit-log/admin-actions.ts): every one, and only those.
@@ -105,15 +114,47 @@ t.test('canonical lines: the module takes them and reads them like the scanner',
   t.equal(failures, 0, `all ${lines.length} lines agree`)
   // Admin writes are declined on purpose (check() asserts it): the share is of the other lines.
   t.ok(adminWrites > 0, `the corpus has admin writes (${adminWrites})`)
-  t.ok(taken > (lines.length - adminWrites) / 4, `the module is exercised (${taken} of the ${lines.length - adminWrites} lines that are no admin write; the generator makes many odd ones)`)
+  t.ok(
+    taken > (lines.length - adminWrites) / 4,
+    `the module is exercised (${taken} of the ${lines.length - adminWrites} lines that are no admin write; the generator makes many odd ones)`,
+  )
   const example = fixture('reference-example.txt').split('\n')[0]!
   t.equal(viaWasm(example), null, 'the reference example is declined: its requester holds a non-ASCII "…"')
-  t.match(viaWasm(example.replace('…', 'ABCDEFGHJKMNPQRSTVWX')) as Read, { activity: 'browser-login', ok: true, requester: 'user:01H8VZABCDEFGHJKMNPQRSTVWX(alice)' }, 'in ASCII it is taken (IPv6 client, trace id)')
+  t.match(
+    viaWasm(example.replace('…', 'ABCDEFGHJKMNPQRSTVWX')) as Read,
+    { activity: 'browser-login', ok: true, requester: 'user:01H8VZABCDEFGHJKMNPQRSTVWX(alice)' },
+    'in ASCII it is taken (IPv6 client, trace id)',
+  )
 })
 
 t.test('mutated lines: the module never takes what the scanner rejects or reads differently', async (t) => {
   const r = rng(5151)
-  const specials = [' ', '"', '\\', '(', ')', '-', '.', '0', '9', 'a', 'f', 'Z', '\x1b', '=', ':', '[', ']', '\t', 'é', '\r', 'x', '1', '\x7f', '_']
+  const specials = [
+    ' ',
+    '"',
+    '\\',
+    '(',
+    ')',
+    '-',
+    '.',
+    '0',
+    '9',
+    'a',
+    'f',
+    'Z',
+    '\x1b',
+    '=',
+    ':',
+    '[',
+    ']',
+    '\t',
+    'é',
+    '\r',
+    'x',
+    '1',
+    '\x7f',
+    '_',
+  ]
   const base = corpus().filter((l) => viaWasm(l) !== null)
   let failures = 0
   let checked = 0
@@ -144,7 +185,8 @@ t.test('client addresses: the module takes exactly the addresses node:net accept
     if (ok) valid++
     const w = viaWasm(line) !== null
     if (w) taken++
-    if (w !== ok && failures++ < 5) t.fail(`${JSON.stringify(addr)}: node:net ${ok ? 'accepts' : 'rejects'}, the module ${w ? 'takes' : 'declines'} the line`)
+    if (w !== ok && failures++ < 5)
+      t.fail(`${JSON.stringify(addr)}: node:net ${ok ? 'accepts' : 'rejects'}, the module ${w ? 'takes' : 'declines'} the line`)
     const err = check(line)
     if (err !== null && failures++ < 5) t.fail(err)
   }
@@ -264,7 +306,9 @@ t.test('the time range: first and last timestamp, from lines either engine read'
     const text = lines.join('\n')
     const js = audit(text, 'js', 1 << 20)
     for (const piece of [1 << 20, 7]) t.same(audit(text, 'wasm', piece).timeRange, js.timeRange, `${name}: pieces of ${piece}`)
-    const stamps = lines.map((l) => parseLine(l)).flatMap((p) => (p.kind === 'response' ? [p.line.timestamp] : p.kind === 'event' ? [p.event.timestamp] : []))
+    const stamps = lines
+      .map((l) => parseLine(l))
+      .flatMap((p) => (p.kind === 'response' ? [p.line.timestamp] : p.kind === 'event' ? [p.event.timestamp] : []))
     t.same(js.timeRange, { first: stamps[0], last: stamps[stamps.length - 1] }, `${name}: the first and the last timestamp`)
   }
   t.equal(audit('junk\n\n', 'wasm', 1 << 20).timeRange, null, 'none without timestamps')

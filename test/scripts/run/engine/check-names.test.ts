@@ -26,7 +26,11 @@ t.test("saved in the user's cache, read back there; nothing in the temporary fol
   t.same(new CheckNames(ROOT).of(['suites/admin/users.suite.ts']), ['users: list', 'users: get'], 'read back by the next run')
   const own = readdirSync(path.join(xdg, 'admin-conformance'))
   t.equal(own.length, 1, "under the user's cache")
-  t.same(readdirSync(tmpdir()).filter((n) => n.startsWith('admin-conformance-checks-')), before, 'no file in the temporary folder')
+  t.same(
+    readdirSync(tmpdir()).filter((n) => n.startsWith('admin-conformance-checks-')),
+    before,
+    'no file in the temporary folder',
+  )
 })
 
 t.test('only a file of the shape the run writes, owned by the user, not a link, is read', async (t) => {

@@ -23,7 +23,10 @@ t.test('the probe counts what a suite process received', async (t) => {
   const script = `import { request } from 'undici'; for (const p of ['/a','/b','/ok','/_mock/faults']) { const r = await request('${url}' + p); await r.body.text() }`
   // Asynchronous: the server above answers from this process.
   const p = await new Promise<number | null>((resolve) => {
-    const c = spawn(process.execPath, ['--import=tsx', `--import=${probe}`, '--input-type=module', '-e', script], { env: { ...process.env, [PROBE_ENV]: dir }, stdio: 'inherit' })
+    const c = spawn(process.execPath, ['--import=tsx', `--import=${probe}`, '--input-type=module', '-e', script], {
+      env: { ...process.env, [PROBE_ENV]: dir },
+      stdio: 'inherit',
+    })
     c.on('close', (code) => resolve(code))
   })
   t.equal(p, 0, 'the process ran')
@@ -31,7 +34,9 @@ t.test('the probe counts what a suite process received', async (t) => {
 })
 
 t.test('warnings for a pass that means little', async (t) => {
-  t.match(meaninglessPass({ 'http://a': { '401': 30, '403': 2 } }), [/every one of the 32 responses from http:\/\/a was 401 or 403: the tokens are not accepted/])
+  t.match(meaninglessPass({ 'http://a': { '401': 30, '403': 2 } }), [
+    /every one of the 32 responses from http:\/\/a was 401 or 403: the tokens are not accepted/,
+  ])
   t.match(meaninglessPass({ 'http://a': { '404': 9 } }), [/was 404: check the URL and --hs-prefix/])
   t.match(meaninglessPass({ 'http://a': { '502': 9, '500': 1 } }), [/a server error \(5xx\)/])
   t.same(meaninglessPass({ 'http://a': { '200': 30, '401': 30 } }), [], 'a mix is fine')

@@ -1,7 +1,19 @@
 // The suite files built once per change of their sources (scripts/run/engine/suite-build.ts) and the order in
 // which the workers claim them (scripts/run/engine/suite-files.ts).
 import t from 'tap'
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -27,11 +39,18 @@ t.test('built once into the cache, then reused; builds unused for long removed, 
   t.ok(existsSync(path.join(dir, PROBE_BUILT)), 'the probe built')
   const shared = pathToFileURL(path.join(dir, 'lib', 'schemas.mjs')).href
   t.ok(existsSync(fileURLToPath(shared)), 'the shared schema module built')
-  t.ok(readFileSync(path.join(dir, 'suites', 'admin', 'users.suite.mjs'), 'utf8').includes('"../../lib/schemas.mjs"'), 'the bundles import the shared module by its path relative to them (the build may move whole)')
+  t.ok(
+    readFileSync(path.join(dir, 'suites', 'admin', 'users.suite.mjs'), 'utf8').includes('"../../lib/schemas.mjs"'),
+    'the bundles import the shared module by its path relative to them (the build may move whole)',
+  )
   const probe = statSync(path.join(dir, PROBE_BUILT)).mtimeMs
   t.equal(await cachedBuild(cache), dir, 'the same folder the second time')
   t.equal(statSync(path.join(dir, PROBE_BUILT)).mtimeMs, probe, 'not built again')
-  t.same(readdirSync(cache).sort(), [path.basename(dir), path.basename(recent)].sort(), 'the build unused for an hour is gone, the recent one (a run of other sources may use it) kept')
+  t.same(
+    readdirSync(cache).sort(),
+    [path.basename(dir), path.basename(recent)].sort(),
+    'the build unused for an hour is gone, the recent one (a run of other sources may use it) kept',
+  )
 })
 
 t.test('runs that build at the same time share one build', async (t) => {
@@ -50,7 +69,11 @@ t.test("a run's suites: its project links to the build; names map both ways", as
   t.same(errors, [], 'no fallback note')
   t.equal(p.mode, 'bundle')
   t.ok(lstatSync(path.join(project, 'suites')).isSymbolicLink(), 'suites/ is a link')
-  t.match(readlinkSync(path.join(project, 'suites')), /admin-conformance[\\/][0-9a-f]{16}[\\/]suites[\\/][0-9a-f]{16}[\\/]suites$/, "to the cached build, in the user's cache")
+  t.match(
+    readlinkSync(path.join(project, 'suites')),
+    /admin-conformance[\\/][0-9a-f]{16}[\\/]suites[\\/][0-9a-f]{16}[\\/]suites$/,
+    "to the cached build, in the user's cache",
+  )
   t.notOk(readlinkSync(path.join(project, 'suites')).startsWith(ROOT), 'not in the package')
   t.equal(p.built('suites/admin/users.suite.ts'), 'suites/admin/users.suite.mjs')
   t.equal(p.sourceOf('suites/admin/users.suite.mjs'), 'suites/admin/users.suite.ts')
@@ -61,7 +84,11 @@ t.test("a run's suites: its project links to the build; names map both ways", as
 
 t.test('files that wait on purpose say so; with several workers the first runs them first, the others last', async (t) => {
   const waiting = ALL.filter((f) => waitsOnPurpose(ROOT, f))
-  t.same(waiting, ['suites/requestlog/http-server-response.suite.ts', 'suites/upgrade/pre-upgrade.suite.ts'], 'the log and the pre-upgrade files')
+  t.same(
+    waiting,
+    ['suites/requestlog/http-server-response.suite.ts', 'suites/upgrade/pre-upgrade.suite.ts'],
+    'the log and the pre-upgrade files',
+  )
   t.notOk(waitsOnPurpose(ROOT, 'suites/admin/no-such.suite.ts'), 'a missing file does not')
   const waits = [false, true, false, true]
   t.same(claimOrder(waits, 0, 1), [0, 1, 2, 3], 'one worker: as listed')

@@ -10,7 +10,16 @@ import { pathToFileURL } from 'node:url'
 import { runCaptured } from '../helpers.ts'
 
 const CHROMIUM = process.env.AC_CHROMIUM ?? '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const required = process.env.AC_REQUIRE_CHROMIUM === '1'
 const absent = !existsSync(CHROMIUM) && `${CHROMIUM} not found (apt-get install -y chromium, or .ci/chromium.sh)`
 if (required && absent) t.fail(`AC_REQUIRE_CHROMIUM=1 but ${absent}`)
@@ -21,7 +30,18 @@ t.test('the HTML report of a failing run, in a browser', { skip: !required && ab
   const dir = mkdtempSync(path.join(tmpdir(), 'ac-html-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const file = path.join(dir, 'report.html')
-  const r = await runCaptured(['--mock-fault', 'reports-dir-ignored', '--mock-fault', 'reports-not-found-500', '--area', 'reports', '--reporter', 'html', '--output', file])
+  const r = await runCaptured([
+    '--mock-fault',
+    'reports-dir-ignored',
+    '--mock-fault',
+    'reports-not-found-500',
+    '--area',
+    'reports',
+    '--reporter',
+    'html',
+    '--output',
+    file,
+  ])
   t.equal(r.exitCode, 1, 'the run fails (the fault is caught)')
   const failed = r.result.report!.suites.flatMap((s) => s.checks.filter((c) => c.outcome === 'fail'))
   const failedNames = failed.map((c) => c.name)
@@ -41,7 +61,11 @@ t.test('the HTML report of a failing run, in a browser', { skip: !required && ab
   await page.goto(pathToFileURL(file).href)
   t.same(fetched, [], 'the page fetched nothing')
   t.match(await page.title(), /failed/, 'the title says failed')
-  t.match(await page.locator('.verdict').innerText(), new RegExp(`FAILED: \\d+ passed, ${failedNames.length} failed`), 'the verdict with the counts')
+  t.match(
+    await page.locator('.verdict').innerText(),
+    new RegExp(`FAILED: \\d+ passed, ${failedNames.length} failed`),
+    'the verdict with the counts',
+  )
   t.equal(await page.locator('section.area#area-reports').count(), 1, 'the reports area has its section')
   t.ok((await page.locator('section.family').count()) >= 2, 'checks grouped by endpoint family')
   const rows = page.locator('tr.check.fail')
@@ -55,10 +79,19 @@ t.test('the HTML report of a failing run, in a browser', { skip: !required && ab
     const check = failed.find((c) => c.name === shown[i])!
     const terms = await row.locator('dl.diag dt').allInnerTexts()
     const want = [...new Set(check.failures.flatMap((f) => Object.keys(f.diag ?? {})))].filter((k) => !['compare', 'todo'].includes(k))
-    t.ok(want.length > 0 && want.every((k) => terms.includes(k)), `${shown[i]}: its diagnostics are shown (${want.join(', ')})`, { terms, want })
-    t.notOk(terms.some((k) => ['stack', 'source', 'at'].includes(k)), `${shown[i]}: no harness stack or source`)
+    t.ok(want.length > 0 && want.every((k) => terms.includes(k)), `${shown[i]}: its diagnostics are shown (${want.join(', ')})`, {
+      terms,
+      want,
+    })
+    t.notOk(
+      terms.some((k) => ['stack', 'source', 'at'].includes(k)),
+      `${shown[i]}: no harness stack or source`,
+    )
   }
   const requests = await page.locator('tr.check.fail pre.request').allInnerTexts()
-  t.ok(requests.some((q) => /^GET http:\/\/127\.0\.0\.1:\d+\/_synapse\/admin\/v1\/event_reports/.test(q)), 'a failing request is shown with its URL')
+  t.ok(
+    requests.some((q) => /^GET http:\/\/127\.0\.0\.1:\d+\/_synapse\/admin\/v1\/event_reports/.test(q)),
+    'a failing request is shown with its URL',
+  )
   t.ok((await page.locator('tr.check.pass').count()) > 10, 'the passing checks are listed too')
 })

@@ -66,24 +66,56 @@ t.test('outcomes, diagnostics and leftovers', async (t) => {
   t.equal(col.suites.length, 1, 'one suite file')
   const s = col.suites[0]!
   t.equal(s.area, 'admin', 'the area from the areas table')
-  t.same(s.checks.map((c) => [c.name, c.outcome]), [
-    ['x: passes', 'pass'],
-    ['x: deviates', 'deviation'],
-    ['x: fails', 'fail'],
-    ['x: writes', 'skip'],
-    ['x: writes too', 'skip'],
-    ['x: user', 'skip'],
-  ])
+  t.same(
+    s.checks.map((c) => [c.name, c.outcome]),
+    [
+      ['x: passes', 'pass'],
+      ['x: deviates', 'deviation'],
+      ['x: fails', 'fail'],
+      ['x: writes', 'skip'],
+      ['x: writes too', 'skip'],
+      ['x: user', 'skip'],
+    ],
+  )
   t.same([s.pass, s.fail, s.skip, s.deviation], [1, 1, 3, 1], 'counted apart')
   const dev = s.checks[1]!.deviations[0]!
   t.equal(dev.reason, 'MAS 0.x answers 200 here', 'the deviation reason without its prefix')
   t.equal(dev.diag?.status, 200, 'the deviation keeps its diagnostics')
   const f = s.checks[2]!.failures[0]!
   t.equal(f.name, 'the following page holds the one remaining report')
-  t.match(f.diag, { status: 200, response: '{"data":[]}', expected: '1 item', rule: 'interface §3.2', curl: /^curl -H "Authorization: Bearer \$MAS_ADMIN_TOKEN"/ }, 'the suite diagnostics are kept')
+  t.match(
+    f.diag,
+    {
+      status: 200,
+      response: '{"data":[]}',
+      expected: '1 item',
+      rule: 'interface §3.2',
+      curl: /^curl -H "Authorization: Bearer \$MAS_ADMIN_TOKEN"/,
+    },
+    'the suite diagnostics are kept',
+  )
   t.notOk('at' in f.diag! || 'stack' in f.diag! || 'source' in f.diag!, "tap's own stack, source and position are dropped")
-  t.same(s.leftovers, [{ target: 'mas', kind: 'compat session', id: '01ABC', reason: 'finish answered 500', what: 'compat session 01ABC on the auth service' }], 'the leftover comment is read')
-  t.same(groupSkips(s.checks), [{ reason: 'needs --allow-writes', count: 2 }, { reason: 'needs a user token', count: 1 }], 'skip reasons grouped, most first')
+  t.same(
+    s.leftovers,
+    [
+      {
+        target: 'mas',
+        kind: 'compat session',
+        id: '01ABC',
+        reason: 'finish answered 500',
+        what: 'compat session 01ABC on the auth service',
+      },
+    ],
+    'the leftover comment is read',
+  )
+  t.same(
+    groupSkips(s.checks),
+    [
+      { reason: 'needs --allow-writes', count: 2 },
+      { reason: 'needs a user token', count: 1 },
+    ],
+    'skip reasons grouped, most first',
+  )
   t.same(col.names.get('suites/admin/x.suite.ts')!.length, 6, 'every check name is remembered')
 })
 
@@ -95,7 +127,13 @@ t.test('--strict counts a deviation as a failure', async (t) => {
 })
 
 t.test('leftover comments: only well-formed ones', async (t) => {
-  t.same(parseLeftoverComment('# ac-leftover {"target":"hs","kind":"event report","id":"7","reason":"delete answered 500"}'), { target: 'hs', kind: 'event report', id: '7', reason: 'delete answered 500', what: 'event report 7 on the homeserver' })
+  t.same(parseLeftoverComment('# ac-leftover {"target":"hs","kind":"event report","id":"7","reason":"delete answered 500"}'), {
+    target: 'hs',
+    kind: 'event report',
+    id: '7',
+    reason: 'delete answered 500',
+    what: 'event report 7 on the homeserver',
+  })
   t.same(parseLeftoverComment('# ac-leftover {"what":"report 7"}'), { what: 'report 7' })
   t.equal(parseLeftoverComment('# ac-leftover not json'), undefined)
   t.equal(parseLeftoverComment('# ac-leftover [1]'), undefined)
@@ -119,11 +157,14 @@ not ok 2 - suites/admin/b.suite.ts
   ...
 `)
   col.finish(['suites/admin/a.suite.ts', 'suites/admin/b.suite.ts', 'suites/admin/c.suite.ts'], true, 'SIGTERM')
-  t.same(col.suites.map((s) => [s.file, s.ok, s.error, s.notRun]), [
-    ['suites/admin/a.suite.ts', true, undefined, undefined],
-    ['suites/admin/b.suite.ts', false, undefined, 'interrupted before it finished'],
-    ['suites/admin/c.suite.ts', false, undefined, 'interrupted before it ran'],
-  ])
+  t.same(
+    col.suites.map((s) => [s.file, s.ok, s.error, s.notRun]),
+    [
+      ['suites/admin/a.suite.ts', true, undefined, undefined],
+      ['suites/admin/b.suite.ts', false, undefined, 'interrupted before it finished'],
+      ['suites/admin/c.suite.ts', false, undefined, 'interrupted before it ran'],
+    ],
+  )
   const dead = new Collector(false, false)
   dead.finish(['suites/admin/c.suite.ts'], false, '1')
   t.match(dead.suites[0]!.error, /no result/, 'without an interruption a missing file is a failure')

@@ -52,7 +52,10 @@ const FILES = {
     "t.test('aborts: never', async (t) => t.pass('x'))",
   ].join('\n'),
   // a failed check, then one that never ends (tap's time limit for the file)
-  'suites/a/waits.suite.mjs': ["t.test('waits: fails first', async (t) => t.fail('a failed assertion'))", "t.test('waits: forever', () => new Promise(() => {}))"].join('\n'),
+  'suites/a/waits.suite.mjs': [
+    "t.test('waits: fails first', async (t) => t.fail('a failed assertion'))",
+    "t.test('waits: forever', () => new Promise(() => {}))",
+  ].join('\n'),
   'suites/a/after.suite.mjs': "t.test('after: fine', async (t) => t.pass('x'))",
 }
 

@@ -54,18 +54,33 @@ t.test('every file is one top-level subtest with its checks, whichever worker ra
   for (const f of files) {
     const n = byName.get(f)!
     t.equal(n.result?.ok, true, `${f} passed`)
-    t.same(n.children.map((c) => c.name), [`${path.basename(f)}: one`, `${path.basename(f)}: two`], `${f} holds its own checks`)
+    t.same(
+      n.children.map((c) => c.name),
+      [`${path.basename(f)}: one`, `${path.basename(f)}: two`],
+      `${f} holds its own checks`,
+    )
   }
   t.match(run.raw, /^TAP version 14\n/, 'one TAP stream')
   t.match(run.raw, /\n1\.\.3\n$/, 'planned for the three files')
-  t.same([...run.raw.matchAll(/^ok (\d+) - /gm)].map((m) => Number(m[1])), [1, 2, 3], 'numbered across the workers')
+  t.same(
+    [...run.raw.matchAll(/^ok (\d+) - /gm)].map((m) => Number(m[1])),
+    [1, 2, 3],
+    'numbered across the workers',
+  )
 })
 
 t.test('a file that throws, exits or hangs is reported as itself; the others still run', async (t) => {
-  const files = ['suites/a/throws.suite.mjs', 'suites/a/exits.suite.mjs', 'suites/a/hangs.suite.mjs', 'suites/a/waits.suite.mjs', 'suites/a/after.suite.mjs']
+  const files = [
+    'suites/a/throws.suite.mjs',
+    'suites/a/exits.suite.mjs',
+    'suites/a/hangs.suite.mjs',
+    'suites/a/waits.suite.mjs',
+    'suites/a/after.suite.mjs',
+  ]
   const dir = project({
     'suites/a/throws.suite.mjs': "throw new Error('broken at load')",
-    'suites/a/exits.suite.mjs': "t.test('exits: first', async (t) => { t.pass('x'); process.exit(7) })\nt.test('exits: never', async (t) => t.pass('x'))",
+    'suites/a/exits.suite.mjs':
+      "t.test('exits: first', async (t) => { t.pass('x'); process.exit(7) })\nt.test('exits: never', async (t) => t.pass('x'))",
     // a busy loop: tap's own timer cannot fire, the watchdog has to kill the worker
     'suites/a/hangs.suite.mjs': "t.test('hangs: forever', async () => { const end = Date.now() + 60_000; while (Date.now() < end); })",
     // waiting forever: tap's own time limit ends the file, and the same worker goes on
@@ -82,7 +97,10 @@ t.test('a file that throws, exits or hangs is reported as itself; the others sti
   const exits = byName.get('suites/a/exits.suite.mjs')!
   t.equal(exits.result?.ok, false, 'the file that exits its process fails')
   // (tap closes the file on its way out, its running check "unfinished"; the runner reads a failed file)
-  t.notOk(exits.children.some((c) => c.name === 'exits: never' && c.result?.ok), 'the check after the exit did not run')
+  t.notOk(
+    exits.children.some((c) => c.name === 'exits: never' && c.result?.ok),
+    'the check after the exit did not run',
+  )
   const hangs = byName.get('suites/a/hangs.suite.mjs')!
   t.equal(hangs.result?.ok, false, 'the file that hangs fails')
   t.match(hangs.result?.diag, { expired: 'suites/a/hangs.suite.mjs' }, 'as timed out')
@@ -95,10 +113,12 @@ t.test('a file that throws, exits or hangs is reported as itself; the others sti
 t.test("a file's leftovers (its top-level comments) stay with the file", async (t) => {
   const files = ['suites/a/leaves.suite.mjs']
   const leftover = JSON.stringify({ target: 'mas', kind: 'oauth2-client', id: 'X1', reason: 'cannot delete' })
-  const dir = project({ 'suites/a/leaves.suite.mjs': `t.test('leaves: one', async (tt) => { t.comment('ac-leftover ${leftover}'); tt.pass('ok') })` })
+  const dir = project({
+    'suites/a/leaves.suite.mjs': `t.test('leaves: one', async (tt) => { t.comment('ac-leftover ${leftover}'); tt.pass('ok') })`,
+  })
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const { byName } = await runIn(dir, files)
-  t.match(byName.get('suites/a/leaves.suite.mjs')?.leftovers, [{ kind: 'oauth2-client', id: 'X1' }], 'the leftover is the file\'s')
+  t.match(byName.get('suites/a/leaves.suite.mjs')?.leftovers, [{ kind: 'oauth2-client', id: 'X1' }], "the leftover is the file's")
 })
 
 t.test('--grep reaches the checks, one level under the files', async (t) => {
@@ -107,17 +127,32 @@ t.test('--grep reaches the checks, one level under the files', async (t) => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const { byName } = await runIn(dir, files, { grep: 'two$' })
   const n = byName.get('suites/a/one.suite.mjs')!
-  t.same(n.children.map((c) => [c.name, typeof c.result?.skip === 'string' && c.result.skip.startsWith('filter: ')]), [['one: one', true], ['one: two', false]])
+  t.same(
+    n.children.map((c) => [c.name, typeof c.result?.skip === 'string' && c.result.skip.startsWith('filter: ')]),
+    [
+      ['one: one', true],
+      ['one: two', false],
+    ],
+  )
 })
 
 t.test('workers started before the target: the target and the files come later, on their stdin', async (t) => {
   const files = ['suites/a/env.suite.mjs', 'suites/a/second.suite.mjs']
   const dir = project({
-    'suites/a/env.suite.mjs': "t.test('env: target', async (tt) => tt.equal(process.env.AC_TEST_TARGET, 'given-late', 'the target arrived'))",
+    'suites/a/env.suite.mjs':
+      "t.test('env: target', async (tt) => tt.equal(process.env.AC_TEST_TARGET, 'given-late', 'the target arrived'))",
     'suites/a/second.suite.mjs': passing('second'),
   })
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const workers = new SuiteWorkers({ project: dir, jobs: 2, timeoutS: 30, matrix: false, probeUrl: NOOP_PROBE, env: { ...process.env, FORCE_COLOR: '0' }, stderr: { write: () => true } })
+  const workers = new SuiteWorkers({
+    project: dir,
+    jobs: 2,
+    timeoutS: 30,
+    matrix: false,
+    probeUrl: NOOP_PROBE,
+    env: { ...process.env, FORCE_COLOR: '0' },
+    stderr: { write: () => true },
+  })
   // the workers wait (as they do while the mock starts and the preflight runs)
   await new Promise((r) => setTimeout(r, 300))
   const seen: TapNode[] = []
@@ -129,14 +164,26 @@ t.test('workers started before the target: the target and the files come later, 
     onChild: () => {},
   })
   t.equal(run.exitCode, 0, 'the workers ended well')
-  t.same(seen.map((n) => [n.name, n.result?.ok]).sort(), files.map((f) => [f, true]), 'both files passed, the environment given with the files')
+  t.same(
+    seen.map((n) => [n.name, n.result?.ok]).sort(),
+    files.map((f) => [f, true]),
+    'both files passed, the environment given with the files',
+  )
   t.throws(() => workers.run({ files, env: {}, secrets: [], onFile: () => {}, onChild: () => {} }), /run once/, 'a second run is refused')
 })
 
 t.test('a worker given nothing exits: stopped with close(), or its stdin ended without a line', async (t) => {
   const dir = project({})
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const workers = new SuiteWorkers({ project: dir, jobs: 1, timeoutS: 30, matrix: false, probeUrl: NOOP_PROBE, env: { ...process.env }, stderr: { write: () => true } })
+  const workers = new SuiteWorkers({
+    project: dir,
+    jobs: 1,
+    timeoutS: 30,
+    matrix: false,
+    probeUrl: NOOP_PROBE,
+    env: { ...process.env },
+    stderr: { write: () => true },
+  })
   const child = (workers as unknown as { waiting: { child: import('node:child_process').ChildProcess }[] }).waiting[0]!.child
   const closed = new Promise<string>((r) => child.on('close', (code, signal) => r(String(signal ?? code))))
   workers.close()
@@ -186,10 +233,26 @@ t.test('the merge: blocks kept whole and renumbered, a worker that died mid-file
     out,
     [
       'TAP version 14',
-      '# Subtest: x', '    ok 1 - c', '    # ac-leftover {}', '    1..1', 'ok 1 - x # time=1ms',
-      '# Subtest: z', '    not ok 1 - e', '    1..1', 'not ok 2 - z', '  ---', '  at: here', '  ...',
-      '# Subtest: y', '    ok 1 - d', 'not ok 3 - y', '  ---', '  signal: "SIGKILL"', '  ...',
-      '1..3', '',
+      '# Subtest: x',
+      '    ok 1 - c',
+      '    # ac-leftover {}',
+      '    1..1',
+      'ok 1 - x # time=1ms',
+      '# Subtest: z',
+      '    not ok 1 - e',
+      '    1..1',
+      'not ok 2 - z',
+      '  ---',
+      '  at: here',
+      '  ...',
+      '# Subtest: y',
+      '    ok 1 - d',
+      'not ok 3 - y',
+      '  ---',
+      '  signal: "SIGKILL"',
+      '  ...',
+      '1..3',
+      '',
     ].join('\n'),
   )
 })
