@@ -16,6 +16,7 @@ const KNOWN_FIELDS: Record<string, FieldRule> = {
   received_ts: { placeholder: '<timestamp>', why: 'a time in ms' },
   origin_server_ts: { placeholder: '<timestamp>', why: 'a time in ms' },
   ts: { placeholder: '<timestamp>', why: 'a time in ms' },
+  valid_until_ts: { placeholder: '<timestamp>', why: 'a time in ms (the signing keys are valid for a while from now)' },
   age: { placeholder: '<duration>', why: 'a duration that moves' },
   server_version: { placeholder: '<version>', why: 'the release itself (recorded in the snapshot header)' },
   python_version: { placeholder: '<version>', why: 'a runtime version' },
@@ -36,6 +37,8 @@ export const VALUE_PATTERNS: readonly { name: string; re: RegExp; placeholder: s
   { name: 'matrix-user-id', re: /@[A-Za-z0-9._=\-/+]+:[A-Za-z0-9.-]+(?::\d+)?/g, placeholder: '<user-id>' },
   { name: 'matrix-room-id', re: /![A-Za-z0-9._=\-/+]+:[A-Za-z0-9.-]+(?::\d+)?/g, placeholder: '<room-id>' },
   { name: 'matrix-event-id', re: /\$[A-Za-z0-9_+/=-]{10,}(?::[A-Za-z0-9.-]+)?/g, placeholder: '<event-id>' },
+  // A whole value of standard base64 (signing keys, signatures): `+` and `/` end the word match below.
+  { name: 'base64', re: /^[A-Za-z0-9+/]{40,}={0,2}$/g, placeholder: '<opaque>' },
   { name: 'opaque', re: /\b[A-Za-z0-9_-]{40,}\b/g, placeholder: '<opaque>' },
 ]
 
