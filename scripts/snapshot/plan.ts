@@ -276,7 +276,8 @@ export function snapshotPlan(apis: { mas: boolean; hs: boolean }): Probe[] {
     const parent = template.slice(0, template.lastIndexOf('/'))
     const parentOf = parent.endsWith('/by-username') ? parent.slice(0, -'/by-username'.length) : parent
     const sampleProbe = listingFirst.get(parentOf) ?? listingFirst.get(`${parentOf}/latest`)
-    const sampleField = last === 'username' ? 'username' : 'id'
+    // the item's own key: a username, a room's room_id (the homeserver's room list), else its id
+    const sampleField = last === 'username' ? 'username' : last === 'roomId' ? 'room_id' : 'id'
     if (sampleProbe) {
       singles.push({
         key: keyOf(api, method, template, { [last]: 'sample' }, [], adminAuth, 'sample'),
