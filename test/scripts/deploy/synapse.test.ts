@@ -122,10 +122,14 @@ else {
         rw: rw?.counts,
       })
       // Releases before 1.79.0 cannot delete reports: what the write checks filed is listed as left behind;
-      // later ones delete what they filed, and nothing is left.
+      // later ones delete what they filed. Account data has no delete in the client API at any release:
+      // the one type the account-data check set is emptied and listed, and nothing else is left.
+      const accountData = (rw?.leftovers ?? []).filter((l) => /^account data .* org\.matrix\.admin-conformance\.probe /.test(l.what))
+      t.equal(accountData.length, 1, 'the account-data type the write pass set is listed as left behind', { leftovers: rw?.leftovers })
+      const others = (rw?.leftovers ?? []).filter((l) => !accountData.includes(l))
       if (compareVersions(avail.version, '1.79.0') < 0)
-        t.ok((rw?.leftovers?.length ?? 0) > 0, `what ${avail.version} cannot delete is listed`, { leftovers: rw?.leftovers })
-      else t.same(rw?.leftovers ?? [], [], `${avail.version} deletes what the write pass filed: nothing left`)
+        t.ok(others.length > 0, `what ${avail.version} cannot delete is listed`, { leftovers: rw?.leftovers })
+      else t.same(others, [], `${avail.version} deletes what the write pass filed: nothing else left`)
       t.notOk(ro?.leftovers?.length, 'the read-only pass left nothing')
 
       // Synapse's own access log (every request is logged): the read-only pass sent no mutating request.
