@@ -12,7 +12,7 @@
 // Targets: time at the largest size ≤ 2× the time at the smallest, requests within 10%, RSS ≤ 256 MiB,
 // 0 failures and no extra skips at any size. Exits non-zero when one is missed. Seeding 1M sessions
 // takes a while and much of the mock's memory: run it when the machine is calm.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -20,9 +20,9 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { RunReport } from '../scripts/run/index.ts'
 import { QUICK, reportFigure } from './figures.ts'
+import { BIN, startMock } from './mock-process.ts'
 import { sampleTreeRss } from './tree-rss.ts'
 
-const BIN = fileURLToPath(new URL('../bin/admin-conformance.mjs', import.meta.url))
 const MiB = 1024 * 1024
 const TOKENS = {
   MAS_ADMIN_TOKEN: 'mat_benchsizesadmin0000000000',
@@ -43,47 +43,6 @@ export interface SizeResult {
   skip: number
   exitCode: number
   byArea: Record<string, number>
-}
-
-/** Start the mock with these sizes; resolves with its URL once it prints it (--quiet prints only the URL). */
-async function startMock(sessions: number, reports: number): Promise<{ url: string; child: ChildProcess; seedS: number }> {
-  const t0 = performance.now()
-  const child = spawn(
-    process.execPath,
-    [
-      '--max-old-space-size=8192',
-      BIN,
-      'mock',
-      '--port',
-      '0',
-      '--quiet',
-      '--log-file',
-      'none',
-      '--sessions',
-      String(sessions),
-      '--reports',
-      String(reports),
-      '--admin-token',
-      TOKENS.MAS_ADMIN_TOKEN,
-      '--user-token',
-      TOKENS.MAS_USER_TOKEN,
-      '--hs-admin-token',
-      TOKENS.HS_ADMIN_TOKEN,
-      '--hs-user-token',
-      TOKENS.HS_USER_TOKEN,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  )
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /https?:\/\/\S+/.exec(out)
-      if (m) resolve(m[0].replace(/\/+$/, ''))
-    })
-    child.on('exit', (c) => reject(new Error(`the mock exited (${c}) before printing its URL`)))
-  })
-  return { url, child, seedS: (performance.now() - t0) / 1000 }
 }
 
 async function runOnce(
@@ -118,7 +77,7 @@ async function runOnce(
 
 export async function measure(sessions: number, jobs?: number, rounds = 2): Promise<SizeResult & { wallsS: number[] }> {
   const reports = Math.max(100, Math.round(sessions / 10))
-  const mock = await startMock(sessions, reports)
+  const mock = await startMock(sessions, reports, TOKENS)
   try {
     const runs = []
     for (let i = 0; i < Math.max(1, rounds); i++) runs.push(await runOnce(mock.url, jobs))

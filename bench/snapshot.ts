@@ -5,60 +5,19 @@
 // at the largest size ≤ 2× the time at the smallest. Exits non-zero when one is missed.
 //
 //   npx tsx bench/snapshot.ts [--sizes 1000,1000000] [--rounds N]
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { QUICK, reportFigure } from './figures.ts'
+import { BIN, startMock } from './mock-process.ts'
 import { parseArgs } from 'node:util'
 
-const BIN = fileURLToPath(new URL('../bin/admin-conformance.mjs', import.meta.url))
 const TOKENS = {
   MAS_ADMIN_TOKEN: 'mat_benchsnapshotadmin00000000',
   MAS_USER_TOKEN: 'mat_benchsnapshotuser000000000',
   HS_ADMIN_TOKEN: 'syt_benchsnapshotadmin00000000',
   HS_USER_TOKEN: 'syt_benchsnapshotuser000000000',
-}
-
-async function startMock(sessions: number, reports: number): Promise<{ url: string; child: ChildProcess; seedS: number }> {
-  const t0 = performance.now()
-  const child = spawn(
-    process.execPath,
-    [
-      '--max-old-space-size=8192',
-      BIN,
-      'mock',
-      '--port',
-      '0',
-      '--quiet',
-      '--log-file',
-      'none',
-      '--sessions',
-      String(sessions),
-      '--reports',
-      String(reports),
-      '--admin-token',
-      TOKENS.MAS_ADMIN_TOKEN,
-      '--user-token',
-      TOKENS.MAS_USER_TOKEN,
-      '--hs-admin-token',
-      TOKENS.HS_ADMIN_TOKEN,
-      '--hs-user-token',
-      TOKENS.HS_USER_TOKEN,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  )
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /https?:\/\/\S+/.exec(out)
-      if (m) resolve(m[0].replace(/\/+$/, ''))
-    })
-    child.on('exit', (c) => reject(new Error(`the mock exited (${c}) before printing its URL`)))
-  })
-  return { url, child, seedS: (performance.now() - t0) / 1000 }
 }
 
 async function snapshotOnce(url: string, file: string): Promise<{ wallS: number; exitCode: number }> {
@@ -82,7 +41,7 @@ interface Result {
 }
 
 async function measure(sessions: number, rounds: number, dir: string): Promise<Result> {
-  const mock = await startMock(sessions, Math.max(100, Math.round(sessions / 10)))
+  const mock = await startMock(sessions, Math.max(100, Math.round(sessions / 10)), TOKENS)
   try {
     const runs: { wallS: number; exitCode: number; requests: number; bytes: number }[] = []
     for (let i = 0; i < rounds; i++) {
