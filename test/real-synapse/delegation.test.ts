@@ -9,32 +9,14 @@
 // AC_REQUIRE_SYNAPSE=1 (CI), which turns that into a failure.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { request } from 'undici'
-import { startSynapse, synapseAvailability, type RealSynapse } from '../fixtures/synapse/launcher.ts'
+import { startSynapse, synapseAvailability } from '../fixtures/synapse/launcher.ts'
+import { call } from '../fixtures/synapse/world.ts'
 import { nowMicros } from '../../mock/store/mas/index.ts'
 import { API, startTestMock } from '../mock/admin/helpers.ts'
 import { registerPublicClient, seededUser, signInWithPages } from '../mock/auth-service/oidc-helpers.ts'
 
 const required = process.env.AC_REQUIRE_SYNAPSE === '1'
 const SERVER_NAME = 'example.test'
-
-async function call(s: RealSynapse, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await request(s.url + path, {
-    method: method as 'GET',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    headersTimeout: 30_000,
-    bodyTimeout: 30_000,
-  })
-  const text = await res.body.text()
-  let json: any
-  try {
-    json = JSON.parse(text)
-  } catch {
-    json = { unparsed: JSON.stringify(text.slice(0, 200)) }
-  }
-  return { status: res.statusCode, json }
-}
 
 const avail = synapseAvailability()
 if (!avail.ok) {
