@@ -150,8 +150,13 @@ export function addUser(ctx: Ctx): Reply {
   ctx.log.queries += 1
   if (store.findUserByUsername(username)) return routeError(ctx, site, 409, 'User already exists')
   if (!isValidUsername(username)) return routeError(ctx, site, 400, 'Username is not valid')
-  // The real service also provisions the user on the homeserver; the mock's homeserver keeps its own users.
-  const user = store.createUser(username, nowMicros(ctx.now()))
+  // The real service provisions the user on its homeserver before it answers, with the display name
+  // and avatar asked for (Synapse registers the localpart as display name when none is given).
+  const displayName = body.value.displayname as string | null | undefined
+  const avatarUrl = body.value.avatar_url as string | null | undefined
+  const profile = { ...(typeof displayName === 'string' ? { displayName } : {}), ...(typeof avatarUrl === 'string' ? { avatarUrl } : {}) }
+  const user = store.createUser(username, nowMicros(ctx.now()), Object.keys(profile).length ? { profile } : {})
+  ctx.world.hs.addUser(username, { displayName: profile.displayName ?? username, createdTs: ctx.now().getTime() })
   ctx.log.queries += 1
   return single(201, userResource(user))
 }

@@ -194,6 +194,7 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
     reseed: (over) => state.reseed(over),
     close: async () => {
       await link?.barrier()
+      link?.close()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await state.journal?.close()

@@ -40,8 +40,23 @@ async function writeEach(t: Test, m: TestMock): Promise<{ urls: string[]; cookie
   t.equal(link.status, 201, 'a link added')
   const cookie = await browserLogin(m.url, u1.attributes.username, 'mock-password')
   t.ok(cookie && (await signedIn(m.url, cookie, u1.attributes.username)), 'a browser sign-in')
+  // display names: asked at creation, and changed on the account page (the homeserver's profile)
+  t.equal((await m.post(`${API}/users`, { username: 'journal.named', displayname: 'Journal Named' })).status, 201, 'a user with a name')
+  const renamed = await fetch(`${m.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: cookie! },
+    body: JSON.stringify({
+      query:
+        'mutation SetDisplayName($userId: ID!, $displayName: String) { setDisplayName(input: {userId: $userId, displayName: $displayName}) { status } }',
+      variables: { userId: `user:${u1.id}`, displayName: 'Journal Renamed' },
+    }),
+  })
+  t.match(await renamed.json(), { data: { setDisplayName: { status: 'SET' } } }, 'a display name changed')
+  const server = m.world().hs.serverName
   return {
     urls: [
+      `/_matrix/client/v3/profile/@journal.named:${server}`,
+      `/_matrix/client/v3/profile/@${u1.attributes.username}:${server}`,
       `${API}/user-emails/${email.body.data.id}`,
       `${API}/user-registration-tokens/${token.body.data.id}`,
       `${API}/users/${u2.id}`,
@@ -82,7 +97,7 @@ t.test('a torn last record of a new kind is dropped; the whole ones replay', asy
   t.same(
     await Promise.all(urls.map(async (u) => (await b.get(u)).text)),
     before,
-    'the e-mail, token, locked user and link are byte-identical',
+    'the e-mail, token, locked user, link and display names are byte-identical',
   )
   t.same(await listings(b), lists, 'so are the listings of every family')
   t.ok(await signedIn(b.url, cookie, username), 'the browser cookie still signs in')
@@ -123,8 +138,12 @@ t.test('reset: the clean seeded world for every family, faults cleared, a new jo
   t.same(reset.reset.faultsCleared, ['user-emails-delete-keeps'], 'reset says which faults it cleared')
   t.match(reset.state, { journalStartedBy: 'reset', records: 0 }, 'reset starts a new journal')
   t.same(await listings(a), clean, 'every family lists as the clean seeded world, byte for byte')
-  for (const u of urls.filter((u) => !u.includes('/users/')))
+  // (the seeded user and the seeded profile stay, as they were)
+  for (const u of urls.filter((u) => !u.includes('/users/') && !u.includes(`/profile/@${username}:`)))
     t.equal((await a.get(u)).status, 404, `${u.split('/')[4]}: the new record is gone`)
+  const own = await a.get(`/_matrix/client/v3/profile/@${username}:${a.world().hs.serverName}`)
+  t.equal(own.status, 200)
+  t.not(own.body.displayname, 'Journal Renamed', "the seeded user's display name is the seeded one again")
   t.notOk(await signedIn(a.url, cookie, username), 'the browser cookie no longer signs in')
   t.same((await a.req('GET', '/_mock/faults')).body.active, [], 'no fault is active')
   await a.close()

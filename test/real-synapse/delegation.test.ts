@@ -4,7 +4,8 @@
 // (login and consent pages, code exchange with PKCE), then uses the real Synapse's client API with
 // that token (whoami, create a room, send, report); an admin signed in with urn:synapse:admin:* reads
 // the report through the real Synapse's admin API; finishing the session at the mock makes Synapse
-// refuse the token; deactivating the user at the mock deactivates them in Synapse.
+// refuse the token; display names asked at the mock reach Synapse's profiles; deactivating the user
+// at the mock deactivates them in Synapse.
 // Skips with the reason when the root filesystem (.ci/synapse.sh) is missing, unless
 // AC_REQUIRE_SYNAPSE=1 (CI), which turns that into a failure.
 import t from 'tap'
@@ -12,6 +13,7 @@ import { randomBytes } from 'node:crypto'
 import { startSynapse, synapseAvailability } from '../fixtures/synapse/launcher.ts'
 import { call } from '../fixtures/synapse/world.ts'
 import { nowMicros } from '../../mock/store/mas/index.ts'
+import { SEEDED_PASSWORD } from '../../mock/seed/mas/index.ts'
 import { API, startTestMock } from '../mock/admin/helpers.ts'
 import { registerPublicClient, seededUser, signInWithPages } from '../mock/auth-service/oidc-helpers.ts'
 
@@ -107,6 +109,45 @@ if (!avail.ok) {
       devices.json.devices?.some((d: { device_id: string }) => d.device_id === DEVICE),
       'the device is gone from Synapse',
     )
+  })
+
+  t.test('display names set at the mock (at creation, on the account page) are what the real Synapse shows', async (t) => {
+    const made = await tm.post(`${API}/users`, { username: 'named.delegated', displayname: 'Named Delegated' })
+    t.equal(made.status, 201)
+    const named = await call(s, 'GET', `/_matrix/client/v3/profile/${encodeURIComponent(`@named.delegated:${SERVER_NAME}`)}`, adminToken)
+    t.equal(named.status, 200, `profile: ${JSON.stringify(named.json)}`)
+    t.equal(named.json.displayname, 'Named Delegated', 'provisioned with the display name asked at creation')
+    // the account page's mutation, by the user signed in at the mock with a password
+    const login = await fetch(`${tm.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: user.username, password: SEEDED_PASSWORD, next: '/account/' }).toString(),
+      redirect: 'manual',
+    })
+    const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? ''
+    const setName = async (displayName: string | null) => {
+      const r = await fetch(`${tm.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie },
+        body: JSON.stringify({
+          operationName: 'SetDisplayName',
+          query:
+            'mutation SetDisplayName($userId: ID!, $displayName: String) { setDisplayName(input: {userId: $userId, displayName: $displayName}) { status } }',
+          variables: { userId: `user:${user.id}`, displayName },
+        }),
+      })
+      return ((await r.json()) as any).data?.setDisplayName?.status
+    }
+    const profile = () => call(s, 'GET', `/_matrix/client/v3/profile/${encodeURIComponent(userId)}/displayname`, adminToken)
+    t.equal(await setName('Renamed At The Mock'), 'SET')
+    const renamed = await profile()
+    t.same([renamed.status, renamed.json.displayname], [200, 'Renamed At The Mock'], 'set_displayname reached Synapse')
+    t.equal(await setName(null), 'SET')
+    const unset = await profile()
+    const full = await call(s, 'GET', `/_matrix/client/v3/profile/${encodeURIComponent(userId)}`, adminToken)
+    // as the mock's own homeserver answers a profile without a name (test/mock/auth-service/homeserver-link.test.ts)
+    t.same([unset.status, unset.json], [200, { displayname: null }], 'unset_displayname reached Synapse')
+    t.same([full.status, full.json?.errcode], [404, 'M_NOT_FOUND'], 'a profile with neither name nor avatar is not found')
   })
 
   t.test('deactivating the user at the mock deactivates them in Synapse', async (t) => {

@@ -55,8 +55,22 @@ export function runOperation(
       return typeof input.email === 'string' && /^[^@\s]+@[^@\s]+$/.test(input.email)
         ? { data: { [field]: { status: 'ADDED' } } }
         : { data: { [field]: { status: 'INVALID' } } }
-    case 'SetDisplayName':
-      return { data: { [field]: { status: 'SET' } } }
+    case 'SetDisplayName': {
+      // As the real mutation: the owner or an admin; a name of more than 256 bytes, or empty, is
+      // INVALID; null removes it. The name lives on the homeserver only (through the link, if any).
+      // (the mock reads no schema: without a userId it is the viewer's own name)
+      const target = input.userId === undefined ? user : store.users.get(bareId(input.userId, 'user') ?? '')
+      if (!target || (target.id !== user.id && !user.admin)) return { data: null, errors: [{ message: 'Unauthorized', path: [field] }] }
+      const name = input.displayName ?? null
+      if (name !== null && (typeof name !== 'string' || name === '' || Buffer.byteLength(name) > 256))
+        return { data: { [field]: { status: 'INVALID', user: null } } }
+      const hs = ctx.world.hs
+      const profile =
+        hs.users.get(`@${target.username}:${hs.serverName}`) ??
+        hs.addUser(target.username, { displayName: target.username, createdTs: ctx.now().getTime() })
+      hs.setDisplayName(profile, name)
+      return { data: { [field]: { status: 'SET', user: { __typename: 'User', id: `user:${target.id}` } } } }
+    }
     case 'DoVerifyEmail':
     case 'RemoveEmail':
     case 'ChangePassword':

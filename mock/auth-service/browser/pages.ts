@@ -82,6 +82,7 @@ export function registerFinish(b: BrowserState, ctx: Ctx): Reply {
   }
   b.registrations.delete(id)
   const user = store.createUser(pending.username, nowMicros(ctx.now()), { password: pending.password })
+  ctx.world.hs.addUser(user.username, { displayName: user.username, createdTs: ctx.now().getTime() })
   ctx.log.queries += 3
   return b.logIn(ctx, user, pending.next ?? '/')
 }
@@ -113,6 +114,7 @@ export function upstreamLink(b: BrowserState, ctx: Ctx): Reply {
     if (store.findUserByUsername(username))
       return html(200, 'Choose your username', linkForm(id, { username, error: 'This username is already taken.' }))
     user = store.createUser(username, nowMicros(ctx.now()))
+    ctx.world.hs.addUser(username, { displayName: username, createdTs: ctx.now().getTime() })
     store.extra.recordUpstreamLogin(link.provider, link.subject, user.id)
     ctx.log.queries += 3
   } else if (!MasStore.isUserActive(user)) {

@@ -6,13 +6,17 @@ import { request } from 'undici'
 
 /** One call: its path under /_synapse/mas/ and its JSON body. */
 export type Provisioning =
-  | { op: 'provision_user'; body: { localpart: string; set_emails?: string[]; locked?: boolean } }
+  | {
+      op: 'provision_user'
+      body: { localpart: string; set_emails?: string[]; locked?: boolean; set_displayname?: string; set_avatar_url?: string }
+    }
   | { op: 'upsert_device'; body: { localpart: string; device_id: string; display_name?: string } }
   | { op: 'delete_device'; body: { localpart: string; device_id: string } }
   | { op: 'sync_devices'; body: { localpart: string; devices: string[] } }
   | { op: 'delete_user'; body: { localpart: string; erase: boolean } }
   | { op: 'reactivate_user'; body: { localpart: string } }
   | { op: 'set_displayname'; body: { localpart: string; displayname: string } }
+  | { op: 'unset_displayname'; body: { localpart: string } }
 
 export interface CallResult {
   status: number

@@ -44,9 +44,11 @@ export class ClientAuthenticator extends Authenticator {
         reply: hsError(401, 'M_UNKNOWN_TOKEN', "Token doesn't grant access to the Matrix C-S API", { soft_logout: false }),
       }
     oidcState(ctx).markUsed(got.token)
-    // The auth service provisions its users on the homeserver; the mock does it on first sight.
+    // The auth service provisions its users on the homeserver; the mock does it on first sight (display
+    // name: the localpart, as Synapse registers it).
     const user =
-      store.users.get(`@${info.user.username}:${store.serverName}`) ?? store.addUser(info.user.username, { createdTs: ctx.now().getTime() })
+      store.users.get(`@${info.user.username}:${store.serverName}`) ??
+      store.addUser(info.user.username, { displayName: info.user.username, createdTs: ctx.now().getTime() })
     const admin = scope.includes(SCOPE_ADMIN) || ctx.faults.has('hs-auth-delegated-admin-without-scope')
     return { ok: true, user, deviceId: info.deviceId, admin }
   }

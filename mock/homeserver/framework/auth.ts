@@ -102,9 +102,12 @@ export class Authenticator {
       // The real server answers 500 here too: the auth service sent something it cannot use.
       return { ok: false, reply: hsError(500, 'M_UNKNOWN', 'Invalid username claim in the introspection result') }
     }
-    // The real server expects the auth service to have provisioned the user; the mock creates it on first sight.
+    // The real server expects the auth service to have provisioned the user; the mock creates it on first
+    // sight, with the display name Synapse registers by default (the localpart).
     const store = ctx.world.hs
-    const user = store.users.get(`@${info.username}:${store.serverName}`) ?? store.addUser(info.username, { createdTs: Date.now() })
+    const user =
+      store.users.get(`@${info.username}:${store.serverName}`) ??
+      store.addUser(info.username, { displayName: info.username, createdTs: Date.now() })
     return { ok: true, user, deviceId: info.deviceId ?? null, admin: info.scope.includes(SCOPE_ADMIN) }
   }
 

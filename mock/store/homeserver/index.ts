@@ -97,6 +97,11 @@ export class HomeserverStore {
     return this.users.get(userId)!
   }
 
+  /** A profile's display name set or removed (null), as the auth service's setDisplayName asks. */
+  setDisplayName(user: HsUser, displayName: string | null): void {
+    this.write({ t: 'hs.displayname', userId: user.userId, displayName })
+  }
+
   addToken(token: string, userId: string, deviceId: string): void {
     this.write({ t: 'hs.token', token, userId, deviceId })
   }
@@ -498,6 +503,12 @@ export class HomeserverStore {
       case 'hs.user': {
         const userId = `@${w.localpart}:${this.serverName}`
         this.users.set(userId, { userId, localpart: w.localpart, admin: w.admin, displayName: w.displayName, createdTs: w.createdTs })
+        return
+      }
+      case 'hs.displayname': {
+        const user = this.users.get(w.userId)
+        if (!user) throw new Error(`user ${w.userId} does not exist`)
+        user.displayName = w.displayName
         return
       }
       case 'hs.token':

@@ -13,6 +13,7 @@ export interface RoomOpts {
 
 export type HsWrite =
   | { t: 'hs.user'; localpart: string; admin: boolean; displayName: string | null; createdTs: number }
+  | { t: 'hs.displayname'; userId: string; displayName: string | null }
   | { t: 'hs.token'; token: string; userId: string; deviceId: string }
   | { t: 'hs.room'; roomId: string; creator: string; opts: RoomOpts; counter: number; lastEventId: string }
   | {

@@ -134,7 +134,12 @@ export class MasStore {
     return u.lockedAt === null && u.deactivatedAt === null
   }
 
-  createUser(username: string, at: Micros, opts: { admin?: boolean; password?: string | null } = {}): User {
+  /** `profile`: what the creation asks the homeserver to set on the new account (the admin API's displayname, avatar_url). */
+  createUser(
+    username: string,
+    at: Micros,
+    opts: { admin?: boolean; password?: string | null; profile?: { displayName?: string; avatarUrl?: string } } = {},
+  ): User {
     const user: User = {
       id: this.newId(at),
       username,
@@ -145,7 +150,7 @@ export class MasStore {
       legacyGuest: false,
       password: opts.password ?? null,
     }
-    this.write({ t: 'mas.user', user })
+    this.write(opts.profile ? { t: 'mas.user', user, profile: opts.profile } : { t: 'mas.user', user })
     return user
   }
 

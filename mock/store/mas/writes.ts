@@ -52,7 +52,7 @@ export interface MasWriteTarget {
 }
 
 export type MasWrite =
-  | { t: 'mas.user'; user: User }
+  | { t: 'mas.user'; user: User; profile?: { displayName?: string; avatarUrl?: string } }
   | { t: 'mas.password'; id: string; password: string }
   | { t: 'mas.browser'; session: BrowserSession }
   | { t: 'mas.browser.finish'; id: string; at: Micros }

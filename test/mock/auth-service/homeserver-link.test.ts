@@ -7,6 +7,7 @@ import t from 'tap'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SEEDED_PASSWORD } from '../../../mock/seed/mas/index.ts'
+import { HomeserverLink } from '../../../mock/auth-service/homeserver-link/link.ts'
 import { API, startTestMock } from '../admin/helpers.ts'
 import { registerPublicClient, seededUser, signInWithPages } from './oidc-helpers.ts'
 
@@ -130,4 +131,122 @@ t.test('deactivate, reactivate, lock and unlock reach the homeserver', async (t)
   ])
   t.ok(tm.mock.homeserverLink!.sent >= got.length, 'the link counts its calls')
   t.equal(tm.mock.homeserverLink!.failed, 0)
+})
+
+t.test('a display name asked at creation, or changed on the account page, reaches the homeserver', async (t) => {
+  const n = calls.length
+  const made = await tm.post(`${API}/users`, { username: 'named.link', displayname: 'Named Link' })
+  t.equal(made.status, 201)
+  t.same(since(n), [['/_synapse/mas/provision_user', { localpart: 'named.link', set_emails: [], set_displayname: 'Named Link' }]])
+  const profile = await tm.req('GET', '/_matrix/client/v3/profile/@named.link:' + tm.world().hs.serverName)
+  t.same(profile.body, { displayname: 'Named Link' }, "the mock's own homeserver has the profile at once")
+  const plain = await tm.post(`${API}/users`, { username: 'plain.link' })
+  t.equal(plain.status, 201)
+  t.same(calls.at(-1)!.body, { localpart: 'plain.link', set_emails: [] }, 'no display name asked, none sent')
+  const plainProfile = await tm.req('GET', '/_matrix/client/v3/profile/@plain.link:' + tm.world().hs.serverName)
+  t.same(plainProfile.body, { displayname: 'plain.link' }, 'the localpart, as Synapse registers it')
+
+  // the account page: signed in with a password, then the GraphQL mutation the frontend sends
+  const user = seededUser(tm.world().mas, false)
+  const login = await fetch(`${tm.url}/login`, {
+    method: 'POST',
+    headers: FORM,
+    body: new URLSearchParams({ username: user.username, password: SEEDED_PASSWORD, next: '/account/' }).toString(),
+    redirect: 'manual',
+  })
+  const cookie = login.headers.get('set-cookie')?.split(';')[0]
+  t.ok(cookie, 'signed in')
+  const setName = async (displayName: string | null) => {
+    const r = await fetch(`${tm.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: cookie! },
+      body: JSON.stringify({
+        operationName: 'SetDisplayName',
+        query:
+          'mutation SetDisplayName($userId: ID!, $displayName: String) { setDisplayName(input: {userId: $userId, displayName: $displayName}) { status } }',
+        variables: { userId: `user:${user.id}`, displayName },
+      }),
+    })
+    return ((await r.json()) as any).data?.setDisplayName?.status
+  }
+  const m = calls.length
+  t.equal(await setName('Renamed'), 'SET')
+  t.equal(await setName(null), 'SET')
+  t.equal(await setName('x'.repeat(257)), 'INVALID', 'more than 256 bytes')
+  t.equal(await setName(''), 'INVALID', 'empty')
+  t.same(since(m), [
+    ['/_synapse/mas/set_displayname', { localpart: user.username, displayname: 'Renamed' }],
+    ['/_synapse/mas/unset_displayname', { localpart: user.username }],
+  ])
+  const after = await tm.req('GET', `/_matrix/client/v3/profile/@${user.username}:${tm.world().hs.serverName}`)
+  t.equal(after.status, 404, "the mock's own profile lost its name too")
+  const field = await tm.req('GET', `/_matrix/client/v3/profile/@${user.username}:${tm.world().hs.serverName}/displayname`)
+  t.same([field.status, field.body], [200, { displayname: null }], 'as the real Synapse answers after unset_displayname')
+})
+
+t.test('job calls are retried with a growing delay, decided again; calls made while a request waits are not', async (t) => {
+  // a homeserver that fails the first three calls of each op
+  const seen: { path: string; body: any; at: number }[] = []
+  const failures = new Map<string, number>()
+  const flaky = createServer((req, res) => {
+    let data = ''
+    req.on('data', (c: Buffer) => (data += c.toString()))
+    req.on('end', () => {
+      const path = req.url ?? ''
+      seen.push({ path, body: JSON.parse(data || 'null'), at: Date.now() })
+      const failed = failures.get(path) ?? 0
+      failures.set(path, failed + 1)
+      res.writeHead(failed < 3 ? 503 : 200, { 'content-type': 'application/json' })
+      res.end(failed < 3 ? '{"errcode":"M_UNKNOWN","error":"down"}' : '{}')
+    })
+  })
+  await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', () => r()))
+  t.teardown(() => flaky.close())
+  const lines: string[] = []
+  const own = await startTestMock(t, { seed: 6, sessions: 10 })
+  const link = new HomeserverLink({
+    endpoint: () => `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`,
+    secret: () => 'flaky-secret',
+    log: (level, message) => lines.push(`${level} ${message}`),
+    retry: { attempts: 3, firstDelayMs: 40 },
+  })
+  t.teardown(() => link.close())
+  link.attach(own.world())
+  const user = own
+    .world()
+    .mas.users.all()
+    .find((u) => u.deactivatedAt === null && u.lockedAt === null && !u.legacyGuest)!
+  t.equal((await own.post(`${API}/users/${user.id}/deactivate`)).status, 200)
+  const deadline = Date.now() + 5_000
+  while (link.stats.abandoned + seen.filter((c) => c.path === '/_synapse/mas/delete_user').length < 4 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20))
+  const deletes = seen.filter((c) => c.path === '/_synapse/mas/delete_user')
+  t.equal(deletes.length, 3, 'three attempts, the last one given up')
+  t.ok(deletes[2]!.at - deletes[1]!.at >= deletes[1]!.at - deletes[0]!.at, 'each wait at least as long as the one before')
+  t.ok(deletes[1]!.at - deletes[0]!.at >= 40, 'the first retry waited its delay')
+  t.equal(link.stats.abandoned, 1)
+  t.equal(link.stats.retried, 2)
+  t.ok(
+    lines.some((l) => l.includes('given up after 3 attempts')),
+    'the giving up is logged',
+  )
+  t.notOk(lines.join('\n').includes('flaky-secret'), 'never the secret')
+
+  // a compat login: provision_user (a job) is retried, upsert_device (made while the login waits) is not
+  const other = own
+    .world()
+    .mas.users.all()
+    .find((u) => u.deactivatedAt === null && u.lockedAt === null && !u.legacyGuest && u.id !== user.id)!
+  const before = seen.length
+  const login = await own.post(
+    '/_matrix/client/v3/login',
+    { type: 'm.login.password', identifier: { type: 'm.id.user', user: other.username }, password: SEEDED_PASSWORD },
+    { token: null },
+  )
+  t.equal(login.status, 200)
+  const until = Date.now() + 5_000
+  while (link.stats.abandoned < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+  const paths = seen.slice(before).map((c) => c.path)
+  t.equal(paths.filter((p) => p === '/_synapse/mas/upsert_device').length, 1, 'upsert_device once')
+  t.equal(paths.filter((p) => p === '/_synapse/mas/provision_user').length, 3, 'provision_user three times')
 })
