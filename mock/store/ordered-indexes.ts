@@ -131,36 +131,55 @@ export class BucketIndex<T extends Keyed> {
   load(items: readonly T[]): void {
     const keysOf = this.spec.keys
     const n = items.length
-    const keys: Keys[] = new Array(n)
-    /** per key: its number of new items, then where the next one goes */
-    const counts = new Map<string, number>()
+    // Each key is looked up once per item, for a slot number; counting and filling go by slot.
+    const slotOf = new Map<string, number>()
+    const names: string[] = []
+    const counts: number[] = []
+    /** the slots of item i are slots[start[i]] to slots[start[i + 1] - 1] */
+    const start = new Int32Array(n + 1)
+    let slots = new Int32Array(Math.max(16, n))
+    let m = 0
+    const add = (k: string) => {
+      let s = slotOf.get(k)
+      if (s === undefined) {
+        s = names.length
+        slotOf.set(k, s)
+        names.push(k)
+        counts.push(0)
+      }
+      counts[s]!++
+      if (m === slots.length) {
+        const grown = new Int32Array(m * 2)
+        grown.set(slots)
+        slots = grown
+      }
+      slots[m++] = s
+    }
     for (let i = 0; i < n; i++) {
+      start[i] = m
       const k = keysOf(items[i]!)
-      keys[i] = k
       if (k === null || k === undefined) continue
-      if (typeof k === 'string') counts.set(k, (counts.get(k) ?? 0) + 1)
-      else for (const one of k) counts.set(one, (counts.get(one) ?? 0) + 1)
+      if (typeof k === 'string') add(k)
+      else for (const one of k) add(one)
     }
-    const fill = new Map<string, { arr: T[]; at: number }>()
-    for (const [k, c] of counts) {
-      const old = this.buckets.get(k)
-      const arr: T[] = new Array(c + (old?.length ?? 0))
-      let at = 0
-      if (old) for (; at < old.length; at++) arr[at] = old[at]!
-      this.buckets.set(k, arr)
-      fill.set(k, { arr, at })
+    start[n] = m
+    const arrays: T[][] = new Array(names.length)
+    const at = new Int32Array(names.length)
+    for (let s = 0; s < names.length; s++) {
+      const old = this.buckets.get(names[s]!)
+      const arr: T[] = new Array(counts[s]! + (old?.length ?? 0))
+      let j = 0
+      if (old) for (; j < old.length; j++) arr[j] = old[j]!
+      at[s] = j
+      arrays[s] = arr
+      this.buckets.set(names[s]!, arr)
     }
     for (let i = 0; i < n; i++) {
-      const k = keys[i]
-      if (k === null || k === undefined) continue
-      if (typeof k === 'string') {
-        const f = fill.get(k)!
-        f.arr[f.at++] = items[i]!
-      } else
-        for (const one of k) {
-          const f = fill.get(one)!
-          f.arr[f.at++] = items[i]!
-        }
+      const item = items[i]!
+      for (let j = start[i]!; j < start[i + 1]!; j++) {
+        const s = slots[j]!
+        arrays[s]![at[s]!++] = item
+      }
     }
   }
 
