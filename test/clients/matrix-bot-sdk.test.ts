@@ -80,6 +80,9 @@ t.test(`${PKG}: the moderation bots' report polling`, { skip: absent }, async (t
   const adminToken = tm.mock.options.hsAdminToken
 
   const first = new sdk.MatrixClient(tm.url, adminToken)
+  // Before moderating, the bots ask whether they are a server admin (the user id unencoded in the path).
+  const me = await first.getUserId()
+  t.same(await first.doRequest('GET', `${ADMIN}/users/${me}/admin`), { admin: true }, `${me} is a server admin`)
   const run1 = await poll(first)
   t.equal(run1.from, 0, 'first start: no stored position (M_NOT_FOUND), polling starts at 0')
   t.equal(run1.pages, 2, 'two pages, the second reached through next_token')
@@ -102,6 +105,11 @@ t.test(`${PKG}: the moderation bots' report polling`, { skip: absent }, async (t
   const reporter = new sdk.MatrixClient(tm.url, tm.mock.options.hsUserToken)
   const roomId = await reporter.createRoom({ preset: 'public_chat', name: 'bot-sdk report room' })
   const eventId = await reporter.sendText(roomId, 'a message to report')
+  const refused = await reporter.doRequest('GET', `${ADMIN}/users/${await reporter.getUserId()}/admin`).then(
+    () => undefined,
+    (e: { statusCode?: number; body?: { errcode?: string } }) => [e.statusCode, e.body?.errcode],
+  )
+  t.same(refused, [403, 'M_FORBIDDEN'], 'a user who is no server admin is refused the admin API (the bots read that as "not admin")')
   t.same(
     await reporter.doRequest('POST', `/_matrix/client/v3/rooms/${encodeURIComponent(roomId)}/report/${encodeURIComponent(eventId)}`, null, {
       reason: 'spam',
