@@ -10,7 +10,7 @@
 // value the server's own rule gives.
 import t from 'tap'
 import { startTestMock } from '../mock/admin/helpers.ts'
-import { absence, installedVersion, required, requireClient, withoutNativeCrypto } from './helpers.ts'
+import { absence, installedVersion, required, requireClient, withoutNativeCrypto } from './npm-helpers.ts'
 
 const PKG = 'matrix-bot-sdk'
 const POLL_TYPE = 'org.matrix.mjolnir.report_poll'

@@ -17,7 +17,7 @@ import t from 'tap'
 import { SEEDED_PASSWORD } from '../../mock/seed/mas/index.ts'
 import { startTestMock } from '../mock/admin/helpers.ts'
 import { browser, seededUser } from '../mock/auth-service/oidc-helpers.ts'
-import { absence, importClient, installedVersion, required } from './helpers.ts'
+import { absence, importClient, installedVersion, required } from './npm-helpers.ts'
 
 const PKG = 'matrix-js-sdk'
 const REDIRECT = 'http://127.0.0.1:9/callback'
