@@ -4,7 +4,8 @@
 // code exchange with its ID token checks (`completeAuthorizationCodeGrant`). The login and consent
 // pages are answered by HTTP, as a user would click through them. With the token it got the SDK's
 // MatrixClient asks whoami and reads the event reports through the homeserver admin API
-// (`client.http.authedRequest` with the `/_synapse/admin/v1` prefix).
+// (`client.http.authedRequest` with the `/_synapse/admin/v1` prefix); then its `OidcTokenRefresher`
+// trades the refresh token for new tokens, which work the same.
 //
 // Two seams of running a browser SDK on Node 20: the authorization helpers keep the flow's state in
 // `window.sessionStorage` and rebuild the callback URL from `window.location.origin`, and the OIDC
@@ -40,6 +41,16 @@ interface JsSdk {
     idTokenClaims: Record<string, unknown>
   }>
   Method: { Get: string }
+  OidcTokenRefresher: new (
+    issuer: string,
+    clientId: string,
+    redirectUri: string,
+    deviceId: string,
+    idTokenClaims: Record<string, unknown>,
+  ) => {
+    oidcClientReady: Promise<void>
+    doRefreshAccessToken(refreshToken: string): Promise<{ accessToken: string; refreshToken?: string; expiry?: Date }>
+  }
 }
 interface JsClient {
   getAuthMetadata(): Promise<Record<string, any>>
@@ -172,4 +183,21 @@ t.test(`${PKG}: OpenID Connect sign-in, whoami, event reports through the admin 
     .hs.listReports({ from: 0, limit: 100, dir: 'f' })
     .reports.map((r) => r.id)
   t.same(ids, seeded, 'walked to the end: every seeded report, in order')
+
+  // The SDK's refresher, as a client does when the access token expires.
+  const refresher = new sdk.OidcTokenRefresher(signedIn.oidcClientSettings.issuer, clientId, REDIRECT, device!, signedIn.idTokenClaims)
+  await refresher.oidcClientReady
+  const fresh = await refresher.doRefreshAccessToken(signedIn.tokenResponse.refresh_token!)
+  t.not(fresh.accessToken, signedIn.tokenResponse.access_token, 'OidcTokenRefresher: a new access token')
+  const after = sdk.createClient({ baseUrl: tm.url, accessToken: fresh.accessToken })
+  t.teardown(() => after.stopClient())
+  t.match(await after.whoami(), { user_id: me.user_id, device_id: device }, 'whoami with it: the same user and device')
+  const reports = await after.http
+    .authedRequest<{ total: number }>(sdk.Method.Get, '/event_reports', { limit: '1' }, undefined, { prefix: '/_synapse/admin/v1' })
+    .then(
+      (r) => r.total,
+      (e: { httpStatus?: number; errcode?: string }) => [e.httpStatus, e.errcode],
+    )
+  // The auth service's refresh keeps the session and its scope (the refresher asks for no scope).
+  t.equal(reports, 12, 'and the admin API still answers: the session kept its admin scope')
 })
