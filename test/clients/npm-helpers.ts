@@ -1,7 +1,7 @@
 // Shared by the real-client tests: where the clients are installed (test/fixtures/clients, its own
 // package and lock file, installed by .ci/clients.sh, never by the root install), whether they are,
 // and how a test loads one by package name. Skips say how to install; AC_REQUIRE_CLIENTS=1 (CI)
-// makes their absence a failure. Why a separate package and these versions: decision XXXX. (Not a
+// makes their absence a failure. Why a separate package and these versions: decision 0012. (Not a
 // test file itself.)
 import { existsSync, readFileSync } from 'node:fs'
 import Module, { createRequire } from 'node:module'
