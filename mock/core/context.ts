@@ -12,6 +12,8 @@ export interface Reply {
   body?: unknown
   contentType?: string
   headers?: Record<string, string | string[]>
+  /** the UTF-8 length of a string `body`, when the handler has it (used only while `body` is that text) */
+  sized?: { text: string; bytes: number }
 }
 
 export interface Ctx {

@@ -50,7 +50,8 @@ export function send(site: Site, req: IncomingMessage, res: ServerResponse, area
   if (contentType) headers.push('content-type', contentType)
   // A string body goes out with the head in one write, encoded by the socket itself: cheaper than
   // encoding it into a Buffer first (a fresh ArrayBuffer for anything over 4 KiB).
-  headers.push('content-length', String(payload === undefined ? 0 : Buffer.byteLength(payload)))
+  const bytes = payload === undefined ? 0 : reply.sized?.text === payload ? reply.sized.bytes : Buffer.byteLength(payload)
+  headers.push('content-length', String(bytes))
   res.writeHead(reply.status, headers)
   res.end(req.method === 'HEAD' ? undefined : payload)
   return reply
