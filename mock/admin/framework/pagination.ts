@@ -106,6 +106,8 @@ export interface ListingSpec<T extends Keyed, I extends string, R extends string
   /** the filters as a store query (cursors are added here) */
   query: Query<T, I, R>
   toResource(item: T): ResourceObject
+  /** toResource depends on the item alone (not on the clock or the caller): whole pages may be kept */
+  itemOnly?: boolean
 }
 
 function link(
@@ -135,8 +137,50 @@ function countOf<T extends Keyed, I extends string, R extends string>(
   return collection.count(query).count
 }
 
+/** a listing's answer as sent, and what its store queries added to the log line */
+interface CachedPage {
+  text: string
+  bytes: number
+  queries: number
+  fetched: number
+}
+
+// Whole pages by collection, for as long as the collection is not written (its generation): clients
+// poll the same page again and again. Only for items serialised from themselves alone, without
+// faults and per-item tests, keyed by the raw query and the claimed version, from which the rest of
+// the answer follows.
+const pageCache = new WeakMap<object, { generation: number; pages: Map<string, CachedPage> }>()
+const PAGES_PER_COLLECTION = 64
+const CACHED_QUERY_MAX = 512
+
 /** Builds the paginated answer of a listing (count, data, links) from a store query. */
 export function listResponse<T extends Keyed, I extends string, R extends string>(ctx: Ctx, spec: ListingSpec<T, I, R>): Reply {
+  const { collection } = spec
+  if (!spec.itemOnly || !ctx.faults.none || spec.query.where !== undefined || ctx.rawQuery.length > CACHED_QUERY_MAX)
+    return buildListResponse(ctx, spec)
+  let entry = pageCache.get(collection)
+  if (entry === undefined || entry.generation !== collection.generation) {
+    entry = { generation: collection.generation, pages: new Map() }
+    pageCache.set(collection, entry)
+  }
+  const key = `${ctx.options.masVersion}\n${spec.path}\n${ctx.rawQuery}`
+  let page = entry.pages.get(key)
+  if (page === undefined) {
+    const queries = ctx.log.queries
+    const fetched = ctx.log.fetched
+    const reply = buildListResponse(ctx, spec)
+    if (reply.sized === undefined) return reply
+    page = { text: reply.sized.text, bytes: reply.sized.bytes, queries: ctx.log.queries - queries, fetched: ctx.log.fetched - fetched }
+    if (entry.pages.size >= PAGES_PER_COLLECTION) entry.pages.clear()
+    entry.pages.set(key, page)
+    return reply
+  }
+  ctx.log.queries += page.queries
+  ctx.log.fetched += page.fetched
+  return { status: 200, body: page.text, contentType: 'application/json', sized: { text: page.text, bytes: page.bytes } }
+}
+
+function buildListResponse<T extends Keyed, I extends string, R extends string>(ctx: Ctx, spec: ListingSpec<T, I, R>): Reply {
   const { path, page, collection, query } = spec
   const f = ctx.faults
   const base = [...spec.filterPairs]
