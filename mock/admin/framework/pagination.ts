@@ -152,11 +152,17 @@ interface CachedPage {
 const pageCache = new WeakMap<object, { generation: number; pages: Map<string, CachedPage> }>()
 const PAGES_PER_COLLECTION = 64
 const CACHED_QUERY_MAX = 512
+let keepPages = true
+
+/** Turns the kept pages off (or on again): the page-cost benchmark times the whole build of a page. */
+export function keepWholePages(on: boolean): void {
+  keepPages = on
+}
 
 /** Builds the paginated answer of a listing (count, data, links) from a store query. */
 export function listResponse<T extends Keyed, I extends string, R extends string>(ctx: Ctx, spec: ListingSpec<T, I, R>): Reply {
   const { collection } = spec
-  if (!spec.itemOnly || !ctx.faults.none || spec.query.where !== undefined || ctx.rawQuery.length > CACHED_QUERY_MAX)
+  if (!keepPages || !spec.itemOnly || !ctx.faults.none || spec.query.where !== undefined || ctx.rawQuery.length > CACHED_QUERY_MAX)
     return buildListResponse(ctx, spec)
   let entry = pageCache.get(collection)
   if (entry === undefined || entry.generation !== collection.generation) {
