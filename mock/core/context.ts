@@ -8,7 +8,7 @@ import type { MockOptions } from './options.ts'
 
 export interface Reply {
   status: number
-  /** JSON-serialisable body, or a string sent as-is with `contentType`. Undefined: empty body. */
+  /** JSON-serialisable body, or a string or bytes (a Buffer) sent as-is with `contentType`. Undefined: empty body. */
   body?: unknown
   contentType?: string
   headers?: Record<string, string | string[]>

@@ -139,8 +139,8 @@ function countOf<T extends Keyed, I extends string, R extends string>(
 
 /** a listing's answer as sent, and what its store queries added to the log line */
 interface CachedPage {
-  text: string
-  bytes: number
+  /** the body encoded once: sent as is, like a static file, without encoding its text again */
+  bytes: Buffer
   queries: number
   fetched: number
 }
@@ -176,14 +176,14 @@ export function listResponse<T extends Keyed, I extends string, R extends string
     const fetched = ctx.log.fetched
     const reply = buildListResponse(ctx, spec)
     if (reply.sized === undefined) return reply
-    page = { text: reply.sized.text, bytes: reply.sized.bytes, queries: ctx.log.queries - queries, fetched: ctx.log.fetched - fetched }
+    page = { bytes: Buffer.from(reply.sized.text, 'utf8'), queries: ctx.log.queries - queries, fetched: ctx.log.fetched - fetched }
     if (entry.pages.size >= PAGES_PER_COLLECTION) entry.pages.clear()
     entry.pages.set(key, page)
     return reply
   }
   ctx.log.queries += page.queries
   ctx.log.fetched += page.fetched
-  return { status: 200, body: page.text, contentType: 'application/json', sized: { text: page.text, bytes: page.bytes } }
+  return { status: 200, body: page.bytes, contentType: 'application/json' }
 }
 
 function buildListResponse<T extends Keyed, I extends string, R extends string>(ctx: Ctx, spec: ListingSpec<T, I, R>): Reply {
