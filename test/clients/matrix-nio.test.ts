@@ -52,7 +52,7 @@ if (!avail.ok) {
       ],
       'every step nio took succeeded, in order',
     )
-    const step = (name: string) => steps.find((s) => s.step === name) ?? {}
+    const step = (name: string): Record<string, unknown> => steps.find((s) => s.step === name) ?? {}
     t.equal(step('login').user_id, userId, 'nio signed in as the seeded user')
     t.equal(step('whoami').user_id, userId, 'whoami with the token nio got names that user')
     const roomId = step('report').room_id as string
