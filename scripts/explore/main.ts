@@ -52,6 +52,7 @@ options:
   --strict                 known deviations and defects of the release fail the command too
   --json FILE              write the whole report as JSON ('-' for standard output)
   --junit FILE             write a JUnit XML report (one test case per operation)
+  --sequences N            with --allow-writes: stateful sequences drawn (default 100; 0: none)
   --save-cases DIR         write one case file per finding into DIR (for --replay)
   --replay FILE            send the cases of a case file (or of every finding of a --json report) again
   --area LIST              admin (area A), reports (area B), or both (default: every area a target is given for)
@@ -71,6 +72,7 @@ const FLAGS = {
   strict: { type: 'boolean' },
   json: { type: 'string' },
   'save-cases': { type: 'string' },
+  sequences: { type: 'string' },
   junit: { type: 'string' },
   replay: { type: 'string' },
   'mock-fault': { type: 'string', multiple: true },
@@ -218,6 +220,23 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       },
     })
     io.out(terminalReport(result, { seed, strict: values.strict === true }))
+    // stateful sequences: only with writes allowed, not when replaying single cases
+    let sequenceFound = false
+    if (allowWrites && !cases && (t.target.mas || t.target.hs)) {
+      const { exploreSequences, sequenceText } = await import('./sequences.ts')
+      const runs = values.sequences === undefined ? 100 : Number(values.sequences)
+      if (!Number.isInteger(runs) || runs < 0) throw new UsageError('--sequences takes a whole number of sequences')
+      const s = await exploreSequences(
+        { target: t.target, model: model.model, strict: model.strict },
+        { seed, runs, tag: `explore-${seed}-${Date.now().toString(36)}`, apis: { mas: !!t.target.mas, hs: !!t.target.hs } },
+      )
+      io.out(
+        s.finding
+          ? `sequences: ${s.runs} run; the shortest that differs from the model:\n${sequenceText(s.finding)}\n`
+          : `sequences: ${s.runs} run, none differs from the model\n`,
+      )
+      sequenceFound = s.finding !== undefined
+    }
     const meta = {
       tool: pkg.version,
       seed,
@@ -262,7 +281,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       return EXIT.failed
     }
     if (result.incomplete) return EXIT.failed
-    return failing(result.findings, values.strict === true).length > 0 ? EXIT.failed : EXIT.pass
+    return failing(result.findings, values.strict === true).length > 0 || sequenceFound ? EXIT.failed : EXIT.pass
   } catch (e) {
     return failWith(io, 'explore', e)
   } finally {
