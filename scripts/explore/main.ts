@@ -52,6 +52,7 @@ options:
   --strict                 known deviations and defects of the release fail the command too
   --json FILE              write the whole report as JSON ('-' for standard output)
   --junit FILE             write a JUnit XML report (one test case per operation)
+  --html FILE              an HTML report: findings by operation and rule, requests per operation
   --sequences N            with --allow-writes: stateful sequences drawn (default 100; 0: none)
   --save-cases DIR         write one case file per finding into DIR (for --replay)
   --replay FILE            send the cases of a case file (or of every finding of a --json report) again
@@ -73,6 +74,7 @@ const FLAGS = {
   json: { type: 'string' },
   'save-cases': { type: 'string' },
   sequences: { type: 'string' },
+  html: { type: 'string' },
   junit: { type: 'string' },
   replay: { type: 'string' },
   'mock-fault': { type: 'string', multiple: true },
@@ -222,6 +224,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
     io.out(terminalReport(result, { seed, strict: values.strict === true }))
     // stateful sequences: only with writes allowed, not when replaying single cases
     let sequenceFound = false
+    let sequenceShown: string | undefined
     if (allowWrites && !cases && (t.target.mas || t.target.hs)) {
       const { exploreSequences, sequenceText } = await import('./sequences.ts')
       const runs = values.sequences === undefined ? 100 : Number(values.sequences)
@@ -236,6 +239,19 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
           : `sequences: ${s.runs} run, none differs from the model\n`,
       )
       sequenceFound = s.finding !== undefined
+      if (s.finding) sequenceShown = sequenceText(s.finding)
+    }
+    if (values.html !== undefined) {
+      const { exploreHtml } = await import('./html.ts')
+      const label = [o.masUrl, o.hsUrl].filter(Boolean).join(', ') || t.label
+      try {
+        writeFileSync(path.resolve(values.html), exploreHtml(result, { seed, target: label }, sequenceShown))
+      } catch (e) {
+        throw new CommandError(
+          `--html ${values.html} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+          EXIT.failed,
+        )
+      }
     }
     const meta = {
       tool: pkg.version,
