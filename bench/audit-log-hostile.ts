@@ -6,7 +6,8 @@
 // so that the disk is not the measure) and times the command's audit of it in this process with the
 // default number of threads (worker threads from 512 MiB) and with --jobs 1. Then a file with one
 // request line of about 7 MB of one-letter reason words between two canonical lines, with each
-// engine. Prints seconds (best of --runs) and MiB/s, and exits 1 when any audit takes more than
+// engine. Then requesters that share all but a prefix, at two counts, with each engine (time per
+// line should not grow with their number). Prints seconds (best of --runs) and MiB/s, and exits 1 when any audit takes more than
 // 5 s per GiB (each worker read on to the end of the file before: 19 s per GiB at 0.5 GiB, 44 s per
 // GiB at 2 GiB, growing with the size), or does not finish as expected. Worker start-up (bundling
 // included) is a fixed cost of a few tenths of a second, so small sizes show fewer MiB/s.
@@ -105,6 +106,42 @@ try {
       }
     })
     process.stdout.write(`one request line of 7 MB of words, --engine ${engine}: ${s.toFixed(2)} s\n`)
+  }
+  // Requesters that share all but their first characters (length, middle and end alike): a table
+  // hashing a few positions put them all in one probe chain, quadratic in their number.
+  const shared = (i: number) =>
+    GOOD.replace(
+      ' client.address',
+      ` requester=user:${i.toString(36).padStart(6, '0')}${'X'.repeat(20)}(alice-${'a'.repeat(24)}) client.address`,
+    )
+  const counts = QUICK ? [10_000, 40_000] : [50_000, 200_000]
+  for (const engine of ['wasm', 'js'] as const) {
+    const perLine: number[] = []
+    for (const n of counts) {
+      const file = path.join(dir, `shared-${n}.log`)
+      writeFileSync(file, Array.from({ length: n }, (_, i) => shared(i)).join(''))
+      const s = await best(async () => {
+        const r = await auditFile(file, { engine, jobs: 1 })
+        if (r.requests !== n) {
+          ok = false
+          process.stdout.write(`  unexpected result: ${r.requests} requests\n`)
+        }
+      })
+      perLine.push(s / n)
+      process.stdout.write(`${n} requesters sharing all but a prefix, --engine ${engine}: ${s.toFixed(2)} s\n`)
+      rmSync(file)
+    }
+    const growth = perLine[1]! / perLine[0]!
+    // Four times the requesters: about the same time per line when linear, four times when quadratic.
+    if (growth > 2) ok = false
+    reportFigure({
+      id: `audit-log-hostile.shared-prefix-${engine}`,
+      label: `audit-log, --engine ${engine}, requesters sharing a prefix: time per line at ${counts[1]} vs ${counts[0]}`,
+      value: growth,
+      unit: '×',
+      better: 'lower',
+      goal: 1.5,
+    })
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })

@@ -56,21 +56,8 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
     if (this.items.length > 0 && items.length > 0 && !(this.items[this.items.length - 1]!.id < items[0]!.id)) {
       throw new Error('OrderedCollection.load: items must come after the existing ones')
     }
-    for (const item of items) {
-      this.items.push(item)
-      for (const ix of this.indexes.values()) {
-        // push keeps the buckets sorted because ids ascend
-        for (const k of keyList(ix.spec.keys(item))) {
-          let b = ix.buckets.get(k)
-          if (!b) ix.buckets.set(k, (b = []))
-          b.push(item)
-        }
-      }
-    }
-    // Arrays grown by push keep spare capacity (a one-item bucket holds 16 slots): copy them to
-    // their exact size, which matters with hundreds of thousands of small buckets.
-    for (const ix of this.indexes.values()) for (const [k, b] of ix.buckets) ix.buckets.set(k, b.slice())
-    this.items = this.items.slice()
+    this.items = this.items.length === 0 ? items.slice() : this.items.concat(items)
+    for (const ix of this.indexes.values()) ix.load(items)
     for (const r of this.ranges.values()) r.rebuild(this.items)
   }
 

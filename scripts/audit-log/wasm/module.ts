@@ -28,6 +28,8 @@ interface ScanExports {
   keyAddress(t: number, k: number): number
   keyLength(t: number, k: number): number
   statsAddress(t: number): number
+  setSeed(s: number): void
+  tableProbes(): number
   reset(): void
   scan(from: number, n: number, base: number): number
   scannedLines(): number
@@ -81,6 +83,7 @@ export class WasmScanner {
     this.x = new WA.Instance(module, { env: { abort: wasmAbort } }).exports as unknown as ScanExports
     this.stride = this.x.REQUESTER_STRIDE.value as number
     this.totalsLength = this.x.TOTALS.value as number
+    this.x.setSeed((Math.random() * 0x100000000) >>> 0)
     const prefix = Buffer.from(clientPrefix, 'utf8')
     const at = this.x.reservePrefix(prefix.length)
     new Uint8Array(this.x.memory.buffer, at, prefix.length).set(prefix)
@@ -136,6 +139,11 @@ export class WasmScanner {
     this.declined = count === 0 ? EMPTY : new Uint32Array(mem, x.declinedAddress(), count * 3)
     if (buf.buffer === before && mem !== before) return Buffer.from(mem, offset, length)
     return buf
+  }
+
+  /** Slots the module's tables looked at so far (a count of collisions for tests, not a time). */
+  probes(): number {
+    return this.x.tableProbes()
   }
 
   /** Takes the counters gathered so far and resets them. */

@@ -18,7 +18,7 @@
 // Several workers share one list: a worker runs a file only after claiming it (an atomic mkdir in
 // AC_CLAIMS), so the files spread over the workers as they free up, and a worker started after a crash
 // goes on with the files nobody claimed. AC_FILE_TIMEOUT_MS is each file's time limit.
-import { mkdirSync, readdirSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -126,14 +126,17 @@ function claim(i) {
 }
 
 /**
- * Which check runs now, left in the file's claim (`check`: the names from the file down, ' > ' between):
- * tap prints a subtest's first line only once it has output, so a worker that dies inside a check (heap
- * exhaustion, a kill at the time limit) would leave the runner unable to say which check it was in.
+ * Which check runs now, left in the file's claim (`check`: the names from the file down, ' > ' between,
+ * ended by a NUL): tap prints a subtest's first line only once it has output, so a worker that dies
+ * inside a check (heap exhaustion, a kill at the time limit) would leave the runner unable to say which
+ * check it was in. One write at the start of the file it keeps open, no truncation: a shorter name leaves
+ * the tail of a longer one after its NUL, which the runner ignores (a whole-file write per check, two
+ * per check, was the biggest cost of a worker's own: about half a second of CPU per run).
  */
-function noteChecks(t, i, chain) {
+function noteChecks(t, fd, chain) {
   const note = (names) => {
     try {
-      writeFileSync(path.join(claims, String(i), 'check'), names.join(' > '))
+      writeSync(fd, names.join(' > ') + '\0', 0)
     } catch {
       // the run's folder is gone: nothing to tell
     }
@@ -146,7 +149,7 @@ function noteChecks(t, i, chain) {
     rest[at] = async (tt) => {
       const names = [...chain, name]
       note(names)
-      noteChecks(tt, i, names)
+      noteChecks(tt, fd, names)
       try {
         return await fn(tt)
       } finally {
@@ -157,14 +160,24 @@ function noteChecks(t, i, chain) {
   }
 }
 
+/** The claim's `check` file, open for the notes; undefined when there is no claim folder. */
+function openCheck(i) {
+  try {
+    return openSync(path.join(claims, String(i), 'check'), 'w')
+  } catch {
+    return undefined
+  }
+}
+
 for (const i of order) {
   if (!claim(i)) continue
   const file = path.resolve(files[i])
   // A file that waits on nothing (a promise never settled) must meet its time limit, not end the
   // process early with the files after it unrun: the worker stays alive while a file runs.
   const alive = setInterval(() => {}, 1 << 30)
+  const fd = claims ? openCheck(i) : undefined
   await tap.test(files[i], { timeout }, async (t) => {
-    if (claims) noteChecks(t, i, [])
+    if (fd !== undefined) noteChecks(t, fd, [])
     globalThis.__acSuiteTap = t
     // The suites' framework picks its area from the main file's folder.
     process.argv[1] = file
@@ -173,4 +186,5 @@ for (const i of order) {
     await new Promise((resolve) => setImmediate(resolve))
   })
   clearInterval(alive)
+  if (fd !== undefined) closeSync(fd)
 }

@@ -247,11 +247,13 @@ export function runWorkers(opts: TapOptions & { probeUrl: string; schemasUrl?: s
   return workers.run(opts)
 }
 
-/** The check a worker was running in file `i` (suite-worker.mjs leaves it in the file's claim). */
+/** The check a worker was running in file `i` (suite-worker.mjs leaves it in the file's claim, up to a NUL). */
 function checkUnderWay(claims: string, i: number): string | undefined {
   if (i < 0) return undefined
   try {
-    return readFileSync(path.join(claims, String(i), 'check'), 'utf8') || undefined
+    const text = readFileSync(path.join(claims, String(i), 'check'), 'utf8')
+    const end = text.indexOf('\0')
+    return (end === -1 ? text : text.slice(0, end)) || undefined
   } catch {
     return undefined
   }

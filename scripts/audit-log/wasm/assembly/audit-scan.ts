@@ -19,7 +19,7 @@ import { lineEnd, lit, litLen } from './bytes'
 import { adminWrite, allocPrefix, classify, setPrefixLength } from './classify'
 import { A_SELF_SERVICE, ACTIVITIES, S_NONE, S_UNKNOWN, S_UNNAMED } from './constants.gen'
 import { event, opLen, opStart, parse, reqLen, reqStart, v120 } from './parse'
-import { regrow, Table, zeroed } from './table'
+import { probes, regrow, setHashSeed, Table, zeroed } from './table'
 
 // Activities (their numbers, in the order of ACTIVITIES in scripts/audit-log/activities.ts) and
 // every literal come from constants.gen.ts, generated from the JavaScript side. The parts:
@@ -95,6 +95,16 @@ export function keyLength(t: i32, k: u32): u32 {
 }
 export function statsAddress(t: i32): usize {
   return table(t).stats
+}
+
+/** Seeds the tables' hash (before the first scan: the tables are keyed by it). */
+export function setSeed(s: u32): void {
+  setHashSeed(s)
+}
+
+/** Slots the tables looked at so far. */
+export function tableProbes(): f64 {
+  return probes
 }
 
 /** Forgets all counters (after the caller has taken them). */

@@ -313,3 +313,28 @@ t.test('the time range: first and last timestamp, from lines either engine read'
   }
   t.equal(audit('junk\n\n', 'wasm', 1 << 20).timeRange, null, 'none without timestamps')
 })
+
+t.test('requesters sharing all but a prefix: the module probes its table a few times per line, linearly', async (t) => {
+  const line = (i: number) =>
+    '2026-06-18T09:00:01.234000Z  INFO http.server.response GET-1 - "GET /api/admin/v1/compat-sessions HTTP/1.1" 200 OK "python-requests/2.32.3" [polls: 3, cpu: 0.4ms, db: 1.2ms, elapsed: 2.5ms, queries: 2, fetched: 1]' +
+    ` requester=user:${i.toString(36).padStart(6, '0')}${'X'.repeat(20)}(alice-${'a'.repeat(24)}) client.address=10.0.0.7`
+  const probesFor = (n: number) => {
+    const s = new WasmScanner(module, '/_matrix')
+    // Each requester twice: the second time a lookup that finds it.
+    const text = Array.from({ length: 2 * n }, (_, i) => line(i % n)).join('\n')
+    const bytes = Buffer.from(text, 'latin1')
+    const before = s.probes()
+    s.scan(bytes, 0, bytes.length, 0)
+    const probes = s.probes() - before
+    const c = s.drain()
+    t.equal(s.declined.length, 0, 'every line on the fast path')
+    t.equal(c.requesters.length, n, `${n} requesters kept apart`)
+    return probes
+  }
+  const small = probesFor(10_000)
+  const big = probesFor(40_000)
+  t.ok(small / 20_000 < 4, `${(small / 20_000).toFixed(2)} probes per line at 10,000 requesters`)
+  t.ok(big / 80_000 < 4, `${(big / 80_000).toFixed(2)} probes per line at 40,000 requesters`)
+  const ratio = big / small
+  t.ok(ratio > 3 && ratio < 5.5, `40,000 vs 10,000 requesters: ${ratio.toFixed(2)}× the probes`)
+})
