@@ -178,7 +178,13 @@ export async function runSequence(
     return st
   })
   for (let i = 0; i < steps.length; i++) {
-    const [t, m, s] = await Promise.all(states.map((st) => runStep(st, steps[i]!)))
+    const step = steps[i]!
+    // a report step needs the report on every side (a real server may hold fewer than the model)
+    if (step.op === 'delete-report' || step.op === 'get-report') {
+      const ids = await Promise.all(states.map((st) => reportId(st, step.kind, step.report)))
+      if (ids.some((id) => id === undefined)) continue
+    }
+    const [t, m, s] = await Promise.all(states.map((st) => runStep(st, step)))
     if (t!.seen !== m!.seen && t!.seen !== s!.seen)
       return { steps: steps.slice(0, i + 1), at: i, request: t!.line, target: t!.seen, model: m!.seen }
   }
