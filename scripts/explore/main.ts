@@ -25,6 +25,7 @@ import { preflight } from '../common/preflight.ts'
 import type { Case, Prefixes } from './cases.ts'
 import { clientFor, explore, type ExploreResult, type Side } from './engine.ts'
 import { startMockSide, startModel } from './model.ts'
+import { exploreSequences, readSequence, runSequence, saveSequence, sequenceText, type Step } from './sequences.ts'
 import { CaseFileError, failing, jsonReport, junitReport, readCases, saveCases, terminalReport } from './report.ts'
 
 export const HELP = `usage: admin-conformance explore [target options] [--seed N] [--allow-writes] [--json FILE]
@@ -177,7 +178,15 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
     const faults = values['mock-fault'] ?? []
     if (faults.length && hasTarget(o)) throw new UsageError('--mock-fault is for the bundled mock: give it without --mas-url/--hs-url')
     let cases: Case[] | undefined
+    let replaySteps: Step[] | undefined
     if (values.replay !== undefined) {
+      try {
+        replaySteps = readSequence(values.replay)
+      } catch (e) {
+        throw new UsageError(`--replay ${(e as Error).message}`)
+      }
+    }
+    if (values.replay !== undefined && !replaySteps) {
       try {
         cases = readCases(values.replay)
       } catch (e) {
@@ -204,6 +213,21 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
         `${cases ? `replaying ${cases.length} case(s) of ${path.basename(values.replay!)}` : `seed ${seed}`} against ${t.label}; the model claims ${[t.versions.mas && `auth service ${t.versions.mas}`, t.versions.hs && `homeserver ${t.versions.hs}`].filter(Boolean).join(', ') || 'its default releases'}${allowWrites ? '; writes allowed' : '; read-only'}`,
       ) + '\n',
     )
+    // a sequence file: its steps again on fresh users, on the target and the model
+    if (replaySteps) {
+      if (!allowWrites) throw new UsageError('--replay of a sequence sends writes: give --allow-writes')
+      const f = await runSequence(
+        { target: t.target, model: model.model, strict: model.strict },
+        replaySteps,
+        `replay-${Date.now().toString(36)}`,
+      )
+      io.out(
+        f
+          ? `the sequence differs from the model again:\n${sequenceText(f)}\n`
+          : `the sequence (${replaySteps.length} steps) agrees with the model\n`,
+      )
+      return f ? EXIT.failed : EXIT.pass
+    }
     const tty = (process.stderr as { isTTY?: boolean }).isTTY === true && io.err === processIo.err
     let shown = -1
     const result: ExploreResult = await explore(t.target, model.model, model.strict, {
@@ -226,7 +250,6 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
     let sequenceFound = false
     let sequenceShown: string | undefined
     if (allowWrites && !cases && (t.target.mas || t.target.hs)) {
-      const { exploreSequences, sequenceText } = await import('./sequences.ts')
       const runs = values.sequences === undefined ? 100 : Number(values.sequences)
       if (!Number.isInteger(runs) || runs < 0) throw new UsageError('--sequences takes a whole number of sequences')
       const s = await exploreSequences(
@@ -240,6 +263,10 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       )
       sequenceFound = s.finding !== undefined
       if (s.finding) sequenceShown = sequenceText(s.finding)
+      if (s.finding && values['save-cases'] !== undefined) {
+        const file = saveSequence(path.resolve(values['save-cases']), s.finding, { tool: pkg.version, seed, versions: t.versions })
+        io.err(prefixed('explore', `the sequence in ${file} (--replay it with --allow-writes)`) + '\n')
+      }
     }
     if (values.html !== undefined) {
       const { exploreHtml } = await import('./html.ts')

@@ -6,6 +6,8 @@
 // about (the admin flag, whether locked or deactivated, whether a second act moved a time). A step where
 // the target matches neither model fails the run; fast-check shrinks the sequence to the shortest one
 // that still fails, which is the finding.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 import fc from 'fast-check'
 import { BudgetSpent, DeadlineReached } from '../../lib/http.ts'
 import { visible } from '../../lib/escape.ts'
@@ -275,4 +277,31 @@ export function sequenceText(f: SequenceFinding): string {
     `target: ${visible(f.target)}`,
     `model:  ${visible(f.model)}`,
   ].join('\n')
+}
+
+export const SEQUENCE_FORMAT = 'admin-conformance-explore-sequence/1'
+
+const OPS = new Set(['create-user', 'user-act', 'get-user', 'delete-report', 'get-report'])
+
+/** Write the finding's steps as a sequence file (for --replay); its path. */
+export function saveSequence(dir: string, f: SequenceFinding, meta: Record<string, unknown>): string {
+  mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, 'sequence.json')
+  writeFileSync(file, JSON.stringify({ format: SEQUENCE_FORMAT, meta, steps: f.steps, target: f.target, model: f.model }, null, 2) + '\n')
+  return file
+}
+
+/** The steps of a sequence file; undefined when the file is not one (a case file, a report). */
+export function readSequence(file: string): Step[] | undefined {
+  let doc: { format?: unknown; steps?: unknown }
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8')) as typeof doc
+  } catch {
+    return undefined
+  }
+  if (doc.format !== SEQUENCE_FORMAT) return undefined
+  const steps = doc.steps
+  if (!Array.isArray(steps) || steps.length === 0 || !steps.every((s) => s && typeof s === 'object' && OPS.has((s as Step).op)))
+    throw new Error(`${file}: the steps are not in the form explore writes`)
+  return steps as Step[]
 }

@@ -48,3 +48,31 @@ t.test('a write fault: the shortest sequence that shows it', async (t) => {
   const again = await runSequence(sides, f.steps, 'seq-replay')
   t.equal(again?.at, 1, 'the steps alone show it again')
 })
+
+t.test('the command: the shortest sequence saved, replayed against the faulty mock and the clean one', async (t) => {
+  const { run } = await import('../../../scripts/explore/main.ts')
+  const { mkdtempSync, rmSync, existsSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dir = mkdtempSync(join(tmpdir(), 'ac-explore-seq-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const go = async (argv: string[]) => {
+    let out = ''
+    let err = ''
+    const code = await run(argv, { out: (x) => void (out += x), err: (x) => void (err += x) }, {})
+    return { code, out, err }
+  }
+  const fault = ['--mock-fault', 'users-set-admin-ignored', '--allow-writes']
+  const first = await go([...fault, '--area', 'admin', '--random', '0', '--sequences', '60', '--save-cases', dir])
+  t.equal(first.code, 1, 'the fault fails the command')
+  t.match(first.out, /^1\. create user u\d\n2\. set-admin u\d {2}← POST /m, 'shrunk to create, set-admin')
+  const file = join(dir, 'sequence.json')
+  t.ok(existsSync(file), 'the sequence saved')
+  const again = await go([...fault, '--replay', file])
+  t.equal(again.code, 1, 'replayed: it differs again')
+  t.match(again.out, /differs from the model again/)
+  const clean = await go(['--allow-writes', '--replay', file])
+  t.equal(clean.code, 0, 'against the clean mock it agrees')
+  const noWrites = await go(['--replay', file])
+  t.equal(noWrites.code, 2, 'a sequence replayed needs --allow-writes')
+})
