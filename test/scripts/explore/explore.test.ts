@@ -156,3 +156,19 @@ t.test('a live target: tokens from the environment never shown; budget, unreacha
   t.equal(help.code, 0)
   t.match(help.out, /--replay FILE/)
 })
+
+t.test(
+  'with --allow-writes the clean mock gives no finding to act on: the JSON body rejections in plain text are the real ones',
+  async (t) => {
+    const json = path.join(work, 'writes.json')
+    const r = await cli(['--allow-writes', '--sequences', '0', '--area', 'admin', '--json', json])
+    const report = JSON.parse(readFileSync(json, 'utf8'))
+    const acted = (report.findings as { cls: string; request: string }[]).filter((f) => f.cls === 'model-gap' || f.cls === 'target-defect')
+    t.same(
+      acted.map((f) => f.request),
+      [],
+      'no gap of the model, no defect',
+    )
+    t.equal(r.code, 0, 'exit 0', { err: r.err.slice(-2000) })
+  },
+)
