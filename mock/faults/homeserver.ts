@@ -115,6 +115,21 @@ export const homeserverFaults = [
   fault('rooms-total-is-page', 'homeserver', 'the room list answers total_rooms as the size of the page, not of every matching room'),
   fault('rooms-limit-zero-all', 'homeserver', 'the room list treats limit=0 as no limit and lists every room'),
   fault('rooms-dir-ignored', 'homeserver', 'the room list ignores dir=b and answers the forward order'),
+  fault(
+    'rooms-negative-from-accepted',
+    'homeserver',
+    'the room list treats a negative from as 0 instead of answering 400 M_INVALID_PARAM',
+    {
+      versions: { hs: 'negative-integer-generic-message' },
+      differsBy: 'hs',
+    },
+  ),
+  fault(
+    'rooms-listing-overflow-500',
+    'homeserver',
+    'a from or limit beyond 64 bits on the room list gets 500 M_UNKNOWN instead of a listing or 400 (the known defect of the real homeserver on SQLite, here at any release)',
+    { differsBy: 'hs' },
+  ),
   fault('room-unknown-200', 'homeserver', 'the details of an unknown room answer 200 with nulls instead of 404 M_NOT_FOUND'),
   fault('room-members-total-off', 'homeserver', 'the members of a room answer a total one more than the members listed'),
   fault('user-admin-always-false', 'homeserver', 'whether a user is a server admin answers false for every user'),

@@ -197,6 +197,9 @@ const ROWS: Record<string, Row> = {
         '400': hsErr(
           `from or limit not a non-negative integer, order_by or dir not one of their values (M_INVALID_PARAM, in the claimed release's words); an empty search_term: M_INVALID_PARAM '${ROOM_ERRORS.searchEmpty}'.`,
         ),
+        '500': hsErr(
+          "from or limit beyond 64 bits at a release with the known defect room-listing-overflow-500 (the default claimed one, unless --no-deviations): M_UNKNOWN 'Internal server error', as the real homeserver on SQLite answers.",
+        ),
       },
     },
   },

@@ -1,12 +1,20 @@
 // The full fault matrix of explore (scripts/explore/fault-proof.ts), run by hand once per change of the
 // oracles or the catalog (a few minutes; CI runs a handful of faults in test/scripts/explore/): prints the
 // fraction of faults explore finds on its own, per area, and a Markdown table of each fault, for
-// docs/findings.md.  npx tsx scripts/dev/explore-faults.ts [--seed N]
-import { faultProof } from '../explore/fault-proof.ts'
+// docs/findings.md.  npx tsx scripts/dev/explore-faults.ts [--seed N] [--sequences FAULT…]
+import { faultProof, sequenceProof } from '../explore/fault-proof.ts'
 
 const seedArg = process.argv.indexOf('--seed')
 const seed = seedArg > 0 ? Number(process.argv[seedArg + 1]) : 1
 const versions = { mas: 'v1.22.0', hs: '1.160.0' }
+// --sequences: the faults read-only explore missed, tried again with stateful sequences (writes)
+if (process.argv.includes('--sequences')) {
+  const only = process.argv.slice(process.argv.indexOf('--sequences') + 1).filter((a) => !a.startsWith('--'))
+  const r = await sequenceProof({ versions, seed, only })
+  for (const x of r) process.stdout.write(`| \`${x.fault}\` | ${x.found ? `found: ${x.steps}` : 'missed'} |\n`)
+  process.stdout.write(`found by sequences: ${r.filter((x) => x.found).length}/${r.length}\n`)
+  process.exit(0)
+}
 const { clean, faults } = await faultProof({
   versions,
   seed,

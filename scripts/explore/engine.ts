@@ -397,9 +397,10 @@ async function invariantFindings(
         : params
             .filter((p) => !p.paging && p.kind.kind === 'enum')
             .map((p) => ({ name: p.name, value: () => (p.kind as { values: string[] }).values[0] }))
-    const t = await listingProblems(op, askOn(target), singles, filters)
+    const names = params.filter((p) => !p.paging).map((p) => p.name)
+    const t = await listingProblems(op, askOn(target), singles, filters, names)
     if (t.length === 0) continue
-    const m = await listingProblems(op, askOn(model), singles, filters)
+    const m = await listingProblems(op, askOn(model), singles, filters, names)
     for (const p of t) {
       const modelAnswer = (await askOn(model)(p.c))?.answer ?? { status: 0, contentType: '', text: '' }
       const cls: FindingClass = m.some((x) => x.check === p.check) ? 'model-gap' : 'target-defect'

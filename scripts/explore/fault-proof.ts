@@ -89,3 +89,35 @@ export async function faultProof(o: ProofOptions): Promise<{ clean: ExploreResul
     await model.close()
   }
 }
+
+/**
+ * The write faults' proof: for each named fault, stateful sequences (sequences.ts) against the bundled mock
+ * with it, a fresh model each (a sequence deletes reports in both). Found when a sequence differs.
+ */
+export async function sequenceProof(o: ProofOptions & { runs?: number }): Promise<{ fault: string; found: boolean; steps?: string }[]> {
+  const { exploreSequences, stepLine } = await import('./sequences.ts')
+  const wanted: MatrixFaultDef[] = await wantedFaults(['admin', 'reports'], o.versions, o.only ?? [])
+  const out: { fault: string; found: boolean; steps?: string }[] = []
+  for (const f of wanted) {
+    const area = f.areas.includes('admin') ? 'A' : 'B'
+    const model = await startModel(o.versions, prefixes, 'admin-conformance-explore-proof')
+    const t = await startMockSide({
+      versions: o.versions,
+      prefixes,
+      userAgent: 'admin-conformance-explore-proof',
+      faults: [f.name],
+      deviations: false,
+    })
+    try {
+      const r = await exploreSequences(
+        { target: t.side, model: model.model, strict: model.strict },
+        { seed: o.seed ?? 1, runs: o.runs ?? 100, tag: `proof-${out.length}`, apis: { mas: area === 'A', hs: area === 'B' } },
+      )
+      out.push({ fault: f.name, found: !!r.finding, ...(r.finding ? { steps: r.finding.steps.map(stepLine).join('; ') } : {}) })
+    } finally {
+      await t.close()
+      await model.close()
+    }
+  }
+  return out
+}

@@ -6,6 +6,8 @@
 import type { Operation } from './generate.ts'
 import type { Answer, Case, SentRequest } from './cases.ts'
 import type { Violation } from './oracles.ts'
+import { fieldsOf, filterProbes } from './filter-rules.ts'
+import { visible } from '../../lib/escape.ts'
 
 export interface Asked {
   sent: SentRequest
@@ -104,6 +106,7 @@ export async function listingProblems(
   ask: Ask,
   singles: Set<string>,
   filters: { name: string; value: (first: Record<string, unknown>) => string | undefined }[],
+  params: string[] = [],
 ): Promise<Problem[]> {
   const out: Problem[] = []
   const bad = (check: string, asked: Asked, expected: string, c?: Case) =>
@@ -192,6 +195,55 @@ export async function listingProblems(
     }
     break
   }
+  // a filter's values: the filtered walk reads what the unfiltered walk holds that the filter's own rule keeps
+  if (w.complete) {
+    const idOf = (x: Record<string, unknown>) => String(x.id ?? x.room_id)
+    const byId = new Map(w.items.map((x) => [idOf(x), x]))
+    for (const probe of filterProbes(
+      op.api,
+      op.template,
+      params,
+      w.items.map((x) => fieldsOf(op.api, x)),
+    )) {
+      const fw = await walk(op, ask, probe.query)
+      if (!fw || !fw.complete) continue
+      const want = new Set(ids.filter((id) => probe.keep(fieldsOf(op.api, byId.get(id)!))))
+      const got = new Set(fw.items.map(idOf))
+      const missing = [...want].filter((id) => !got.has(id))
+      const extra = [...got].filter((id) => !want.has(id))
+      if (missing.length || extra.length) {
+        const q = probe.query.map(([k, v]) => `${k}=${v}`).join('&')
+        const list = (xs: string[]) =>
+          xs
+            .slice(0, 3)
+            .map((x) => visible(x))
+            .join(', ') + (xs.length > 3 ? ', …' : '')
+        bad(
+          `filter-values ${q}`,
+          fw.pages[0]!,
+          `with ${visible(q)}, the ${want.size} item(s) of the unfiltered walk that the filter's rule keeps; ` +
+            [
+              missing.length ? `${missing.length} missing (${list(missing)})` : '',
+              extra.length ? `${extra.length} not kept by the rule (${list(extra)})` : '',
+            ]
+              .filter(Boolean)
+              .join(', '),
+          { ...caseOf(op, [], `the filter ${q} checked on the values`), query: querySent(fw.pages[0]!) },
+        )
+      }
+    }
+  }
+  // timestamps in milliseconds: a *_ts below 10^11 is a time in seconds (before 1973 in milliseconds)
+  if (op.api === 'hs') {
+    const secs = w.items.find((x) => Object.entries(x).some(([k, v]) => k.endsWith('_ts') && typeof v === 'number' && v > 0 && v < 1e11))
+    if (secs)
+      bad(
+        'ts-unit',
+        first,
+        `*_ts in milliseconds since the epoch (an item of ${op.template} has one below 10^11: seconds)`,
+        pageCase(first),
+      )
+  }
   // every listed id fetchable (the first three)
   const single = `${op.template}/{${op.api === 'mas' ? 'id' : 'report_id'}}`
   if (singles.has(single)) {
@@ -204,6 +256,26 @@ export async function listingProblems(
       if (a && (a.answer.status !== 200 || String(gotId) !== id)) {
         bad('fetch-listed', a, `200 with the item ${id}, listed by ${op.template}`, c)
         break
+      }
+      // the item fetched holds the values it was listed with (keys both have)
+      const listed = w.items.find((x) => String(x.id ?? x.room_id) === id)
+      const fetched = op.api === 'mas' ? (got?.data as Record<string, unknown> | undefined) : (got as Record<string, unknown> | undefined)
+      if (a && listed && fetched) {
+        const lf = fieldsOf(op.api, listed)
+        const sf = fieldsOf(op.api, fetched)
+        const differ = Object.keys(lf).filter((k) => k in sf && JSON.stringify(lf[k]) !== JSON.stringify(sf[k]))
+        if (differ.length) {
+          bad(
+            'fetch-equal',
+            a,
+            `the item ${visible(id)} with the values it is listed with (${differ
+              .slice(0, 5)
+              .map((x) => visible(x))
+              .join(', ')} differ)`,
+            c,
+          )
+          break
+        }
       }
     }
   }

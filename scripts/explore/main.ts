@@ -25,6 +25,7 @@ import { preflight } from '../common/preflight.ts'
 import type { Case, Prefixes } from './cases.ts'
 import { clientFor, explore, type ExploreResult, type Side } from './engine.ts'
 import { startMockSide, startModel } from './model.ts'
+import { exploreSequences, readSequence, runSequence, saveSequence, sequenceText, type Step } from './sequences.ts'
 import { CaseFileError, failing, jsonReport, junitReport, readCases, saveCases, terminalReport } from './report.ts'
 
 export const HELP = `usage: admin-conformance explore [target options] [--seed N] [--allow-writes] [--json FILE]
@@ -52,6 +53,8 @@ options:
   --strict                 known deviations and defects of the release fail the command too
   --json FILE              write the whole report as JSON ('-' for standard output)
   --junit FILE             write a JUnit XML report (one test case per operation)
+  --html FILE              an HTML report: findings by operation and rule, requests per operation
+  --sequences N            with --allow-writes: stateful sequences drawn (default 100; 0: none)
   --save-cases DIR         write one case file per finding into DIR (for --replay)
   --replay FILE            send the cases of a case file (or of every finding of a --json report) again
   --area LIST              admin (area A), reports (area B), or both (default: every area a target is given for)
@@ -71,6 +74,8 @@ const FLAGS = {
   strict: { type: 'boolean' },
   json: { type: 'string' },
   'save-cases': { type: 'string' },
+  sequences: { type: 'string' },
+  html: { type: 'string' },
   junit: { type: 'string' },
   replay: { type: 'string' },
   'mock-fault': { type: 'string', multiple: true },
@@ -173,7 +178,15 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
     const faults = values['mock-fault'] ?? []
     if (faults.length && hasTarget(o)) throw new UsageError('--mock-fault is for the bundled mock: give it without --mas-url/--hs-url')
     let cases: Case[] | undefined
+    let replaySteps: Step[] | undefined
     if (values.replay !== undefined) {
+      try {
+        replaySteps = readSequence(values.replay)
+      } catch (e) {
+        throw new UsageError(`--replay ${(e as Error).message}`)
+      }
+    }
+    if (values.replay !== undefined && !replaySteps) {
       try {
         cases = readCases(values.replay)
       } catch (e) {
@@ -200,6 +213,21 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
         `${cases ? `replaying ${cases.length} case(s) of ${path.basename(values.replay!)}` : `seed ${seed}`} against ${t.label}; the model claims ${[t.versions.mas && `auth service ${t.versions.mas}`, t.versions.hs && `homeserver ${t.versions.hs}`].filter(Boolean).join(', ') || 'its default releases'}${allowWrites ? '; writes allowed' : '; read-only'}`,
       ) + '\n',
     )
+    // a sequence file: its steps again on fresh users, on the target and the model
+    if (replaySteps) {
+      if (!allowWrites) throw new UsageError('--replay of a sequence sends writes: give --allow-writes')
+      const f = await runSequence(
+        { target: t.target, model: model.model, strict: model.strict },
+        replaySteps,
+        `replay-${Date.now().toString(36)}`,
+      )
+      io.out(
+        f
+          ? `the sequence differs from the model again:\n${sequenceText(f)}\n`
+          : `the sequence (${replaySteps.length} steps) agrees with the model\n`,
+      )
+      return f ? EXIT.failed : EXIT.pass
+    }
     const tty = (process.stderr as { isTTY?: boolean }).isTTY === true && io.err === processIo.err
     let shown = -1
     const result: ExploreResult = await explore(t.target, model.model, model.strict, {
@@ -218,6 +246,40 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       },
     })
     io.out(terminalReport(result, { seed, strict: values.strict === true }))
+    // stateful sequences: only with writes allowed, not when replaying single cases
+    let sequenceFound = false
+    let sequenceShown: string | undefined
+    if (allowWrites && !cases && (t.target.mas || t.target.hs)) {
+      const runs = values.sequences === undefined ? 100 : Number(values.sequences)
+      if (!Number.isInteger(runs) || runs < 0) throw new UsageError('--sequences takes a whole number of sequences')
+      const s = await exploreSequences(
+        { target: t.target, model: model.model, strict: model.strict },
+        { seed, runs, tag: `explore-${seed}-${Date.now().toString(36)}`, apis: { mas: !!t.target.mas, hs: !!t.target.hs } },
+      )
+      io.out(
+        s.finding
+          ? `sequences: ${s.runs} run; the shortest that differs from the model:\n${sequenceText(s.finding)}\n`
+          : `sequences: ${s.runs} run, none differs from the model\n`,
+      )
+      sequenceFound = s.finding !== undefined
+      if (s.finding) sequenceShown = sequenceText(s.finding)
+      if (s.finding && values['save-cases'] !== undefined) {
+        const file = saveSequence(path.resolve(values['save-cases']), s.finding, { tool: pkg.version, seed, versions: t.versions })
+        io.err(prefixed('explore', `the sequence in ${file} (--replay it with --allow-writes)`) + '\n')
+      }
+    }
+    if (values.html !== undefined) {
+      const { exploreHtml } = await import('./html.ts')
+      const label = [o.masUrl, o.hsUrl].filter(Boolean).join(', ') || t.label
+      try {
+        writeFileSync(path.resolve(values.html), exploreHtml(result, { seed, target: label }, sequenceShown))
+      } catch (e) {
+        throw new CommandError(
+          `--html ${values.html} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+          EXIT.failed,
+        )
+      }
+    }
     const meta = {
       tool: pkg.version,
       seed,
@@ -262,7 +324,7 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
       return EXIT.failed
     }
     if (result.incomplete) return EXIT.failed
-    return failing(result.findings, values.strict === true).length > 0 ? EXIT.failed : EXIT.pass
+    return failing(result.findings, values.strict === true).length > 0 || sequenceFound ? EXIT.failed : EXIT.pass
   } catch (e) {
     return failWith(io, 'explore', e)
   } finally {

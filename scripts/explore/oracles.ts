@@ -49,9 +49,16 @@ export function hasEnvelope(api: 'mas' | 'hs', a: Answer): boolean {
 }
 
 /**
+ * The auth service's JSON body rejections: axum's stock `Json` extractor answers them in plain text, not
+ * in the envelope (../shared/reference/mas-admin-api.md, JSON body errors), at 400, 415 and 422.
+ */
+const BODY_REJECTION =
+  /^(Failed to parse the request body as JSON|Failed to deserialize the JSON body into the target type|Expected request with `Content-Type: application\/json`)/
+
+/**
  * The rules an answer alone breaks. A text answer of the auth service is allowed where the table says its
- * status may be text (the JSON body parser's 415/422), and for a method or path it does not route (its
- * router answers those empty, as the real one does).
+ * status may be text (the JSON body parser's 415/422), for the body parser's own rejections, and for a
+ * method or path it does not route (its router answers those empty, as the real one does).
  */
 export function absoluteViolations(c: Case, op: Operation | undefined, a: Answer): Violation[] {
   const out: Violation[] = []
@@ -61,7 +68,11 @@ export function absoluteViolations(c: Case, op: Operation | undefined, a: Answer
   if (a.status >= 400) {
     const textAllowed =
       c.api === 'mas' &&
-      (c.kind === 'method' || a.status === 405 || doc?.text === true || (doc === undefined && a.json === undefined && a.text === ''))
+      (c.kind === 'method' ||
+        a.status === 405 ||
+        doc?.text === true ||
+        (doc === undefined && a.json === undefined && a.text === '') ||
+        ([400, 415, 422].includes(a.status) && BODY_REJECTION.test(a.text)))
     if (!hasEnvelope(c.api, a) && !(textAllowed && a.json === undefined)) {
       out.push({
         rule: 'error-envelope',

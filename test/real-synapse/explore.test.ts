@@ -97,4 +97,30 @@ if (!avail.ok) {
     for (const [op, p] of Object.entries(r.perOperation))
       t.comment(`${op}: ${p.cases} cases, ${p.requests} requests, ${(p.ms / 1000).toFixed(2)} s`)
   })
+
+  // after the read-only test (it asserts an unchanged count): writes, on this throwaway server only
+  t.test(`explore --allow-writes against Synapse ${s.version}: report sequences agree with the model`, async (t) => {
+    const total = async (k: string) => {
+      const res = await request(`${s.url}/_synapse/admin/v1/${k}?limit=0`, { headers: { authorization: `Bearer ${w.admin.accessToken}` } })
+      return ((await res.body.json()) as { total: number }).total
+    }
+    const before = [await total('event_reports'), await total('user_reports')]
+    let out = ''
+    let err = ''
+    const env = { HS_ADMIN_TOKEN: w.admin.accessToken, HS_USER_TOKEN: w.bob.accessToken }
+    const code = await run(
+      ['--hs-url', s.url, '--area', 'reports', '--allow-writes', '--random', '0', '--sequences', '30'],
+      {
+        out: (x) => void (out += x),
+        err: (x) => void (err += x),
+      },
+      env,
+    )
+    t.not(code, 2, 'no usage error', { err })
+    t.match(out, /^sequences: \d+ run, none differs from the model$/m, 'no sequence differs', { out: out.slice(-2000) })
+    const after = [await total('event_reports'), await total('user_reports')]
+    t.ok(after[0]! < before[0]!, `event reports deleted by the sequences: ${before[0]} → ${after[0]}`)
+    t.ok(after[1]! < before[1]!, `user reports deleted by the sequences: ${before[1]} → ${after[1]}`)
+    for (const tok of Object.values(env)) t.notOk((out + err).includes(tok), 'no token in the output')
+  })
 }

@@ -10,11 +10,11 @@ import { nextStep, seconds } from '../terminal/terminal.ts'
 import { escapeHtml } from '../../common/escape.ts'
 
 /** HTML text: controls, bidi overrides and other format characters shown as escapes (lib/escape.ts), then entities. */
-function esc(s: string): string {
+export function esc(s: string): string {
   return escapeHtml(visible(s, { newlines: 'keep' }))
 }
 
-const CSS = `
+export const CSS = `
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:75em;padding:0 1em;color:#1b1f24}
 h1{font-size:1.5em}h2{margin-top:2em;border-bottom:1px solid #ccd}h3{margin:1.2em 0 .3em}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25em .5em;border-bottom:1px solid #eee;vertical-align:top}

@@ -93,6 +93,9 @@ const probes: Record<string, (hs: Hs) => Promise<unknown>> = {
   'rooms-total-is-page': async () => (await get(`${hs.admin}/rooms?limit=2`)).body.total_rooms,
   'rooms-limit-zero-all': async () => (await get(`${hs.admin}/rooms?limit=0`)).body.rooms.length,
   'rooms-dir-ignored': async () => (await get(`${hs.admin}/rooms?dir=b&limit=1`)).body.rooms[0].room_id,
+  'rooms-negative-from-accepted': async () => (await get(`${hs.admin}/rooms?from=-1`)).status,
+  'rooms-listing-overflow-500': async () =>
+    (await get(`${hs.admin}/rooms?from=99999999999999999999`)).status + (await get(`${hs.admin}/rooms?limit=99999999999999999999`)).status,
   'room-unknown-200': async () => (await get(`${hs.admin}/rooms/!nowhere%3Aexample.test`)).status,
   'room-members-total-off': async () => (await get(`${hs.admin}/rooms/${encodeURIComponent(room)}/members`)).body.total,
   'user-admin-always-false': async () =>

@@ -21,7 +21,7 @@ async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code:
 const work = mkdtempSync(path.join(tmpdir(), 'ac-explore-'))
 t.teardown(() => rmSync(work, { recursive: true, force: true }))
 
-t.test('the clean mock: no finding; a handful of faults found on their own, a value fault missed', async (t) => {
+t.test("the clean mock: no finding; a handful of faults found on their own, value faults by the filters' own rules", async (t) => {
   // (a few families only: the test's cost stays small; the script runs every case)
   const families = ['/users', '/compat-sessions', '/event_reports', '/user_reports']
   const { clean, faults } = await faultProof({
@@ -36,6 +36,8 @@ t.test('the clean mock: no finding; a handful of faults found on their own, a va
       'reports-dir-ignored',
       'pagination-off-by-one',
       'filter-status-inverted',
+      'reports-user-filter-exact',
+      'user-reports-single-users-swapped',
     ],
     cases: (c) => families.some((f) => c.template.includes(f)),
   })
@@ -57,10 +59,14 @@ t.test('the clean mock: no finding; a handful of faults found on their own, a va
   ]) {
     t.ok(found[name]?.found, `${name} found: ${found[name]?.first ?? 'no finding'}`)
   }
-  t.notOk(
-    found['filter-status-inverted']?.found,
-    'filter-status-inverted (a filter that picks the wrong items) is missed: explore does not compare values',
-  )
+  // value oracles: the filtered walk against the unfiltered walk filtered by the filter's rule; a fetched
+  // item against its listing item
+  for (const name of ['filter-status-inverted', 'reports-user-filter-exact', 'user-reports-single-users-swapped']) {
+    t.ok(found[name]?.found, `${name} found: ${found[name]?.first ?? 'no finding'}`)
+    t.match(found[name]?.first ?? '', /listing-invariant; target-defect/, `${name}: a value finding of the target`)
+  }
+  t.match(found['filter-status-inverted']?.first ?? '', /filter\[status\]=/, 'filter-status-inverted: found with the filter')
+  t.match(found['user-reports-single-users-swapped']?.first ?? '', /user_reports\/\d+ /, 'the single user report fetched')
   t.ok((found['reports-not-found-500']?.findings ?? 0) >= 2, 'reports-not-found-500: the known overflow defect and the unknown-id 500')
   t.match(found['reports-dir-ignored']?.first ?? '', /listing-invariant/, 'a listing walked in pages: the order dir promises')
 })
@@ -150,3 +156,19 @@ t.test('a live target: tokens from the environment never shown; budget, unreacha
   t.equal(help.code, 0)
   t.match(help.out, /--replay FILE/)
 })
+
+t.test(
+  'with --allow-writes the clean mock gives no finding to act on: the JSON body rejections in plain text are the real ones',
+  async (t) => {
+    const json = path.join(work, 'writes.json')
+    const r = await cli(['--allow-writes', '--sequences', '0', '--area', 'admin', '--json', json])
+    const report = JSON.parse(readFileSync(json, 'utf8'))
+    const acted = (report.findings as { cls: string; request: string }[]).filter((f) => f.cls === 'model-gap' || f.cls === 'target-defect')
+    t.same(
+      acted.map((f) => f.request),
+      [],
+      'no gap of the model, no defect',
+    )
+    t.equal(r.code, 0, 'exit 0', { err: r.err.slice(-2000) })
+  },
+)
