@@ -56,6 +56,9 @@ async function childSeedAndPages(sessions: number, iterations: number): Promise<
   const { buildWorld } = await import('../mock/seed/index.ts')
   const { Faults } = await import('../mock/faults/registry.ts')
   const { listCompatSessions } = await import('../mock/admin/compat-sessions.ts')
+  // the page cost is the build of a page: the pages the mock keeps between writes are left out
+  const { keepWholePages } = await import('../mock/admin/framework/pagination.ts')
+  keepWholePages(false)
   type Ctx = import('../mock/core/context.ts').Ctx
   const options = mockOptions({ sessions, reports: 0, adminToken: TOKEN }, {})
   const t0 = performance.now()

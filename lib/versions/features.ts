@@ -39,6 +39,21 @@ export const SYNAPSE_FEATURES = loadFeatures<SynapseFeature>(synapseData.feature
 export const MAS_FEATURE_NAMES = Object.freeze(Object.keys(MAS_FEATURES) as MasFeature[])
 export const SYNAPSE_FEATURE_NAMES = Object.freeze(Object.keys(SYNAPSE_FEATURES) as SynapseFeature[])
 
+// The mock asks about its claimed version on every request: each string is parsed once (a few
+// distinct strings per process; the map is emptied should a caller pass many).
+const PARSED = new Map<string, Version | null>()
+
+function parsedVersion(text: string): Version | null {
+  let v = PARSED.get(text)
+  if (v === undefined) {
+    const p = parseServerVersionString(text)
+    v = p.ok ? p.version : null
+    if (PARSED.size >= 256) PARSED.clear()
+    PARSED.set(text, v)
+  }
+  return v
+}
+
 function has<K extends string>(
   product: string,
   table: Readonly<Record<K, FeatureInfo>>,
@@ -50,9 +65,9 @@ function has<K extends string>(
   let v: Version
   if (version === null || version === undefined) return 'unknown'
   if (typeof version === 'string') {
-    const p = parseServerVersionString(version)
-    if (!p.ok) return 'unknown'
-    v = p.version
+    const parsed = parsedVersion(version)
+    if (parsed === null) return 'unknown'
+    v = parsed
   } else {
     v = version
   }

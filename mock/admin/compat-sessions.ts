@@ -51,6 +51,7 @@ export function listCompatSessions(ctx: Ctx): Reply {
     filters: FILTERS,
     collection: ctx.world.mas.compat,
     toResource: compatResource,
+    itemOnly: true,
   })
 }
 

@@ -62,6 +62,7 @@ export function listOAuth2Sessions(ctx: Ctx): Reply {
     filters: FILTERS,
     collection: ctx.world.mas.oauth2,
     toResource: oauth2Resource,
+    itemOnly: true,
   })
 }
 

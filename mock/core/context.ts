@@ -8,10 +8,12 @@ import type { MockOptions } from './options.ts'
 
 export interface Reply {
   status: number
-  /** JSON-serialisable body, or a string sent as-is with `contentType`. Undefined: empty body. */
+  /** JSON-serialisable body, or a string or bytes (a Buffer) sent as-is with `contentType`. Undefined: empty body. */
   body?: unknown
   contentType?: string
   headers?: Record<string, string | string[]>
+  /** the UTF-8 length of a string `body`, when the handler has it (used only while `body` is that text) */
+  sized?: { text: string; bytes: number }
 }
 
 export interface Ctx {

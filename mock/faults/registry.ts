@@ -30,6 +30,10 @@ export class Faults {
   constructor(names: Iterable<string> = []) {
     this.set(names)
   }
+  /** no fault active */
+  get none(): boolean {
+    return this.active.size === 0
+  }
   has(name: FaultName): boolean {
     // The fast path: no fault active (the common case, and the benchmarked one).
     return this.active.size !== 0 && this.active.has(name)

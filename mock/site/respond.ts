@@ -11,9 +11,10 @@ import { controlCors, serviceCors } from '../core/cors.ts'
 const HTTP_VERSIONS = new Set(['0.9', '1.0', '1.1', '2.0', '3.0'])
 
 /** The body as text and its content type; null when it cannot be serialised (a cycle, a BigInt, a stack overflow). */
-function serialise(reply: Reply): { payload: string | undefined; contentType?: string } | null {
+function serialise(reply: Reply): { payload: string | Buffer | undefined; contentType?: string } | null {
   if (reply.body === undefined) return { payload: undefined }
   if (typeof reply.body === 'string' && reply.contentType) return { payload: reply.body, contentType: reply.contentType }
+  if (Buffer.isBuffer(reply.body) && reply.contentType) return { payload: reply.body, contentType: reply.contentType }
   const payload = safeStringify(reply.body)
   return payload === null ? null : { payload, contentType: reply.contentType ?? 'application/json' }
 }
@@ -50,7 +51,15 @@ export function send(site: Site, req: IncomingMessage, res: ServerResponse, area
   if (contentType) headers.push('content-type', contentType)
   // A string body goes out with the head in one write, encoded by the socket itself: cheaper than
   // encoding it into a Buffer first (a fresh ArrayBuffer for anything over 4 KiB).
-  headers.push('content-length', String(payload === undefined ? 0 : Buffer.byteLength(payload)))
+  const bytes =
+    payload === undefined
+      ? 0
+      : typeof payload !== 'string'
+        ? payload.length
+        : reply.sized?.text === payload
+          ? reply.sized.bytes
+          : Buffer.byteLength(payload)
+  headers.push('content-length', String(bytes))
   res.writeHead(reply.status, headers)
   res.end(req.method === 'HEAD' ? undefined : payload)
   return reply

@@ -37,11 +37,17 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
   private readonly versions = new WeakMap<T, number>()
   private readonly indexes = new Map<I, BucketIndex<T>>()
   private readonly ranges = new Map<R, RangeIndex<T>>()
+  private writes = 0
 
   constructor(specs: { indexes?: Record<I, BucketIndexSpec<T>>; ranges?: Record<R, RangeIndexSpec<T>> } = {}) {
     for (const [name, spec] of Object.entries(specs.indexes ?? {}) as [I, BucketIndexSpec<T>][])
       this.indexes.set(name, new BucketIndex(spec))
     for (const [name, spec] of Object.entries(specs.ranges ?? {}) as [R, RangeIndexSpec<T>][]) this.ranges.set(name, new RangeIndex(spec))
+  }
+
+  /** bumped by every load, insert and update: lets readers cache what they derive from the whole collection */
+  get generation(): number {
+    return this.writes
   }
 
   get size(): number {
@@ -56,6 +62,7 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
     if (this.items.length > 0 && items.length > 0 && !(this.items[this.items.length - 1]!.id < items[0]!.id)) {
       throw new Error('OrderedCollection.load: items must come after the existing ones')
     }
+    this.writes++
     this.items = this.items.length === 0 ? items.slice() : this.items.concat(items)
     for (const ix of this.indexes.values()) ix.load(items)
     for (const r of this.ranges.values()) r.rebuild(this.items)
@@ -78,6 +85,7 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
 
   insert(item: T): void {
     if (this.get(item.id)) throw new Error(`OrderedCollection.insert: duplicate id ${item.id}`)
+    this.writes++
     insertSorted(this.items, item)
     for (const ix of this.indexes.values()) ix.add(item, keyList(ix.spec.keys(item)))
     for (const r of this.ranges.values()) r.add(item)
@@ -88,6 +96,7 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
     const beforeKeys = [...this.indexes.values()].map((ix) => keyList(ix.spec.keys(item)).slice())
     const beforeValues = [...this.ranges.values()].map((r) => r.spec.value(item))
     mutate(item)
+    this.writes++
     this.versions.set(item, (this.versions.get(item) ?? 0) + 1)
     let n = 0
     for (const ix of this.indexes.values()) {

@@ -184,6 +184,8 @@ export interface Listing<T extends Keyed, I extends string, R extends string> {
   filters: ListFilters<I, R>
   collection: OrderedCollection<T, I, R>
   toResource(item: T): ResourceObject
+  /** toResource depends on the item alone (not on the clock or the caller): whole pages may be kept */
+  itemOnly?: boolean
   /** conditions every page has (the live records of a collection that keeps deleted ones) */
   base?: readonly { index: I; keys: readonly string[] }[]
 }
@@ -305,5 +307,6 @@ export function list<T extends Keyed, I extends string, R extends string>(ctx: C
     collection: spec.collection,
     query: q,
     toResource: spec.toResource,
+    itemOnly: spec.itemOnly === true,
   })
 }

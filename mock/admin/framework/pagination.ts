@@ -106,6 +106,8 @@ export interface ListingSpec<T extends Keyed, I extends string, R extends string
   /** the filters as a store query (cursors are added here) */
   query: Query<T, I, R>
   toResource(item: T): ResourceObject
+  /** toResource depends on the item alone (not on the clock or the caller): whole pages may be kept */
+  itemOnly?: boolean
 }
 
 function link(
@@ -135,8 +137,56 @@ function countOf<T extends Keyed, I extends string, R extends string>(
   return collection.count(query).count
 }
 
+/** a listing's answer as sent, and what its store queries added to the log line */
+interface CachedPage {
+  /** the body encoded once: sent as is, like a static file, without encoding its text again */
+  bytes: Buffer
+  queries: number
+  fetched: number
+}
+
+// Whole pages by collection, for as long as the collection is not written (its generation): clients
+// poll the same page again and again. Only for items serialised from themselves alone, without
+// faults and per-item tests, keyed by the raw query and the claimed version, from which the rest of
+// the answer follows.
+const pageCache = new WeakMap<object, { generation: number; pages: Map<string, CachedPage> }>()
+const PAGES_PER_COLLECTION = 64
+const CACHED_QUERY_MAX = 512
+let keepPages = true
+
+/** Turns the kept pages off (or on again): the page-cost benchmark times the whole build of a page. */
+export function keepWholePages(on: boolean): void {
+  keepPages = on
+}
+
 /** Builds the paginated answer of a listing (count, data, links) from a store query. */
 export function listResponse<T extends Keyed, I extends string, R extends string>(ctx: Ctx, spec: ListingSpec<T, I, R>): Reply {
+  const { collection } = spec
+  if (!keepPages || !spec.itemOnly || !ctx.faults.none || spec.query.where !== undefined || ctx.rawQuery.length > CACHED_QUERY_MAX)
+    return buildListResponse(ctx, spec)
+  let entry = pageCache.get(collection)
+  if (entry === undefined || entry.generation !== collection.generation) {
+    entry = { generation: collection.generation, pages: new Map() }
+    pageCache.set(collection, entry)
+  }
+  const key = `${ctx.options.masVersion}\n${spec.path}\n${ctx.rawQuery}`
+  let page = entry.pages.get(key)
+  if (page === undefined) {
+    const queries = ctx.log.queries
+    const fetched = ctx.log.fetched
+    const reply = buildListResponse(ctx, spec)
+    if (reply.sized === undefined) return reply
+    page = { bytes: Buffer.from(reply.sized.text, 'utf8'), queries: ctx.log.queries - queries, fetched: ctx.log.fetched - fetched }
+    if (entry.pages.size >= PAGES_PER_COLLECTION) entry.pages.clear()
+    entry.pages.set(key, page)
+    return reply
+  }
+  ctx.log.queries += page.queries
+  ctx.log.fetched += page.fetched
+  return { status: 200, body: page.bytes, contentType: 'application/json' }
+}
+
+function buildListResponse<T extends Keyed, I extends string, R extends string>(ctx: Ctx, spec: ListingSpec<T, I, R>): Reply {
   const { path, page, collection, query } = spec
   const f = ctx.faults
   const base = [...spec.filterPairs]
@@ -159,13 +209,22 @@ export function listResponse<T extends Keyed, I extends string, R extends string
   // The items are serialised one by one (and cached): the answer is assembled as text.
   const cacheable = !f.has('item-cursor-missing') && !f.has('personal-access-token-in-get')
   // One join builds the whole body flat, in one copy (it is measured and sent as is).
+  // The body's UTF-8 length is summed from the items' own (kept with their cached JSON), so that
+  // the whole page is not scanned again for its content-length.
   const parts: string[] = new Array(items.length * 2 + 2)
+  let bytes = items.length > 0 ? items.length - 1 : 0
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!
     parts[i * 2 + 1] = i === 0 ? '' : ','
-    parts[i * 2 + 2] = cacheable
-      ? itemJson(collection, item, spec.toResource)
-      : JSON.stringify(withCursor(spec.toResource(item), item.id, f.has('item-cursor-missing')))
+    if (cacheable) {
+      const slot = itemJson(collection, item, spec.toResource)
+      parts[i * 2 + 2] = cacheJson[slot]!
+      bytes += cacheBytes[slot]!
+    } else {
+      const json = JSON.stringify(withCursor(spec.toResource(item), item.id, f.has('item-cursor-missing')))
+      parts[i * 2 + 2] = json
+      bytes += Buffer.byteLength(json)
+    }
   }
 
   let self = link(path, base, page.before, page.after, page.direction, page.sizeText)
@@ -194,7 +253,9 @@ export function listResponse<T extends Keyed, I extends string, R extends string
 
   parts[0] = page.include === 'false' ? '{"data":[' : `{"meta":{"count":${countOf(ctx, collection, query)}},"data":[`
   parts[parts.length - 1] = `],"links":${JSON.stringify(links)}}`
-  return { status: 200, body: parts.join(''), contentType: 'application/json' }
+  bytes += Buffer.byteLength(parts[0]) + Buffer.byteLength(parts[parts.length - 1]!)
+  const text = parts.join('')
+  return { status: 200, body: text, contentType: 'application/json', sized: { text, bytes } }
 }
 
 function withCursor(r: ResourceObject, id: string, skip: boolean): ResourceObject {
@@ -208,21 +269,24 @@ const CACHE_SLOTS = 4096
 const cacheItems: (object | undefined)[] = new Array(CACHE_SLOTS)
 const cacheVersions = new Float64Array(CACHE_SLOTS)
 const cacheJson: string[] = new Array(CACHE_SLOTS)
+const cacheBytes = new Float64Array(CACHE_SLOTS)
 
+/** the cache slot holding the item's JSON (and its UTF-8 length), filled when it held another */
 function itemJson<T extends Keyed, I extends string, R extends string>(
   collection: OrderedCollection<T, I, R>,
   item: T,
   toResource: (item: T) => ResourceObject,
-): string {
+): number {
   const id = item.id
   const n = id.length
   const slot =
     ((id.charCodeAt(n - 1) * 961 + id.charCodeAt(n - 2) * 31 + id.charCodeAt(n - 3)) * 31 + id.charCodeAt(n - 4)) & (CACHE_SLOTS - 1)
   const version = collection.version(item)
-  if (cacheItems[slot] === item && cacheVersions[slot] === version) return cacheJson[slot]!
+  if (cacheItems[slot] === item && cacheVersions[slot] === version) return slot
   const json = JSON.stringify(withCursor(toResource(item), id, false))
   cacheItems[slot] = item
   cacheVersions[slot] = version
   cacheJson[slot] = json
-  return json
+  cacheBytes[slot] = Buffer.byteLength(json)
+  return slot
 }
