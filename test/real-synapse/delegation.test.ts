@@ -13,9 +13,8 @@ import { randomBytes } from 'node:crypto'
 import { startSynapse, synapseAvailability } from '../fixtures/synapse/launcher.ts'
 import { call } from '../fixtures/synapse/world.ts'
 import { nowMicros } from '../../mock/store/mas/index.ts'
-import { SEEDED_PASSWORD } from '../../mock/seed/mas/index.ts'
 import { API, startTestMock } from '../mock/admin/helpers.ts'
-import { registerPublicClient, seededUser, signInWithPages } from '../mock/auth-service/oidc-helpers.ts'
+import { accountPageSetDisplayName, registerPublicClient, seededUser, signInWithPages } from '../mock/auth-service/oidc-helpers.ts'
 
 const required = process.env.AC_REQUIRE_SYNAPSE === '1'
 const SERVER_NAME = 'example.test'
@@ -118,26 +117,7 @@ if (!avail.ok) {
     t.equal(named.status, 200, `profile: ${JSON.stringify(named.json)}`)
     t.equal(named.json.displayname, 'Named Delegated', 'provisioned with the display name asked at creation')
     // the account page's mutation, by the user signed in at the mock with a password
-    const login = await fetch(`${tm.url}/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ username: user.username, password: SEEDED_PASSWORD, next: '/account/' }).toString(),
-      redirect: 'manual',
-    })
-    const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? ''
-    const setName = async (displayName: string | null) => {
-      const r = await fetch(`${tm.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', cookie },
-        body: JSON.stringify({
-          operationName: 'SetDisplayName',
-          query:
-            'mutation SetDisplayName($userId: ID!, $displayName: String) { setDisplayName(input: {userId: $userId, displayName: $displayName}) { status } }',
-          variables: { userId: `user:${user.id}`, displayName },
-        }),
-      })
-      return ((await r.json()) as any).data?.setDisplayName?.status
-    }
+    const setName = await accountPageSetDisplayName(tm.url, user)
     const profile = () => call(s, 'GET', `/_matrix/client/v3/profile/${encodeURIComponent(userId)}/displayname`, adminToken)
     t.equal(await setName('Renamed At The Mock'), 'SET')
     const renamed = await profile()

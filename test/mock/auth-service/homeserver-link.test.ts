@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { SEEDED_PASSWORD } from '../../../mock/seed/mas/index.ts'
 import { HomeserverLink } from '../../../mock/auth-service/homeserver-link/link.ts'
 import { API, startTestMock } from '../admin/helpers.ts'
-import { registerPublicClient, seededUser, signInWithPages } from './oidc-helpers.ts'
+import { accountPageSetDisplayName, registerPublicClient, seededUser, signInWithPages } from './oidc-helpers.ts'
 
 interface Call {
   path: string
@@ -148,27 +148,7 @@ t.test('a display name asked at creation, or changed on the account page, reache
 
   // the account page: signed in with a password, then the GraphQL mutation the frontend sends
   const user = seededUser(tm.world().mas, false)
-  const login = await fetch(`${tm.url}/login`, {
-    method: 'POST',
-    headers: FORM,
-    body: new URLSearchParams({ username: user.username, password: SEEDED_PASSWORD, next: '/account/' }).toString(),
-    redirect: 'manual',
-  })
-  const cookie = login.headers.get('set-cookie')?.split(';')[0]
-  t.ok(cookie, 'signed in')
-  const setName = async (displayName: string | null) => {
-    const r = await fetch(`${tm.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: cookie! },
-      body: JSON.stringify({
-        operationName: 'SetDisplayName',
-        query:
-          'mutation SetDisplayName($userId: ID!, $displayName: String) { setDisplayName(input: {userId: $userId, displayName: $displayName}) { status } }',
-        variables: { userId: `user:${user.id}`, displayName },
-      }),
-    })
-    return ((await r.json()) as any).data?.setDisplayName?.status
-  }
+  const setName = await accountPageSetDisplayName(tm.url, user)
   const m = calls.length
   t.equal(await setName('Renamed'), 'SET')
   t.equal(await setName(null), 'SET')

@@ -133,3 +133,32 @@ export async function signInWithPages(
   if (tok.status !== 200) throw new Error(`the code exchange answered ${tok.status}`)
   return tok.body
 }
+
+/** The account page's setDisplayName as the frontend sends it, by a user signed in with a password: answers the status. */
+export async function accountPageSetDisplayName(
+  base: string,
+  user: { id: string; username: string },
+  password = SEEDED_PASSWORD,
+): Promise<(displayName: string | null) => Promise<string | undefined>> {
+  const login = await fetch(`${base}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: user.username, password, next: '/account/' }).toString(),
+    redirect: 'manual',
+  })
+  const cookie = login.headers.get('set-cookie')?.split(';')[0]
+  if (!cookie) throw new Error(`the password sign-in of ${user.username} answered ${login.status} without a cookie`)
+  return async (displayName) => {
+    const r = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({
+        operationName: 'SetDisplayName',
+        query:
+          'mutation SetDisplayName($userId: ID!, $displayName: String) { setDisplayName(input: {userId: $userId, displayName: $displayName}) { status } }',
+        variables: { userId: `user:${user.id}`, displayName },
+      }),
+    })
+    return ((await r.json()) as any).data?.setDisplayName?.status
+  }
+}
