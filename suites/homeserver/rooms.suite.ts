@@ -16,7 +16,7 @@ import {
   memo,
   setDefaultRule,
   setRule,
-  hsFeature,
+  requireSynapseFeature,
   hsFeatureRule,
   underDeviation,
 } from '../lib/suite.ts'
@@ -234,7 +234,8 @@ check('rooms: errors of the list → 400 M_INVALID_PARAM in the real words', ['h
 // A negative from is refused before anything is listed (the generic integer parser since v1.106.0).
 check('rooms: from=-1 → 400 M_INVALID_PARAM "Query parameter from must be a positive integer."', ['hs'], async (t) => {
   setRule(await hsFeatureRule('negative-integer-generic-message'))
-  if (!(await hsFeature('negative-integer-generic-message'))) skip("before v1.106.0 the room list's negative from has no pinned answer")
+  // (before it, the room list's negative from has no pinned answer)
+  await requireSynapseFeature(t, 'negative-integer-generic-message')
   const queries: Record<string, string>[] = [{ from: '-1' }, { from: '-1', limit: '-1' }, { from: '-1', limit: '99999999999999999999' }]
   for (const query of queries)
     expectHsError(
