@@ -175,13 +175,17 @@ interface Drawn {
 /** Steps as fast-check commands: each drawn step runs on every side; a difference fails the sequence. */
 function commandsFor(o: SequenceOptions) {
   const want = (f: Family) => !o.families || o.families.includes(f)
-  const steps: fc.Arbitrary<Step>[] = []
-  if (o.apis.mas && want('users')) steps.push(...userArbitraries())
-  if (o.apis.mas && want('sessions')) steps.push(...sessionArbitraries())
-  if (o.apis.mas && want('admin-writes')) steps.push(...adminWriteArbitraries())
-  if (o.apis.hs && want('reports')) steps.push(...reportArbitraries())
-  // the families that act on users draw create-user too
-  if (!want('users') && o.apis.mas && (want('sessions') || want('admin-writes'))) steps.push(...userArbitraries().slice(0, 1))
+  const families: fc.Arbitrary<Step>[][] = []
+  if (o.apis.mas && want('users')) families.push(userArbitraries())
+  if (o.apis.mas && want('sessions')) families.push(sessionArbitraries())
+  if (o.apis.mas && want('admin-writes')) families.push(adminWriteArbitraries())
+  if (o.apis.hs && want('reports')) families.push(reportArbitraries())
+  // each family drawn as often as another, whatever its number of steps (its own weights kept inside);
+  // a step on a user none made yet is preceded by its creation (add)
+  const steps: fc.Arbitrary<Step>[] = families.flatMap((f) => {
+    const one = fc.oneof(...f)
+    return [one, one, one]
+  })
   return steps.map(
     (arb) =>
       arb.map(

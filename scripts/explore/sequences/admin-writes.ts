@@ -9,7 +9,7 @@ import { drawnUser, NO_ULID } from './users.ts'
 
 export type AdminWriteStep =
   | { op: 'regtoken'; act: 'create' | 'revoke' | 'unrevoke' | 'update' | 'get'; slot: number; twice?: boolean }
-  | { op: 'email'; act: 'add' | 'add-upper' | 'delete' | 'get'; slot: number; user: number }
+  | { op: 'email'; act: 'add' | 'add-upper' | 'delete' | 'get'; slot: number; user: number; twice?: boolean }
   | { op: 'link'; act: 'add' | 'delete' | 'get'; slot: number; user: number }
 
 function tokenView(json: unknown): string {
@@ -65,6 +65,8 @@ export async function runAdminWrite(s: SideState, step: AdminWriteStep): Promise
         if (r.status === 201 && typeof made === 'string' && !s.made.has(key)) s.made.set(key, made)
         return shown(r)
       }
+      // delete twice: the second answers 404 once the address is gone
+      if (step.act === 'delete' && step.twice) await send(s, 'mas', 'DELETE', `/user-emails/${id}`)
       return shown(await send(s, 'mas', step.act === 'get' ? 'GET' : 'DELETE', `/user-emails/${id}`))
     }
     case 'link': {
@@ -88,7 +90,7 @@ export function adminWriteLine(s: AdminWriteStep): string {
   if (s.op === 'email')
     return s.act === 'add' || s.act === 'add-upper'
       ? `add e-mail e${s.slot}${s.act === 'add-upper' ? ' in capitals' : ''} to u${s.user}`
-      : `${s.act} e-mail e${s.slot}`
+      : `${s.act} e-mail e${s.slot}${s.twice ? ' (twice)' : ''}`
   return s.act === 'add' ? `add upstream link s${s.slot} to u${s.user}` : `${s.act} upstream link s${s.slot}`
 }
 
@@ -101,8 +103,8 @@ export function adminWriteArbitraries(): fc.Arbitrary<AdminWriteStep>[] {
       .record({ slot, act: tokenAct, twice: fc.boolean() })
       .map((r) => ({ op: 'regtoken', act: r.act, slot: r.slot, ...(r.twice && r.act !== 'get' ? { twice: true } : {}) }) as AdminWriteStep),
     fc
-      .record({ slot, user: drawnUser, act: fc.constantFrom('add', 'add', 'add-upper', 'delete', 'get') })
-      .map((r) => ({ op: 'email', ...r }) as AdminWriteStep),
+      .record({ slot, user: drawnUser, act: fc.constantFrom('add', 'add', 'add-upper', 'delete', 'get'), twice: fc.boolean() })
+      .map(({ twice, ...r }) => ({ op: 'email', ...r, ...(twice && r.act === 'delete' ? { twice: true } : {}) }) as AdminWriteStep),
     fc
       .record({ slot, user: drawnUser, act: fc.constantFrom('add', 'add', 'delete', 'get') })
       .map((r) => ({ op: 'link', ...r }) as AdminWriteStep),

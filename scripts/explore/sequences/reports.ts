@@ -11,7 +11,7 @@ export type ReportKind = 'event_reports' | 'user_reports'
 export type ReportStep =
   | { op: 'delete-report'; kind: ReportKind; report: number }
   | { op: 'get-report'; kind: ReportKind; report: number }
-  | { op: 'file-report'; kind: ReportKind; slot: number }
+  | { op: 'file-report'; kind: ReportKind; slot: number; variant?: 'unknown-target' | 'score-string' }
   | { op: 'filed'; act: 'get' | 'delete'; kind: ReportKind; slot: number }
 
 async function reportId(s: SideState, kind: ReportKind, n: number): Promise<string | undefined> {
@@ -83,14 +83,17 @@ export async function runReport(s: SideState, step: ReportStep): Promise<{ seen:
         const as = s.side.hs?.userToken ? 'user' : 'admin'
         const ev = await ownEvent(s, as)
         if (typeof ev === 'string') return { seen: `no message to report: ${ev}`, line: 'POST …/createRoom, PUT …/send' }
+        // a score that is not an integer ("-50") is refused (400 M_BAD_JSON) and nothing is listed
         const r = await sendClient(s, as, 'POST', `/rooms/${encodeURIComponent(ev.roomId)}/report/${encodeURIComponent(ev.eventId)}`, {
           reason,
-          score: -50,
+          score: step.variant === 'score-string' ? '-50' : -50,
         })
         const list = await send(s, 'hs', 'GET', `/event_reports?room_id=${encodeURIComponent(ev.roomId)}&dir=b&limit=100`)
         return fileShown(s, step, r, list.json, reason)
       }
-      const target = (await whoami(s, 'admin'))!
+      const admin = (await whoami(s, 'admin'))!
+      // a user of the server that does not exist: 200 {} and nothing stored
+      const target = step.variant === 'unknown-target' ? `@${s.tag}-nobody${admin.slice(admin.indexOf(':'))}` : admin
       const r = await sendClient(s, 'user', 'POST', `/users/${encodeURIComponent(target)}/report`, { reason })
       const list = await send(s, 'hs', 'GET', `/user_reports?target_user_id=${encodeURIComponent(target)}&dir=b&limit=100`)
       return fileShown(s, step, r, list.json, reason)
@@ -123,7 +126,7 @@ export function reportLine(s: ReportStep): string {
     case 'get-report':
       return `get ${s.kind} #${s.report}`
     case 'file-report':
-      return `file ${s.kind === 'event_reports' ? 'an event' : 'a user'} report r${s.slot} through the client API`
+      return `file ${s.kind === 'event_reports' ? 'an event' : 'a user'} report r${s.slot} through the client API${s.variant === 'unknown-target' ? ' against a user that does not exist' : s.variant === 'score-string' ? ' with the score as a string' : ''}`
     case 'filed':
       return `${s.act} the filed ${s.kind} r${s.slot}`
   }
@@ -136,9 +139,12 @@ export function reportArbitraries(): fc.Arbitrary<ReportStep>[] {
     fc.record({ kind, report: fc.integer({ min: 0, max: 2 }) }).map((r) => ({ op: 'delete-report', ...r }) as ReportStep),
     fc.record({ kind, report: fc.integer({ min: 0, max: 2 }) }).map((r) => ({ op: 'get-report', ...r }) as ReportStep),
     fc.record({ kind, slot }).map((r) => ({ op: 'file-report', ...r }) as ReportStep),
+    fc
+      .record({ kind, slot })
+      .map((r) => ({ op: 'file-report', ...r, variant: r.kind === 'event_reports' ? 'score-string' : 'unknown-target' }) as ReportStep),
     fc.record({ kind, slot, act: fc.constantFrom('get', 'delete', 'delete') }).map((r) => ({ op: 'filed', ...r }) as ReportStep),
   ]
 }
 
 export const reportNeeds = (s: ReportStep): string[] => (s.op === 'filed' ? [`file:${s.kind}:${s.slot}`] : [])
-export const reportMakes = (s: ReportStep): string[] => (s.op === 'file-report' ? [`file:${s.kind}:${s.slot}`] : [])
+export const reportMakes = (s: ReportStep): string[] => (s.op === 'file-report' && !s.variant ? [`file:${s.kind}:${s.slot}`] : [])
