@@ -56,10 +56,11 @@ t.test('the clean mock: the new families run, and none differs', async (t) => {
 })
 
 const faultCases: [string, 'sessions' | 'admin-writes' | 'reports', RegExp][] = [
-  ['revoke-twice-200', 'sessions', /^revoke personal session p\d \(twice\)$/],
-  ['regenerate-keeps-old-token', 'sessions', /^regenerate personal session p\d$/],
-  ['registration-tokens-update-ignores-limit', 'admin-writes', /^update registration token t\d/],
-  ['reports-delete-keeps-report', 'reports', /^(get|delete) the filed event_reports r\d$/],
+  ['revoke-twice-200', 'sessions', /; revoke personal session p\d \(twice\)$/],
+  ['regenerate-keeps-old-token', 'sessions', /; regenerate personal session p\d$/],
+  ['registration-tokens-update-ignores-limit', 'admin-writes', /; update registration token t\d/],
+  // the deleted report, read again or still listed when a report of the same reason is filed
+  ['reports-delete-keeps-report', 'reports', /delete the filed event_reports r(\d); .*(the filed event_reports|report) r\1\b/],
 ]
 for (const [fault, family, last] of faultCases)
   t.test(`a write fault found by the new steps: ${fault}`, async (t) => {
@@ -69,7 +70,7 @@ for (const [fault, family, last] of faultCases)
     t.ok(r.finding, 'found')
     if (!r.finding) return
     const lines = r.finding.steps.map((s) => stepLine(s))
-    t.match(lines.at(-1), last, `shrunk to: ${lines.join('; ')}`)
+    t.match(lines.join('; '), last, `shrunk to: ${lines.join('; ')}`)
     t.ok(lines.length <= 4, `${lines.length} steps`)
     t.not(r.finding.target, r.finding.model, `target ${r.finding.target}, model ${r.finding.model}`)
     for (const tok of [sides.target.mas?.adminToken, sides.model.mas?.adminToken])
