@@ -1,6 +1,7 @@
 // `admin-conformance explore` end to end against the bundled mock: the clean mock gives no finding; a
-// handful of faults of the catalog are found on their own (and a fault in the values of a listing is
-// missed, as docs/findings.md says); a finding saved as a case file replays against another target; the
+// handful of faults of the catalog are found on their own, value faults among them (by the filters' own
+// rules, the target's clock and sessions, the model's same item, a report's context) and an error text
+// (advisory, decision 0011); what is missed is in docs/findings.md; a finding saved as a case file replays against another target; the
 // exit codes; no token in the output. The full fault matrix is scripts/dev/explore-faults.ts (run by hand).
 import t from 'tap'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
