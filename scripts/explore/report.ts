@@ -159,7 +159,9 @@ export function junitReport(r: ExploreResult, strict: boolean, escape: (s: strin
         (f) => `<failure message="${escape(`${f.id}: ${f.request} → ${f.answer.status}`)}">${escape(findingText(f))}</failure>`,
       ),
       ...(failed.length === 0 && known.length
-        ? [`<skipped message="${escape(known.map((f) => `${f.id} ${f.deviation?.id ?? f.cls}`).join(', '))}"/>`]
+        ? [
+            `<skipped message="${escape(known.map((f) => `${f.id} ${advisory(f) ? 'text (advisory)' : (f.deviation?.id ?? f.cls)}`).join(', '))}"/>`,
+          ]
         : []),
     ].join('')
     return `  <testcase classname="explore" name="${escape(op)}" time="${((p?.ms ?? 0) / 1000).toFixed(3)}">${body}</testcase>`

@@ -214,3 +214,26 @@ t.test(
     t.ok(answer.length < 5000, `the huge body shown as an excerpt (${answer.length} characters)`)
   },
 )
+
+t.test('an advisory text: labelled in every report, skipped in JUnit', async (t) => {
+  const text: Finding = {
+    ...finding,
+    id: 'B-002',
+    answer: { status: 404, contentType: 'application/json', body: '{"errcode":"M_NOT_FOUND","error":"Event report not found"}' },
+    violations: [{ rule: 'model-text', expected: 'the text "User report not found"', source: 'model' }],
+  }
+  const r: ExploreResult = { ...result, findings: [text] }
+  t.match(exploreHtml(r, { seed: 1, target: 'x' }), /B-002 defect of the target \(text, advisory\)/)
+  t.match(exploreHtml(r, { seed: 1, target: 'x' }), /class="verdict ok"/, 'no defect to act on')
+  const { junitReport, terminalReport } = await import('../../../scripts/explore/report.ts')
+  t.match(
+    junitReport(r, false, (s) => s),
+    /<skipped message="B-002 text \(advisory\)"\/>/,
+  )
+  t.match(
+    junitReport(r, true, (s) => s),
+    /<failure message="B-002/,
+    'a failure with --strict',
+  )
+  t.match(terminalReport(r, { seed: 1, strict: false }), /1 of other texts \(advisory\); 0 fail the command/)
+})
