@@ -169,7 +169,7 @@ export class BucketIndex<T extends Keyed> {
     const n = items.length
     // Each key is looked up once per item, for a slot number; counting and filling go by slot. The
     // slot numbers stand in the bucket map itself until the buckets are made: a second map of every
-    // key, and the copies a map leaves behind as it grows, were a quarter of the garbage (and so of
+    // key, and the copies a map leaves behind as it grows, were much of the garbage (and so of
     // the peak) of a million sessions' seeding.
     const buckets = this.buckets as Map<string, T | T[] | number>
     /** the buckets that held items before this load, by slot */
