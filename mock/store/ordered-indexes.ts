@@ -110,15 +110,51 @@ export function removeSorted<T extends Keyed>(arr: T[], item: T): void {
   if (arr[i] === item) arr.splice(i, 1)
 }
 
+/**
+ * The working arrays of BucketIndex.load, shared by the indexes of one collection's load: their
+ * memory lies outside the JavaScript heap and is given back only when the collector next runs a
+ * full collection, so a new pair per index kept tens of megabytes at the peak of a large seeding.
+ */
+export interface LoadScratch {
+  start: Int32Array
+  slots: Int32Array
+}
+
+export const newLoadScratch = (): LoadScratch => ({ start: new Int32Array(0), slots: new Int32Array(0) })
+
+/**
+ * Key → the id-ordered items with that key. A bucket of one item holds the item itself, not an
+ * array of one: about half the buckets of a seeded world have one item (a browser session, a
+ * device's scope token), and an array costs them 56 bytes each (a million sessions: 860,000 such
+ * buckets). Items are records, never arrays, so `Array.isArray` tells the two apart.
+ */
 export class BucketIndex<T extends Keyed> {
-  readonly buckets = new Map<string, T[]>()
+  private readonly buckets = new Map<string, T | T[]>()
   constructor(readonly spec: BucketIndexSpec<T>) {}
+
+  /** the bucket's items in id order (do not mutate), or undefined when it is empty */
+  list(key: string): readonly T[] | undefined {
+    const b = this.buckets.get(key)
+    return b === undefined || Array.isArray(b) ? b : [b]
+  }
+
+  size(key: string): number {
+    const b = this.buckets.get(key)
+    return b === undefined ? 0 : Array.isArray(b) ? b.length : 1
+  }
+
+  /** the newest item of the bucket */
+  last(key: string): T | undefined {
+    const b = this.buckets.get(key)
+    return Array.isArray(b) ? b[b.length - 1] : b
+  }
 
   add(item: T, keys: readonly string[]): void {
     for (const k of keys) {
-      let b = this.buckets.get(k)
-      if (!b) this.buckets.set(k, (b = []))
-      insertSorted(b, item)
+      const b = this.buckets.get(k)
+      if (b === undefined) this.buckets.set(k, item)
+      else if (Array.isArray(b)) insertSorted(b, item)
+      else this.buckets.set(k, b.id < item.id ? [b, item] : [item, b])
     }
   }
 
@@ -128,34 +164,51 @@ export class BucketIndex<T extends Keyed> {
    * by push keep spare capacity (a one-item bucket holds 16 slots) and copying them to size doubled
    * the peak while a million sessions were seeded.
    */
-  load(items: readonly T[]): void {
+  load(items: readonly T[], scratch: LoadScratch = newLoadScratch()): void {
     const keysOf = this.spec.keys
     const n = items.length
-    // Each key is looked up once per item, for a slot number; counting and filling go by slot.
-    const slotOf = new Map<string, number>()
-    const names: string[] = []
-    const counts: number[] = []
+    // Each key is looked up once per item, for a slot number; counting and filling go by slot. The
+    // slot numbers stand in the bucket map itself until the buckets are made: a second map of every
+    // key, and the copies a map leaves behind as it grows, were much of the garbage (and so of
+    // the peak) of a million sessions' seeding.
+    const buckets = this.buckets as Map<string, T | T[] | number>
+    /** the buckets that held items before this load, by slot */
+    const olds: (T | T[] | undefined)[] = []
+    let counts = new Int32Array(1024)
+    /** the first item of each slot: a bucket of one is that item */
+    let firsts = new Int32Array(1024)
+    let nSlots = 0
     /** the slots of item i are slots[start[i]] to slots[start[i + 1] - 1] */
-    const start = new Int32Array(n + 1)
-    let slots = new Int32Array(Math.max(16, n))
+    if (scratch.start.length < n + 1) scratch.start = new Int32Array(n + 1)
+    const start = scratch.start
+    if (scratch.slots.length < n) scratch.slots = new Int32Array(n)
+    let slots = scratch.slots
     let m = 0
+    let i = 0
+    const grow = (a: Int32Array) => {
+      const grown = new Int32Array(a.length * 2)
+      grown.set(a)
+      return grown
+    }
     const add = (k: string) => {
-      let s = slotOf.get(k)
-      if (s === undefined) {
-        s = names.length
-        slotOf.set(k, s)
-        names.push(k)
-        counts.push(0)
+      const b = buckets.get(k)
+      let s: number
+      if (typeof b === 'number') s = b
+      else {
+        s = nSlots++
+        if (s === counts.length) {
+          counts = grow(counts)
+          firsts = grow(firsts)
+        }
+        firsts[s] = i
+        if (b !== undefined) olds[s] = b
+        buckets.set(k, s)
       }
       counts[s]!++
-      if (m === slots.length) {
-        const grown = new Int32Array(m * 2)
-        grown.set(slots)
-        slots = grown
-      }
+      if (m === slots.length) slots = scratch.slots = grow(slots)
       slots[m++] = s
     }
-    for (let i = 0; i < n; i++) {
+    for (; i < n; i++) {
       start[i] = m
       const k = keysOf(items[i]!)
       if (k === null || k === undefined) continue
@@ -163,22 +216,34 @@ export class BucketIndex<T extends Keyed> {
       else for (const one of k) add(one)
     }
     start[n] = m
-    const arrays: T[][] = new Array(names.length)
-    const at = new Int32Array(names.length)
-    for (let s = 0; s < names.length; s++) {
-      const old = this.buckets.get(names[s]!)
-      const arr: T[] = new Array(counts[s]! + (old?.length ?? 0))
+    // null: a bucket of one, set here once and for all
+    const arrays: (T[] | null)[] = new Array(nSlots)
+    const at = new Int32Array(nSlots)
+    // The map's order is the order in which keys first came, as when buckets were set one by one.
+    for (const [k, b] of buckets) {
+      if (typeof b !== 'number') continue
+      const s = b
+      const old = olds[s]
+      if (old === undefined && counts[s] === 1) {
+        buckets.set(k, items[firsts[s]!]!)
+        arrays[s] = null
+        continue
+      }
+      const before = old === undefined ? 0 : Array.isArray(old) ? old.length : 1
+      const arr: T[] = new Array(counts[s]! + before)
       let j = 0
-      if (old) for (; j < old.length; j++) arr[j] = old[j]!
+      if (Array.isArray(old)) for (; j < old.length; j++) arr[j] = old[j]!
+      else if (old !== undefined) arr[j++] = old
       at[s] = j
       arrays[s] = arr
-      this.buckets.set(names[s]!, arr)
+      buckets.set(k, arr)
     }
     for (let i = 0; i < n; i++) {
       const item = items[i]!
       for (let j = start[i]!; j < start[i + 1]!; j++) {
         const s = slots[j]!
-        arrays[s]![at[s]!++] = item
+        const arr = arrays[s]!
+        if (arr !== null) arr[at[s]!++] = item
       }
     }
   }
@@ -186,9 +251,14 @@ export class BucketIndex<T extends Keyed> {
   remove(item: T, keys: readonly string[]): void {
     for (const k of keys) {
       const b = this.buckets.get(k)
-      if (!b) continue
+      if (b === undefined) continue
+      if (!Array.isArray(b)) {
+        if (b === item) this.buckets.delete(k)
+        continue
+      }
       removeSorted(b, item)
-      if (b.length === 0) this.buckets.delete(k)
+      if (b.length === 1) this.buckets.set(k, b[0]!)
+      else if (b.length === 0) this.buckets.delete(k)
     }
   }
 

@@ -19,6 +19,7 @@ import {
   insertSorted,
   keyList,
   lowerPos,
+  newLoadScratch,
   upperPos,
   type BucketIndexSpec,
   type Keyed,
@@ -64,7 +65,8 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
     }
     this.writes++
     this.items = this.items.length === 0 ? items.slice() : this.items.concat(items)
-    for (const ix of this.indexes.values()) ix.load(items)
+    const scratch = newLoadScratch()
+    for (const ix of this.indexes.values()) ix.load(items, scratch)
     for (const r of this.ranges.values()) r.rebuild(this.items)
   }
 
@@ -124,13 +126,12 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
 
   /** number of items in one bucket: O(1) */
   bucketSize(index: I, key: string): number {
-    return this.indexes.get(index)?.buckets.get(key)?.length ?? 0
+    return this.indexes.get(index)?.size(key) ?? 0
   }
 
   /** the newest item of a bucket */
   bucketLast(index: I, key: string): T | undefined {
-    const b = this.indexes.get(index)?.buckets.get(key)
-    return b?.[b.length - 1]
+    return this.indexes.get(index)?.last(key)
   }
 
   /** all items (ascending ids); do not mutate */
@@ -155,7 +156,7 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
       const slices: Slice<T>[] = []
       let size = 0
       for (const k of keys) {
-        const arr = ix.buckets.get(k)
+        const arr = ix.list(k)
         if (!arr) continue
         const lo = lowerPos(arr, after)
         const hi = Math.max(lo, upperPos(arr, before))

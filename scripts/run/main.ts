@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto'
 import { redact } from '../../lib/http.ts'
 import { knownTokens, targetEnv, type Target } from '../../lib/target.ts'
 import pkg from '../../package.json' with { type: 'json' }
-import { defaultJobs, resolveTarget, type Resolved } from './target/bundled-mock.ts'
+import { defaultJobs, resolveTarget, usesBundledMock, type Resolved } from './target/bundled-mock.ts'
 import { CheckNames } from './engine/check-names.ts'
 import { Collector } from './results/collect.ts'
 import { style, useColour } from './terminal/colour.ts'
@@ -122,6 +122,7 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
       timeoutS: opts.timeoutS,
       ...(opts.grep !== undefined ? { grep: opts.grep } : {}),
       matrix: opts.faultMatrix,
+      bundled: usesBundledMock(opts),
       env: suiteEnv(io.env, st.project, {}, opts.strict),
       stderr: io.stderr,
     }),

@@ -7,7 +7,7 @@ import tap, { type Test as TapTest } from 'tap'
 import { isDeepStrictEqual } from 'node:util'
 import { BudgetSpent, DeadlineReached, HttpError, ResponseTooLarge, WritesNotAllowed } from '../../lib/http.ts'
 import { budgetReason, deadlineReason, noteBudgetStop, noteDeadlineStop } from './limits.ts'
-import { contexts, current, isMatrix, runCleanups, runIn, type Context } from './context.ts'
+import { contexts, current, endContextStore, isMatrix, runCleanups, runIn, type Context } from './context.ts'
 import { Skip, WRITES_REASON, unmetNeed, type Need } from './needs.ts'
 import { checkState, lastResponse, responseFields, type CheckState } from './failure.ts'
 import { mapStrings, visible } from '../../lib/escape.ts'
@@ -249,7 +249,20 @@ function ensureTeardown(): void {
       // pages' schema results) would stay alive for the rest of the run, one file's worth after another.
       ctx.memos.clear()
     }
+    endCheckStores()
   })
+}
+
+/**
+ * A worker runs many files, each with its own copy of this framework and so its own two stores
+ * (AsyncLocalStorage): every store still enabled copies itself onto each new promise of the process,
+ * so in the twelfth file of a worker each promise paid for 24 stores (decision 0004: this copying was
+ * 2-3% of a worker's CPU). Disabled once the file's checks and clean-ups are over; a later run() would
+ * enable a store again.
+ */
+function endCheckStores(): void {
+  endContextStore()
+  checkState.disable()
 }
 
 // In the matrix, checks are collected while the suite file is evaluated and then run per target.

@@ -68,6 +68,11 @@ export function runIn<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   return als.run(ctx, fn)
 }
 
+/** The file's checks are over: its context store stops following new promises (see endCheckStores in check.ts). */
+export function endContextStore(): void {
+  als.disable()
+}
+
 /** The target of the running check (a view: reads always go to the current context's target). */
 export const target: Target = new Proxy({} as Target, {
   get: (_o, p) => Reflect.get(current().target, p),

@@ -39,3 +39,14 @@ t.test('redacting JSON-encoded text keeps it valid JSON (a value stops before a 
   t.notMatch(out, /mat_abcdefghijklmnop|abcdefgh"/, 'the values are gone')
   t.match(out, /Bearer \$MAS_ADMIN_TOKEN/, 'a shell variable naming the token stays')
 })
+
+t.test('the quick pass: text with none of the patterns is returned as it is, any case of them is still scanned', async (t) => {
+  const plain = 'GET /api/admin/v1/users?page[first]=10 → 200 in 3 ms'
+  t.equal(redact(plain, ['zzzz']), plain)
+  t.equal(redact('ACCESS_TOKEN=abcdefgh'), `ACCESS_TOKEN=${REDACTED}`)
+  t.equal(redact('AUTHORIZATION = BEARER abcdefgh'), `AUTHORIZATION = BEARER ${REDACTED}`)
+  t.equal(redact('bEaReR abcdefgh'), `bEaReR ${REDACTED}`)
+  t.equal(redact('x syr_abcdefgh12 y'), `x ${REDACTED} y`)
+  // the patterns are looked for after the known secrets are replaced, as before
+  t.equal(redact('Bearer abcdefgh-known', ['abcdefgh-known']), `Bearer ${REDACTED}`)
+})

@@ -39,7 +39,7 @@ export class MasExtra {
       user: { keys: (l) => (l.deleted ? null : l.userId) },
       provider: { keys: (l) => (l.deleted ? null : l.providerId) },
       // provider and subject together: a subject is unique per provider
-      subject: { keys: (l) => (l.deleted ? null : `${l.providerId} ${l.subject}`) },
+      subject: { keys: (l) => (l.deleted ? null : [l.providerId, l.subject].join(' ')) },
     },
   })
 

@@ -77,8 +77,10 @@ export class MasStore {
         user: { keys: (s) => s.userId },
         userSession: { keys: (s) => s.userSessionId },
         status: { keys: (s) => COMPAT_STATUS.of(s.finishedAt) },
-        // `<user>|<status>`: the users filters ask "has an active session?" once per user (O(1) each)
-        userStatus: { keys: (s) => `${s.userId}|${COMPAT_STATUS.of(s.finishedAt)}` },
+        // `<user>|<status>`: the users filters ask "has an active session?" once per user (O(1) each).
+        // Composite keys are joined, not concatenated: a concatenation is a tree of string pieces
+        // (32 bytes each) that the bucket's key keeps for ever; join makes one flat string.
+        userStatus: { keys: (s) => [s.userId, COMPAT_STATUS.of(s.finishedAt)].join('|') },
       },
       ranges: { lastActive: { value: (s) => s.lastActiveAt } },
     })
@@ -90,8 +92,8 @@ export class MasStore {
         userSession: { keys: (s) => s.userSessionId },
         scope: { keys: (s) => (s.scope === '' ? null : s.scope.split(' ')) },
         status: { keys: (s) => OAUTH2_STATUS.of(s.finishedAt) },
-        userStatus: { keys: (s) => (s.userId === null ? null : `${s.userId}|${OAUTH2_STATUS.of(s.finishedAt)}`) },
-        userClientStatus: { keys: (s) => (s.userId === null ? null : `${s.userId}|${s.clientId}|${OAUTH2_STATUS.of(s.finishedAt)}`) },
+        userStatus: { keys: (s) => (s.userId === null ? null : [s.userId, OAUTH2_STATUS.of(s.finishedAt)].join('|')) },
+        userClientStatus: { keys: (s) => (s.userId === null ? null : [s.userId, s.clientId, OAUTH2_STATUS.of(s.finishedAt)].join('|')) },
       },
       ranges: { lastActive: { value: (s) => s.lastActiveAt } },
     })

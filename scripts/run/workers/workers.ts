@@ -21,12 +21,16 @@ import type { TapOptions, TapRun } from './tap-types.ts'
  * instead of growing; a check's data is bounded by windows and the response cap, far below the limit
  * (against the hostile targets of bench/hostile.ts a worker's heap peaked at 65-85 MiB used once a file's
  * memos ended with it: 96 MiB leaves room, and keeps the garbage of 4 MiB answers from piling up).
+ * Against the bundled mock, whose answers are known and small, the young generation is 4 MiB: with 1 MiB
+ * scavenges took 10-17% of a worker's CPU, with 4 MiB 6-8%, for a few MiB more per worker (decision 0004).
  * Not in the fault matrix: there every file runs against one target per fault, and the contexts of 50
  * targets need more (a worker at 192 MiB ran out of heap in the admin matrix and missed 9 faults).
  */
-export function workerV8Flags(matrix: boolean | undefined): string[] {
-  return matrix ? [] : ['--max-semi-space-size=1', '--max-old-space-size=96']
+export function workerV8Flags(matrix: boolean | undefined, bundled = false): string[] {
+  return matrix ? [] : [`--max-semi-space-size=${bundled ? BUNDLED_SEMI_SPACE_MIB : 1}`, '--max-old-space-size=96']
 }
+/** the workers' young generation (each semi-space, MiB) in a run against the bundled mock */
+export const BUNDLED_SEMI_SPACE_MIB = 4
 
 /**
  * glibc's allocator, for the memory of answers outside V8's heap: past its first freed large block it
@@ -52,6 +56,8 @@ export interface WorkerStart {
   timeoutS: number
   grep?: string
   matrix: boolean
+  /** the target is the bundled mock (its answers known and small: a larger young generation, workerV8Flags) */
+  bundled?: boolean
   /** the probe's build, preloaded into each worker */
   probeUrl: string
   /** the shared schema modules' build: a worker compiles validators from it while it waits for its files */
@@ -100,7 +106,7 @@ export class SuiteWorkers {
   }
 
   private spawn(): Spawned {
-    const args = [...workerV8Flags(this.start.matrix), '--import', this.start.probeUrl, WORKER]
+    const args = [...workerV8Flags(this.start.matrix, this.start.bundled), '--import', this.start.probeUrl, WORKER]
     const child = spawn(process.execPath, args, {
       cwd: this.start.project,
       env: { ...this.start.env, ...this.own },

@@ -27,4 +27,6 @@ t.test('a memoized value is released when the file ends', async (t) => {
   })
   t.match(out, /^ok \d+ - fx: memoizes 8 MiB( # time=.*)?$/m, 'the check passed (the memo served its second call)')
   t.match(out, /^# memo-after-file: released$/m, 'nothing keeps the memoized value once the file ended', { out })
+  // (each store left enabled would copy itself onto every promise of the later files of a worker)
+  t.match(out, /^# stores-after-file: ended$/m, "the framework's async stores are disabled once the file ended", { out })
 })
