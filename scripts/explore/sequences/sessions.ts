@@ -42,7 +42,9 @@ async function held(s: SideState): Promise<{ userId: string | null; clientId: st
   if (typeof c === 'string') return (s.shared.held = c)
   s.side.client.addSecret(c.clientSecret)
   const out: { userId: string | null; clientId: string | null }[] = []
-  for (const token of [mas.adminToken, mas.userToken]) {
+  // the homeserver's tokens too: behind an auth service they are its sessions (compat or OAuth 2.0)
+  const hs = s.side.hs
+  for (const token of new Set([mas.adminToken, mas.userToken, hs?.adminToken, hs?.userToken])) {
     if (!token) continue
     const r = await s.side.client.request(mas.url, '/oauth2/introspect', {
       method: 'POST',
