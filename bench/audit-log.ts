@@ -460,7 +460,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     process.stdout.write(row('audit-log --json (command line)', cliBest, cliRate))
     const threads = values.jobs !== undefined ? Number(values.jobs) : defaultJobs(gen.bytes)
     process.stdout.write(row(`audit-log --json (in process, ${threads} thread${threads === 1 ? '' : 's'})`, inProcBest, inProcRate))
-    if (otherJobs !== undefined) process.stdout.write(row(`  the same, --jobs ${otherJobs} (context)`, otherBest, gen.lines / otherBest))
+    if (otherJobs !== undefined)
+      process.stdout.write(row(`  the same, ${otherJobs} thread${otherJobs === 1 ? '' : 's'} (context)`, otherBest, gen.lines / otherBest))
     process.stdout.write(row('  the same, --engine js (context)', jsBest, gen.lines / jsBest))
     process.stdout.write(
       `  (in process: ${inProcCpu.toFixed(3)} s of CPU in this process for that run, workers included; load average ${loadavg()[0]!.toFixed(2)})\n`,

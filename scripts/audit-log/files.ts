@@ -25,7 +25,9 @@ import { auditInWorkers } from './workers.ts'
  * Files below this size are audited in one thread: workers would not pay off. With the WebAssembly
  * engine one thread reads about 700 MB/s here, and on the 2-core CI machine two threads were
  * slower than one on 305 MiB (each core slows the other down, and a worker takes about 0.1 s to
- * start); the JavaScript engine is about three times slower per line.
+ * start). Measured again with this thread auditing beside one worker, on a loaded machine: still
+ * slower at 32, 96 and 305 MB (docs/benchmarks.md, 2026-11-27). The JavaScript engine is about
+ * three times slower per line.
  */
 export const PARALLEL_MIN_BYTES = { wasm: 512 * 1024 * 1024, js: 32 * 1024 * 1024 } as const
 const MAX_AUTO_JOBS = 4

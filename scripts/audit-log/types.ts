@@ -54,8 +54,9 @@ export type AuditEngine = 'wasm' | 'js'
 
 export interface AuditFileOptions extends AuditOptions {
   /**
-   * Worker threads. Default: one per core (at most 4) for a regular file of 512 MiB or more (32 MiB
-   * with the JavaScript engine), none below. A --requester timeline always runs in one thread.
+   * Threads: this one and jobs - 1 worker threads. Default: one per core (at most 4) for a regular
+   * file of 512 MiB or more (32 MiB with the JavaScript engine), one below. A --requester timeline
+   * always runs in one thread.
    */
   jobs?: number
   /** Chunk size for the workers (tests use small ones to put many cuts inside lines). */

@@ -68,6 +68,27 @@ function bundledWorker(): string | null {
   return workerBundle
 }
 
+let workerBundleBuild: Promise<string | null> | undefined
+
+/**
+ * bundledWorker() without holding up this thread: esbuild builds in its own process (about 0.1 s
+ * of CPU) while this thread audits the first chunks, and the workers start when it is done.
+ */
+function bundledWorkerSoon(): Promise<string | null> {
+  if (workerBundle !== undefined || prebuiltDir() !== undefined) return Promise.resolve(bundledWorker())
+  workerBundleBuild ??= (async () => {
+    try {
+      const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild')
+      const out = await esbuild.build({ ...workerBuildOptions(dirname(fileURLToPath(import.meta.url))), write: false })
+      workerBundle ??= out.outputFiles[0]!.text
+    } catch {
+      workerBundle ??= null
+    }
+    return workerBundle
+  })()
+  return workerBundleBuild
+}
+
 /** esbuild's options for the worker's script (`dir`: this module's folder). */
 export function workerBuildOptions(dir: string) {
   return {
@@ -97,7 +118,6 @@ interface WorkerSetup {
 
 type Progress = { lines: number; bytes: number }
 type WorkerMessage =
-  | { type: 'ready' }
   | ({ type: 'progress' } & Progress)
   | { type: 'chunk-done'; chunk: number }
   | { type: 'state'; state: AuditState }
@@ -134,7 +154,9 @@ export async function auditInWorkers(file: string, size: number, jobs: number, o
     },
     wasm: opts.engine === 'js' ? null : scanModule(),
   }
-  const n = Math.min(jobs, count)
+  // This thread audits too, from the first chunk to the last: `jobs` threads are this one and
+  // jobs - 1 workers (one worker fewer to start, and no thread idle while the others work).
+  const n = Math.max(Math.min(jobs, count) - 1, 1)
   // Progress of each worker, and last that of this thread.
   const progress = Array.from({ length: n + 1 }, () => ({ lines: 0, bytes: 0 }))
   const reporter = (mine: Progress) => (p: Progress) => {
@@ -143,20 +165,23 @@ export async function auditInWorkers(file: string, size: number, jobs: number, o
     report?.({ lines: progress.reduce((a, x) => a + x.lines, 0), bytes: progress.reduce((a, x) => a + x.bytes, 0), total: size })
   }
   const workers: Worker[] = []
-  let ready = 0
   // Set when this run ends (also by a failed worker): this thread then takes no more chunks.
   let over = false
   try {
-    const running = Promise.all(
-      progress.slice(0, n).map((mine) =>
-        runWorker(workers, setup, take, reporter(mine), () => {
-          ready++
-        }),
+    // No worker starts once every chunk is taken (a file this thread read while the bundle was built).
+    const running = bundledWorkerSoon().then((script) =>
+      Promise.all(
+        progress
+          .slice(0, n)
+          .map((mine) =>
+            over || next >= count ? new Auditor(setup.opts).state() : runWorker(workers, script, setup, take, reporter(mine)),
+          ),
       ),
     )
-    // Starting a worker takes about a tenth of a second here: meanwhile this thread audits
-    // chunks itself, one at a time, looking for the workers' messages in between.
-    const mine = auditWhileWorkersStart(file, take, () => over || ready === n, { ...setup.opts, onProgress: reporter(progress[n]!) })
+    running.catch(() => {
+      over = true
+    })
+    const mine = auditBesideWorkers(file, take, () => over, { ...setup.opts, onProgress: reporter(progress[n]!) })
     const [own, theirs] = await Promise.all([mine, running])
     return finishAudit([own, ...theirs], opts.maxMalformed ?? DEFAULT_MAX_MALFORMED, opts.maxAdminActions ?? DEFAULT_MAX_ADMIN_ACTIONS)
   } finally {
@@ -165,8 +190,12 @@ export async function auditInWorkers(file: string, size: number, jobs: number, o
   }
 }
 
-/** Audits chunks on this thread until `stop` says so (every worker is up) or no chunk is left; its state then. */
-async function auditWhileWorkersStart(
+/**
+ * Audits chunks on this thread, one at a time, until none is left or `stop` says so; its state
+ * then. Between chunks it lets the workers' messages in (each worker has a chunk queued besides
+ * the one it reads, so it never waits for this thread to finish one).
+ */
+async function auditBesideWorkers(
   file: string,
   take: () => ChunkJob | undefined,
   stop: () => boolean,
@@ -195,13 +224,13 @@ const WORKER_OPTIONS = { eval: true } as const
 /** Runs one worker until no chunk is left, then collects its state; rejects on its first error. */
 function runWorker(
   workers: Worker[],
+  script: string | null,
   setup: WorkerSetup,
   take: () => ChunkJob | undefined,
   onProgress: (p: Progress) => void,
-  onReady: () => void,
 ): Promise<AuditState> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(bundledWorker() ?? WORKER_BOOTSTRAP, { ...WORKER_OPTIONS, workerData: setup })
+    const worker = new Worker(script ?? WORKER_BOOTSTRAP, { ...WORKER_OPTIONS, workerData: setup })
     workers.push(worker)
     let settled = false
     const fail = (err: Error) => {
@@ -209,12 +238,19 @@ function runWorker(
       settled = true
       reject(err)
     }
-    const give = () => worker.postMessage(take() ?? { type: 'finish' })
-    // Messages posted before the worker listens wait in its port, so the first chunk goes now.
+    let finishing = false
+    const give = () => {
+      if (finishing) return
+      const job = take()
+      if (job === undefined) finishing = true
+      worker.postMessage(job ?? { type: 'finish' })
+    }
+    // Messages posted before the worker listens wait in its port, so the first chunks go now: two,
+    // so that a finished chunk is followed by the next at once, not when this thread looks.
+    give()
     give()
     worker.on('message', (m: WorkerMessage) => {
       if (m.type === 'progress') onProgress(m)
-      else if (m.type === 'ready') onReady()
       else if (m.type === 'chunk-done') give()
       else if (m.type === 'state') {
         settled = true
@@ -235,7 +271,6 @@ export function serveAuditChunks(setup: WorkerSetup, port: MessagePort): void {
   const auditor = new Auditor({ ...setup.opts, onProgress: ({ lines, bytes }) => port.postMessage({ type: 'progress', lines, bytes }) })
   const buf = Buffer.allocUnsafe(READ_SIZE)
   let fd: number | undefined
-  port.postMessage({ type: 'ready' })
   port.on('message', (job: ChunkJob | { type: 'finish' }) => {
     try {
       if (job.type === 'finish') {

@@ -43,6 +43,8 @@ export interface Answer {
   json?: unknown
   /** the body's text, bounded */
   text: string
+  /** the Date header: the target's clock, for the oracles that compare a time with now */
+  date?: string
 }
 
 export const MALFORMED_TOKEN = 'admin-conformance-not-a-token'

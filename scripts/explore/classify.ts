@@ -5,7 +5,7 @@
 // trusted unless its own answer breaks a rule the target's keeps (a gap of the model).
 import { DEVIATIONS, hasDeviation, type DeviationInfo } from '../../lib/deviations.ts'
 import type { Operation } from './generate.ts'
-import { absoluteViolations, alike, modelViolations, type Violation } from './oracles.ts'
+import { ADVISORY, absoluteViolations, alike, modelViolations, type Violation } from './oracles.ts'
 import type { Answer, Case } from './cases.ts'
 
 export type FindingClass = 'target-defect' | 'known-defect' | 'known-deviation' | 'model-gap'
@@ -48,15 +48,20 @@ export function judge(
 ): Verdict | undefined {
   const absolute = absoluteViolations(c, op, target)
   const conformsToModel = alike(target, model) || alike(target, strict)
-  const violations = [...absolute, ...(conformsToModel ? [] : modelViolations(target, model))]
+  // a target that answers as the strict model but for an advisory rule (another text) is told that
+  // difference, not the model's known deviation it does not share (the model's 500 where it answers 404)
+  const advisoryOnly = (vs: Violation[]) => vs.length > 0 && vs.every((v) => ADVISORY.has(v.rule))
+  const fromStrict = !conformsToModel && advisoryOnly(modelViolations(target, strict)) && !advisoryOnly(modelViolations(target, model))
+  const reference = fromStrict ? strict : model
+  const violations = [...absolute, ...(conformsToModel ? [] : modelViolations(target, reference))]
   if (violations.length === 0) return undefined
   if (alike(target, model) && !alike(model, strict)) {
     const d = deviationFor(c, version)
     return { violations, cls: d?.kind === 'defect' ? 'known-defect' : 'known-deviation', ...(d ? { deviation: d } : {}) }
   }
-  const modelBroken = absoluteViolations(c, op, model).length > 0
+  const modelBroken = absoluteViolations(c, op, reference).length > 0
   const documented = (a: Answer) =>
     c.kind === 'method' || op?.doc.responses[String(a.status)] !== undefined || [400, 401, 403, 404, 405].includes(a.status)
-  if (modelBroken || (absolute.length === 0 && documented(target) && !documented(model))) return { violations, cls: 'model-gap' }
+  if (modelBroken || (absolute.length === 0 && documented(target) && !documented(reference))) return { violations, cls: 'model-gap' }
   return { violations, cls: 'target-defect' }
 }

@@ -105,6 +105,7 @@ function answerOf(res: HttpResponse, max: number): Answer {
     contentType: res.headers['content-type'] ?? '',
     ...(res.json !== undefined ? { json: res.json } : {}),
     text: res.text.length > max ? res.text.slice(0, max) : res.text,
+    ...(res.headers.date ? { date: res.headers.date } : {}),
   }
 }
 
@@ -398,7 +399,8 @@ async function invariantFindings(
             .filter((p) => !p.paging && p.kind.kind === 'enum')
             .map((p) => ({ name: p.name, value: () => (p.kind as { values: string[] }).values[0] }))
     const names = params.filter((p) => !p.paging).map((p) => p.name)
-    const t = await listingProblems(op, askOn(target), singles, filters, names)
+    // the model's walk as the peer: an item both hold is compared by value (invariants.ts)
+    const t = await listingProblems(op, askOn(target), singles, filters, names, askOn(model))
     if (t.length === 0) continue
     const m = await listingProblems(op, askOn(model), singles, filters, names)
     for (const p of t) {

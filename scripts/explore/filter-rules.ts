@@ -10,7 +10,38 @@ export interface FilterProbe {
   query: [string, string][]
   /** does the filter keep this listing item? */
   keep: (item: Item) => boolean
+  /** an item the rule cannot tell (a time within a clock's drift of now): not compared */
+  unsure?: (item: Item) => boolean
 }
+
+/** The key under which an item's id is given to the rules (a MAS item's attributes do not hold it). */
+export const ID = '#id'
+
+/**
+ * What some rules need besides the listing's own items: the target's clock (its Date header) and the
+ * items of another listing of the same target (the sessions whose state a filter of users or clients
+ * is about), each walked here in full.
+ */
+export interface ProbeContext {
+  /** the target's now, in milliseconds since the epoch */
+  nowMs?: number
+  /** the fields of every item of a listing, by its template; absent when the walk was not complete */
+  related?: Record<string, Item[] | undefined>
+}
+
+export const OAUTH2_SESSIONS = '/api/admin/v1/oauth2-sessions'
+export const COMPAT_SESSIONS = '/api/admin/v1/compat-sessions'
+
+/** The other listings a filter's rule reads, by the filter's name. */
+export const RELATED: Record<string, string> = {
+  'filter[has-active-sessions]': OAUTH2_SESSIONS,
+  'filter[has-active-oauth2-session]': OAUTH2_SESSIONS,
+  'filter[active-oauth2-client]': OAUTH2_SESSIONS,
+  'filter[has-active-compat-session]': COMPAT_SESSIONS,
+}
+
+/** Within this much of the target's now a time is neither past nor future for the rule (the Date header has seconds). */
+export const CLOCK_MARGIN_MS = 120_000
 
 /** A MAS item's attributes, a homeserver item itself. */
 export function fieldsOf(api: 'mas' | 'hs', item: Item): Item {
@@ -56,9 +87,9 @@ const equals =
   (items: Item[]): FilterProbe[] =>
     valuesOf(items, field)
       .slice(0, 1)
-      .map((v) => ({ query: [['?', v]], keep: (x: Item) => x[field] === v }))
+      .map((v) => ({ query: [['?', v]] as [string, string][], keep: (x: Item) => x[field] === v }))
 
-type Rule = (items: Item[], name: string) => FilterProbe[]
+type Rule = (items: Item[], name: string, ctx: ProbeContext) => FilterProbe[]
 
 const named =
   (f: (items: Item[]) => FilterProbe[]): Rule =>
@@ -115,7 +146,55 @@ const boolRule =
     { query: [[name, 'false']], keep: (x) => !test(x) },
   ]
 
-/** The auth service's filters whose rule needs only the listed items. */
+const isNull = (v: unknown) => v === null || v === undefined
+
+/** The ids of what unfinished sessions of a related listing name in `field` (a user, a client). */
+function activeOf(ctx: ProbeContext, listing: string, field: string, where: (s: Item) => boolean = () => true): Set<string> | undefined {
+  const sessions = ctx.related?.[listing]
+  if (!sessions) return undefined
+  return new Set(
+    sessions
+      .filter((s) => isNull(s.finished_at) && where(s))
+      .map((s) => str(s[field]))
+      .filter((v): v is string => !!v),
+  )
+}
+
+/** `true` keeps the items whose id an unfinished session names, `false` the others (and vice versa). */
+const hasActive =
+  (listing: string, field: string): Rule =>
+  (_items, name, ctx) => {
+    const active = activeOf(ctx, listing, field)
+    if (!active) return []
+    return [
+      { query: [[name, 'true']], keep: (x) => active.has(String(x[ID])) },
+      { query: [[name, 'false']], keep: (x) => !active.has(String(x[ID])) },
+    ]
+  }
+
+/** The registration tokens' expiry against the target's own clock (its Date header). */
+const expiredRule: Rule = (_items, name, ctx) => {
+  const now = ctx.nowMs
+  if (now === undefined) return []
+  const at = (x: Item) => {
+    const us = micros(x.expires_at)
+    return us === undefined ? undefined : us / 1000
+  }
+  const past = (x: Item) => {
+    const t = at(x)
+    return t !== undefined && t < now
+  }
+  const unsure = (x: Item) => {
+    const t = at(x)
+    return t !== undefined && Math.abs(t - now) < CLOCK_MARGIN_MS
+  }
+  return [
+    { query: [[name, 'true']], keep: past, unsure },
+    { query: [[name, 'false']], keep: (x) => !past(x), unsure },
+  ]
+}
+
+/** The auth service's filters whose rule needs only the listed items (or the target's clock, or its sessions). */
 const MAS_RULES: Record<string, Rule> = {
   'filter[status]': statusRule,
   'filter[user]': named(equals('user_id')),
@@ -159,6 +238,34 @@ const MAS_RULES: Record<string, Rule> = {
   },
   'filter[admin]': boolRule((x) => x.admin === true),
   'filter[enabled]': boolRule((x) => x.disabled_at === null || x.disabled_at === undefined),
+  // registration tokens: used at least once, revoked, past their expiry on the target's clock, valid as listed
+  'filter[used]': boolRule((x) => typeof x.times_used === 'number' && x.times_used > 0),
+  'filter[revoked]': boolRule((x) => !isNull(x.revoked_at)),
+  'filter[expired]': expiredRule,
+  'filter[valid]': (items, name, ctx) =>
+    items.some((x) => typeof x.valid === 'boolean') ? boolRule((x) => x.valid === true)(items, name, ctx) : [],
+  // the clients declaring a grant type: the types the items declare, and one no client can declare
+  // (`password`, which the service does not offer), which must list none
+  'filter[grant-type]': (items, name) => {
+    const declared = [
+      ...new Set(items.flatMap((x) => (Array.isArray(x.grant_types) ? x.grant_types.filter((g) => typeof g === 'string') : []))),
+    ]
+    return [...declared.slice(0, 2), 'password'].map((g) => ({
+      query: [[name, g]],
+      keep: (x: Item) => Array.isArray(x.grant_types) && x.grant_types.includes(g),
+    }))
+  },
+  // a session's state is read from the sessions listing itself: unfinished there is active
+  'filter[has-active-sessions]': hasActive(OAUTH2_SESSIONS, 'client_id'),
+  'filter[has-active-oauth2-session]': hasActive(OAUTH2_SESSIONS, 'user_id'),
+  'filter[has-active-compat-session]': hasActive(COMPAT_SESSIONS, 'user_id'),
+  // the users with an unfinished session of this client
+  'filter[active-oauth2-client]': (_items, name, ctx) => {
+    const client = [...(activeOf(ctx, OAUTH2_SESSIONS, 'client_id') ?? [])][0]
+    if (client === undefined) return []
+    const users = activeOf(ctx, OAUTH2_SESSIONS, 'user_id', (s) => s.client_id === client)!
+    return [{ query: [[name, client]], keep: (x) => users.has(String(x[ID])) }]
+  },
   // creation bounds compare the id's millisecond; last activity compares microseconds
   'filter[created-after]': boundRule('created_at', true, 'ms'),
   'filter[created-before]': boundRule('created_at', false, 'ms'),
@@ -188,9 +295,9 @@ const HS_RULES: Record<string, Record<string, Rule>> = {
   },
 }
 
-/** The probes of a listing's filters, given the fields of its unfiltered items. */
-export function filterProbes(api: 'mas' | 'hs', template: string, params: string[], items: Item[]): FilterProbe[] {
+/** The probes of a listing's filters, given the fields of its unfiltered items (each with its id under ID). */
+export function filterProbes(api: 'mas' | 'hs', template: string, params: string[], items: Item[], ctx: ProbeContext = {}): FilterProbe[] {
   const rules = api === 'mas' ? MAS_RULES : HS_RULES[template.split('/').pop() ?? '']
   if (!rules) return []
-  return params.flatMap((p) => (rules[p] ? rules[p](items, p) : []))
+  return params.flatMap((p) => (rules[p] ? rules[p](items, p, ctx) : []))
 }

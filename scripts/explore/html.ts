@@ -4,13 +4,7 @@
 // line; the requests spent per operation; the shortest differing sequence, when one was found.
 import { CSS, esc } from '../run/report/html.ts'
 import type { ExploreResult, Finding } from './engine.ts'
-
-const CLASS_TEXT: Record<Finding['cls'], string> = {
-  'target-defect': 'defect of the target',
-  'known-defect': 'known defect',
-  'known-deviation': 'known deviation',
-  'model-gap': 'gap of the model',
-}
+import { advisory, labelOf } from './report.ts'
 
 function findingHtml(f: Finding): string {
   const rows: [string, string][] = [
@@ -24,8 +18,8 @@ function findingHtml(f: Finding): string {
     ...(f.deviation ? ([['known', f.deviation.fact]] as [string, string][]) : []),
     ['curl', f.curl],
   ]
-  const cls = f.cls === 'target-defect' ? 'fail' : f.cls === 'model-gap' ? 'skip' : 'deviation'
-  return `<div class="finding"><div><span class="outcome ${cls}">${esc(f.id)} ${esc(CLASS_TEXT[f.cls])}${f.deviation ? ` ${esc(f.deviation.id)}` : ''}</span> ${esc(f.note)}${f.occurrences > 1 ? ` <span class="muted">(${f.occurrences} requests alike)</span>` : ''}</div><dl class="diag">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd><pre>${esc(v)}</pre></dd>`).join('')}</dl></div>`
+  const cls = advisory(f) ? 'deviation' : f.cls === 'target-defect' ? 'fail' : f.cls === 'model-gap' ? 'skip' : 'deviation'
+  return `<div class="finding" data-finding="${esc(f.id)}" data-kind="${esc(f.violations.map((v) => v.rule).join('+') || f.kind)}"><div><span class="outcome ${cls}">${esc(f.id)} ${esc(labelOf(f))}</span> ${esc(f.note)}${f.occurrences > 1 ? ` <span class="muted">(${f.occurrences} requests alike)</span>` : ''}</div><dl class="diag">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd><pre>${esc(v)}</pre></dd>`).join('')}</dl></div>`
 }
 
 export function exploreHtml(r: ExploreResult, meta: { seed: number; target: string }, sequence?: string): string {
@@ -36,9 +30,12 @@ export function exploreHtml(r: ExploreResult, meta: { seed: number; target: stri
     kinds.set(kind, [...(kinds.get(kind) ?? []), f])
     byOp.set(f.operation, kinds)
   }
-  const defects = r.findings.filter((f) => f.cls === 'target-defect').length
+  const defects = r.findings.filter((f) => f.cls === 'target-defect' && !advisory(f)).length
   const parts = [
-    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>admin-conformance explore</title>',
+    // no script, no request: the page shows what a target sent and may do nothing with it
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    '<title>admin-conformance explore</title>',
     `<style>${CSS}</style></head><body>`,
     `<h1>explore: ${esc(meta.target)}</h1>`,
     `<p class="verdict ${defects || sequence ? 'bad' : 'ok'}">${r.findings.length} finding(s), ${defects} defect(s) of the target${sequence ? '; a sequence differs from the model' : ''}</p>`,
@@ -48,8 +45,13 @@ export function exploreHtml(r: ExploreResult, meta: { seed: number; target: stri
   parts.push('<h2>Findings by operation</h2>')
   if (byOp.size === 0) parts.push('<p class="muted">none</p>')
   for (const [op, kinds] of byOp) {
-    parts.push(`<section class="operation"><h3><code>${esc(op)}</code></h3>`)
-    for (const [kind, fs] of kinds) parts.push(`<h4>${esc(kind)} <span class="muted">(${fs.length})</span></h4>`, ...fs.map(findingHtml))
+    parts.push(`<section class="operation" data-operation="${esc(op)}"><h3><code>${esc(op)}</code></h3>`)
+    for (const [kind, fs] of kinds)
+      parts.push(
+        `<section class="kind" data-kind="${esc(kind)}"><h4>${esc(kind)} <span class="muted">(${fs.length})</span></h4>`,
+        ...fs.map(findingHtml),
+        '</section>',
+      )
     parts.push('</section>')
   }
   const ops = Object.entries(r.perOperation)

@@ -8,7 +8,19 @@ import { validate } from '../../lib/schemas.ts'
 import type { Operation } from './generate.ts'
 import type { Answer, Case } from './cases.ts'
 
-export type RuleId = 'no-5xx' | 'error-envelope' | 'schema' | 'model-status' | 'model-errcode' | 'model-shape' | 'listing-invariant'
+export type RuleId =
+  | 'no-5xx'
+  | 'error-envelope'
+  | 'schema'
+  | 'model-status'
+  | 'model-errcode'
+  | 'model-shape'
+  | 'model-links'
+  | 'model-text'
+  | 'listing-invariant'
+
+/** Rules whose findings are advisory: shown and classified, failing the command only with --strict (decision 0011). */
+export const ADVISORY: ReadonlySet<RuleId> = new Set(['model-text'])
 
 export interface Violation {
   rule: RuleId
@@ -26,6 +38,10 @@ export const RULES: Record<RuleId, string> = {
   'model-status': "the model (the bundled mock claiming the target's release) answers this request with another status",
   'model-errcode': "the model (the bundled mock claiming the target's release) answers this request with another errcode",
   'model-shape': "the model (the bundled mock claiming the target's release) answers with a body of other keys",
+  'model-links':
+    "the model (the bundled mock claiming the target's release) writes links.self of the same request with its query parameters in another order",
+  'model-text':
+    "the model (the bundled mock claiming the target's release) answers this error with another text (advisory: operators and bots read it, but a wording is not a broken contract; decision 0011)",
   'listing-invariant':
     'spec/interface.md, pagination: a walk reads every item once, in order, as many as the count says; every listed id can be fetched',
 }
@@ -154,7 +170,35 @@ function topLevelDifference(target: unknown, model: unknown): { onlyTarget: stri
   return { onlyTarget: t.filter((k) => !all(model).has(k)), onlyModel: m.filter((k) => !all(target).has(k)) }
 }
 
-/** Do two answers agree as far as explore compares (status, errcode, keys)? */
+/** An error's text: the homeserver's `error`, the auth service's first title. */
+export function errorText(a: Answer): string | undefined {
+  const j = a.json as { error?: unknown; errors?: { title?: unknown }[] } | undefined
+  if (!j || typeof j !== 'object') return undefined
+  if (typeof j.error === 'string') return j.error
+  const t = Array.isArray(j.errors) ? j.errors[0]?.title : undefined
+  return typeof t === 'string' ? t : undefined
+}
+
+/**
+ * A text with its data put aside: ULIDs, Matrix ids (users, rooms, events, aliases) and numbers, which a
+ * real server's own items give (a sampled id differs per side), are one placeholder each.
+ */
+export function textForm(s: string): string {
+  return s
+    .replace(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g, '<ulid>')
+    .replace(/[@!#$][^\s"':,]+(:[^\s"',]+)?/g, '<matrix-id>')
+    .replace(/-?\d+/g, '<n>')
+}
+
+/** The names of links.self's query parameters, in order. */
+function selfOrder(a: Answer): string[] | undefined {
+  const self = (a.json as { links?: { self?: unknown } } | undefined)?.links?.self
+  if (typeof self !== 'string') return undefined
+  const q = self.split('?')[1]
+  return q === undefined ? [] : q.split('&').map((kv) => decodeURIComponent(kv.split('=')[0]!))
+}
+
+/** Do two answers agree as far as explore compares (status, errcode, keys, links.self's order, error text)? */
 export function alike(a: Answer, b: Answer): boolean {
   return modelViolations(a, b).length === 0
 }
@@ -185,6 +229,23 @@ export function modelViolations(target: Answer, model: Answer): Violation[] {
       ].filter(Boolean)
       return [{ rule: 'model-shape', expected: `${parts.join(' and ')} (as the model's answer)`, source: RULES['model-shape'] }]
     }
+  }
+  // the release writes links.self's parameters in its own order; the model's for the same request is it
+  const ts = selfOrder(target)
+  const ms = selfOrder(model)
+  if (ts && ms && ts.join('&') !== ms.join('&'))
+    return [
+      {
+        rule: 'model-links',
+        expected: `links.self with its parameters in the order ${ms.join(', ') || '(none)'} (as the model's answer; the target wrote ${ts.join(', ')})`,
+        source: RULES['model-links'],
+      },
+    ]
+  if (target.status >= 400) {
+    const tt = errorText(target)
+    const mt = errorText(model)
+    if (tt !== undefined && mt !== undefined && textForm(tt) !== textForm(mt))
+      return [{ rule: 'model-text', expected: `the text ${JSON.stringify(mt)} (the model's answer)`, source: RULES['model-text'] }]
   }
   return []
 }

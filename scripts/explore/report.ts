@@ -6,6 +6,7 @@ import path from 'node:path'
 import { visible } from '../../lib/escape.ts'
 import type { Case } from './cases.ts'
 import type { ExploreResult, Finding } from './engine.ts'
+import { ADVISORY } from './oracles.ts'
 
 export const CASE_FORMAT = 'admin-conformance-explore-case/1'
 export const REPORT_FORMAT = 'admin-conformance-explore/1'
@@ -17,9 +18,19 @@ const CLASS_TEXT: Record<Finding['cls'], string> = {
   'model-gap': 'gap of the model',
 }
 
-/** Findings that fail the command: unexplained ones, and with --strict the known ones too. */
+/** A finding only of advisory rules (another error text): shown, failing only with --strict (decision 0011). */
+export function advisory(f: Finding): boolean {
+  return f.violations.length > 0 && f.violations.every((v) => ADVISORY.has(v.rule))
+}
+
+/** Findings that fail the command: unexplained ones but advisory ones, and with --strict every one. */
 export function failing(findings: Finding[], strict: boolean): Finding[] {
-  return findings.filter((f) => strict || f.cls === 'target-defect' || f.cls === 'model-gap')
+  return findings.filter((f) => strict || ((f.cls === 'target-defect' || f.cls === 'model-gap') && !advisory(f)))
+}
+
+/** A finding's label: its class, its row, and whether it is advisory. */
+export function labelOf(f: Finding): string {
+  return `${CLASS_TEXT[f.cls]}${f.deviation ? ` ${f.deviation.id}` : ''}${advisory(f) ? ' (text, advisory)' : ''}`
 }
 
 function clip(s: string, n: number): string {
@@ -28,9 +39,8 @@ function clip(s: string, n: number): string {
 
 /** One finding, in full. */
 export function findingText(f: Finding): string {
-  const label = f.deviation ? `${CLASS_TEXT[f.cls]} ${f.deviation.id}` : CLASS_TEXT[f.cls]
   const lines = [
-    `${f.id} ${label}: ${f.operation} (${f.note}${f.occurrences > 1 ? `; ${f.occurrences} requests alike` : ''})`,
+    `${f.id} ${labelOf(f)}: ${f.operation} (${f.note}${f.occurrences > 1 ? `; ${f.occurrences} requests alike` : ''})`,
     `  request:  ${f.request}`,
     `  answer:   ${f.answer.status}${f.answer.contentType ? ` (${f.answer.contentType})` : ''} ${clip(f.answer.body, 300) || '(empty body)'}`,
     ...f.violations.map((v) => `  expected: ${v.expected}\n  rule:     ${v.source}`),
@@ -46,13 +56,13 @@ export function terminalReport(r: ExploreResult, o: { seed: number; strict: bool
   const out: string[] = []
   r.findings.forEach((f, i) => {
     if (i < full) out.push(findingText(f), '')
-    else out.push(visible(`${f.id} ${CLASS_TEXT[f.cls]}${f.deviation ? ` ${f.deviation.id}` : ''}: ${f.request} → ${f.answer.status}`))
+    else out.push(visible(`${f.id} ${labelOf(f)}: ${f.request} → ${f.answer.status}`))
   })
   const by = (c: Finding['cls']) => r.findings.filter((f) => f.cls === c).length
   const fail = failing(r.findings, o.strict).length
   out.push(
     `seed ${o.seed}: ${r.cases} cases, ${r.sent} sent (${r.skipped} skipped), ${r.requests.target} requests to the target and ${r.requests.model} to the model in ${(r.durationMs / 1000).toFixed(1)} s`,
-    `${r.findings.length} finding(s): ${by('target-defect')} defect(s) of the target, ${by('known-defect')} known defect(s), ${by('known-deviation')} known deviation(s), ${by('model-gap')} gap(s) of the model; ${fail} fail the command`,
+    `${r.findings.length} finding(s): ${by('target-defect')} defect(s) of the target, ${by('known-defect')} known defect(s), ${by('known-deviation')} known deviation(s), ${by('model-gap')} gap(s) of the model; ${r.findings.filter(advisory).length} of other texts (advisory); ${fail} fail the command`,
   )
   if (r.incomplete) out.push(`incomplete: ${r.incomplete}`)
   return out.join('\n') + '\n'
@@ -149,7 +159,9 @@ export function junitReport(r: ExploreResult, strict: boolean, escape: (s: strin
         (f) => `<failure message="${escape(`${f.id}: ${f.request} → ${f.answer.status}`)}">${escape(findingText(f))}</failure>`,
       ),
       ...(failed.length === 0 && known.length
-        ? [`<skipped message="${escape(known.map((f) => `${f.id} ${f.deviation?.id ?? f.cls}`).join(', '))}"/>`]
+        ? [
+            `<skipped message="${escape(known.map((f) => `${f.id} ${advisory(f) ? 'text (advisory)' : (f.deviation?.id ?? f.cls)}`).join(', '))}"/>`,
+          ]
         : []),
     ].join('')
     return `  <testcase classname="explore" name="${escape(op)}" time="${((p?.ms ?? 0) / 1000).toFixed(3)}">${body}</testcase>`

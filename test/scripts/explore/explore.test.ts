@@ -1,6 +1,7 @@
 // `admin-conformance explore` end to end against the bundled mock: the clean mock gives no finding; a
-// handful of faults of the catalog are found on their own (and a fault in the values of a listing is
-// missed, as docs/findings.md says); a finding saved as a case file replays against another target; the
+// handful of faults of the catalog are found on their own, value faults among them (by the filters' own
+// rules, the target's clock and sessions, the model's same item, a report's context) and an error text
+// (advisory, decision 0011); what is missed is in docs/findings.md; a finding saved as a case file replays against another target; the
 // exit codes; no token in the output. The full fault matrix is scripts/dev/explore-faults.ts (run by hand).
 import t from 'tap'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
@@ -38,6 +39,11 @@ t.test("the clean mock: no finding; a handful of faults found on their own, valu
       'filter-status-inverted',
       'reports-user-filter-exact',
       'user-reports-single-users-swapped',
+      'reports-null-score-as-zero',
+      'registration-tokens-expiry-ignores-time',
+      'oauth2-clients-active-counts-finished',
+      'context-wrong-event',
+      'user-reports-not-found-message',
     ],
     cases: (c) => families.some((f) => c.template.includes(f)),
   })
@@ -69,6 +75,18 @@ t.test("the clean mock: no finding; a handful of faults found on their own, valu
   t.match(found['user-reports-single-users-swapped']?.first ?? '', /user_reports\/\d+ /, 'the single user report fetched')
   t.ok((found['reports-not-found-500']?.findings ?? 0) >= 2, 'reports-not-found-500: the known overflow defect and the unknown-id 500')
   t.match(found['reports-dir-ignored']?.first ?? '', /listing-invariant/, 'a listing walked in pages: the order dir promises')
+  // values the listing alone cannot check: the same item as the model lists it, the target's clock, the
+  // sessions listing, the context of a listed report; and an error text (advisory)
+  for (const [name, shown] of [
+    ['reports-null-score-as-zero', /event_reports\?limit=10&dir=f .*listing-invariant; target-defect/],
+    ['registration-tokens-expiry-ignores-time', /filter\[expired\]=true.*listing-invariant; target-defect/],
+    ['oauth2-clients-active-counts-finished', /filter\[has-active-sessions\]=true.*listing-invariant; target-defect/],
+    ['context-wrong-event', /\/context\/.*listing-invariant; target-defect/],
+    ['user-reports-not-found-message', /user_reports\/\d+ .*→ 404 \(model-text; target-defect\)/],
+  ] as const) {
+    t.ok(found[name]?.found, `${name} found: ${found[name]?.first ?? 'no finding'}`)
+    t.match(found[name]?.first ?? '', shown, `${name}: by its oracle`)
+  }
 })
 
 t.test('a finding saved as a case file replays against any target', async (t) => {

@@ -46,3 +46,53 @@ t.test("a filter's value comes from the items; its rule says which items it keep
   )
   t.same(filterProbes('hs', '/_synapse/admin/v1/rooms', ['search_term'], reports), [], 'no rule, no probe')
 })
+
+t.test("rules that need the target's clock or its sessions", async (t) => {
+  const now = Date.parse('2026-01-01T00:00:00Z')
+  const tokens = [
+    { '#id': 'a', expires_at: '2025-12-01T00:00:00Z', times_used: 0, revoked_at: null, valid: false },
+    { '#id': 'b', expires_at: '2026-02-01T00:00:00Z', times_used: 2, revoked_at: null, valid: true },
+    { '#id': 'c', expires_at: null, times_used: 0, revoked_at: '2025-01-01T00:00:00Z', valid: false },
+    { '#id': 'd', expires_at: '2026-01-01T00:00:30Z', times_used: 0, revoked_at: null, valid: true },
+  ]
+  const [expired] = filterProbes('mas', '/api/admin/v1/user-registration-tokens', ['filter[expired]'], tokens, { nowMs: now })
+  t.same(
+    tokens.map((x) => expired!.keep(x)),
+    [true, false, false, false],
+    'expired: an expiry before the Date header',
+  )
+  t.same(
+    tokens.map((x) => expired!.unsure!(x)),
+    [false, false, false, true],
+    'within the margin of the clock: not compared',
+  )
+  t.same(filterProbes('mas', '/api/admin/v1/user-registration-tokens', ['filter[expired]'], tokens), [], 'no clock, no probe')
+  const clients = [
+    { '#id': 'C1', grant_types: ['authorization_code', 'refresh_token'] },
+    { '#id': 'C2', grant_types: ['client_credentials'] },
+  ]
+  const sessions = [
+    { client_id: 'C1', user_id: 'U1', finished_at: null },
+    { client_id: 'C2', user_id: 'U2', finished_at: '2025-01-01T00:00:00Z' },
+  ]
+  const probes = filterProbes('mas', '/api/admin/v1/oauth2-clients', ['filter[grant-type]', 'filter[has-active-sessions]'], clients, {
+    related: { '/api/admin/v1/oauth2-sessions': sessions },
+  })
+  t.same(
+    probes.map((p) => [p.query.map(([k, v]) => `${k}=${v}`).join('&'), clients.map((c) => p.keep(c))]),
+    [
+      ['filter[grant-type]=authorization_code', [true, false]],
+      ['filter[grant-type]=refresh_token', [true, false]],
+      // a grant type no client can declare lists none
+      ['filter[grant-type]=password', [false, false]],
+      // a finished session is no active one
+      ['filter[has-active-sessions]=true', [true, false]],
+      ['filter[has-active-sessions]=false', [false, true]],
+    ],
+  )
+  t.same(
+    filterProbes('mas', '/api/admin/v1/oauth2-clients', ['filter[has-active-sessions]'], clients, { related: {} }),
+    [],
+    'the sessions not walked in full: no probe',
+  )
+})

@@ -101,3 +101,53 @@ t.test('classes', async (t) => {
   t.equal(judge(single, op, '1.160.0', e500, e404, e404)!.cls, 'target-defect', 'a 5xx the model does not give')
   t.equal(judge(single, op, '1.160.0', e404, e500, e500)!.cls, 'model-gap', 'the model breaks a rule the target keeps')
 })
+
+t.test("links.self's order and the error texts, against the model's", async (t) => {
+  const page = (self: string) => json(200, { meta: { count: 0 }, data: [], links: { self } })
+  const v = modelViolations(
+    page('/api/admin/v1/users?page[after]=01ARZ3NDEKTSV4RRFFQ69G5FAV&page[first]=10'),
+    page('/api/admin/v1/users?page[first]=10&page[after]=01ARZ3NDEKTSV4RRFFQ69G5FAV'),
+  )
+  t.same(
+    v.map((x) => x.rule),
+    ['model-links'],
+    'the parameters in another order',
+  )
+  t.match(v[0]?.expected ?? '', /page\[first\], page\[after\]/, 'the order the model writes')
+  t.same(
+    modelViolations(page('/api/admin/v1/users?page[first]=10&page[after]=A'), page('/api/admin/v1/users?page[first]=10&page[after]=B')),
+    [],
+  )
+  const title = (s: string) => json(404, { errors: [{ title: s }] })
+  // the ids differ per side (each samples its own): only the words are compared
+  t.same(modelViolations(title('User ID 01K9D13RGP2VWCD24WJTJKWD6Y not found'), title('User ID 01ARZ3NDEKTSV4RRFFQ69G5FAV not found')), [])
+  t.same(
+    modelViolations(title('User not found'), title('User ID 01ARZ3NDEKTSV4RRFFQ69G5FAV not found')).map((x) => x.rule),
+    ['model-text'],
+    'a title without the id',
+  )
+  const hsErr = (s: string) => json(404, { errcode: 'M_NOT_FOUND', error: s })
+  t.same(modelViolations(hsErr('Event report not found'), hsErr('User report not found'))[0]?.rule, 'model-text')
+  t.same(modelViolations(hsErr('Room !a:x.test not found'), hsErr('Room !bcd:y.test not found')), [], 'Matrix ids are data')
+})
+
+t.test('a text that differs from the strict model: the text, advisory, not the known defect it does not share', async (t) => {
+  const c: Case = {
+    ...single,
+    operation: 'GET /_synapse/admin/v1/user_reports/{report_id}',
+    template: '/_synapse/admin/v1/user_reports/{report_id}',
+  }
+  const target = json(404, { errcode: 'M_NOT_FOUND', error: 'Event report not found' })
+  const strict = json(404, { errcode: 'M_NOT_FOUND', error: 'User report not found' })
+  const v = judge(c, ops.get(c.operation), '1.160.0', target, e500, strict)
+  t.same(
+    v?.violations.map((x) => x.rule),
+    ['model-text'],
+  )
+  t.equal(v?.cls, 'target-defect')
+  const { failing, advisory } = await import('../../../scripts/explore/report.ts')
+  const f = { cls: v!.cls, violations: v!.violations } as Parameters<typeof advisory>[0]
+  t.ok(advisory(f), 'advisory')
+  t.same(failing([f], false), [], 'does not fail the command')
+  t.same(failing([f], true), [f], 'fails it with --strict')
+})
