@@ -288,11 +288,13 @@ export async function runAdminBench(
     return pass ? 'ok' : 'MISSED'
   }
 
-  // 1 + 2: memory and page cost, in a child with a clean heap
+  // 1 + 2: memory and page cost, in a child with a clean heap, and the young generation the CLI gives
+  // every command (bin/admin-conformance.mjs, decision 0004): the mock as `admin-conformance mock` runs
   const seed = runChild([
     '--import',
     'tsx',
     '--expose-gc',
+    '--max-semi-space-size=1',
     SELF,
     '--child',
     'seed',
