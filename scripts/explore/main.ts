@@ -261,6 +261,17 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv = proce
           ? `sequences: ${s.runs} run; the shortest that differs from the model:\n${sequenceText(s.finding)}\n`
           : `sequences: ${s.runs} run, none differs from the model\n`,
       )
+      io.err(
+        prefixed(
+          'explore',
+          `sequence steps run: ${
+            Object.entries(s.ran)
+              .map(([op, n]) => `${op} ${n}`)
+              .join(', ') || 'none'
+          }`,
+        ) + '\n',
+      )
+      for (const why of s.skipped) io.err(prefixed('explore', `sequence steps skipped: ${why}`) + '\n')
       sequenceFound = s.finding !== undefined
       if (s.finding) sequenceShown = sequenceText(s.finding)
       if (s.finding && values['save-cases'] !== undefined) {

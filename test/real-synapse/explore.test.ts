@@ -99,28 +99,50 @@ if (!avail.ok) {
   })
 
   // after the read-only test (it asserts an unchanged count): writes, on this throwaway server only
-  t.test(`explore --allow-writes against Synapse ${s.version}: report sequences agree with the model`, async (t) => {
-    const total = async (k: string) => {
-      const res = await request(`${s.url}/_synapse/admin/v1/${k}?limit=0`, { headers: { authorization: `Bearer ${w.admin.accessToken}` } })
-      return ((await res.body.json()) as { total: number }).total
-    }
-    const before = [await total('event_reports'), await total('user_reports')]
-    let out = ''
-    let err = ''
-    const env = { HS_ADMIN_TOKEN: w.admin.accessToken, HS_USER_TOKEN: w.bob.accessToken }
-    const code = await run(
-      ['--hs-url', s.url, '--area', 'reports', '--allow-writes', '--random', '0', '--sequences', '30'],
-      {
-        out: (x) => void (out += x),
-        err: (x) => void (err += x),
-      },
-      env,
-    )
-    t.not(code, 2, 'no usage error', { err })
-    t.match(out, /^sequences: \d+ run, none differs from the model$/m, 'no sequence differs', { out: out.slice(-2000) })
-    const after = [await total('event_reports'), await total('user_reports')]
-    t.ok(after[0]! < before[0]!, `event reports deleted by the sequences: ${before[0]} → ${after[0]}`)
-    t.ok(after[1]! < before[1]!, `user reports deleted by the sequences: ${before[1]} → ${after[1]}`)
-    for (const tok of Object.values(env)) t.notOk((out + err).includes(tok), 'no token in the output')
-  })
+  t.test(
+    `explore --allow-writes against Synapse ${s.version}: report sequences, reports filed inside them too, agree with the model`,
+    async (t) => {
+      const ids = async (k: string) => {
+        const res = await request(`${s.url}/_synapse/admin/v1/${k}?limit=500`, {
+          headers: { authorization: `Bearer ${w.admin.accessToken}` },
+        })
+        return ((await res.body.json()) as Record<string, { id: number }[]>)[k]!.map((r) => r.id)
+      }
+      const before = [await ids('event_reports'), await ids('user_reports')]
+      let out = ''
+      let err = ''
+      const env = { HS_ADMIN_TOKEN: w.admin.accessToken, HS_USER_TOKEN: w.bob.accessToken }
+      const code = await run(
+        ['--hs-url', s.url, '--area', 'reports', '--allow-writes', '--random', '0', '--sequences', '30'],
+        {
+          out: (x) => void (out += x),
+          err: (x) => void (err += x),
+        },
+        env,
+      )
+      t.not(code, 2, 'no usage error', { err })
+      t.match(out, /^sequences: \d+ run, none differs from the model$/m, 'no sequence differs', { out: out.slice(-2000) })
+      // reports made inside the sequences: filed through the client API (bob reports in a room of his own,
+      // and reports the admin user), found in the admin listing, read, deleted, read again
+      const ran = /sequence steps run: (.*)$/m.exec(err)?.[1] ?? ''
+      const count = (op: string) => Number(new RegExp(`${op} (\\d+)`).exec(ran)?.[1] ?? 0)
+      t.ok(count('file-report event_reports') > 0, `event reports filed through the client API: ${count('file-report event_reports')}`, {
+        ran,
+      })
+      t.ok(count('filed event_reports') > 0, `filed event reports read or deleted: ${count('filed event_reports')}`, { ran })
+      if (compareVersions(s.version, '1.152.0') >= 0) {
+        t.ok(count('file-report user_reports') > 0, `user reports filed through the client API: ${count('file-report user_reports')}`, {
+          ran,
+        })
+        t.ok(count('filed user_reports') > 0, `filed user reports read or deleted: ${count('filed user_reports')}`, { ran })
+      }
+      t.comment(`sequence steps run: ${ran}`)
+      // the seeded reports the sequences deleted are gone (the ones they filed and left are new ids)
+      const after = [new Set(await ids('event_reports')), new Set(await ids('user_reports'))]
+      const kept = (i: number) => before[i]!.filter((id) => after[i]!.has(id)).length
+      t.ok(kept(0) < before[0]!.length, `seeded event reports deleted by the sequences: ${before[0]!.length} → ${kept(0)}`)
+      t.ok(kept(1) < before[1]!.length, `seeded user reports deleted by the sequences: ${before[1]!.length} → ${kept(1)}`)
+      for (const tok of Object.values(env)) t.notOk((out + err).includes(tok), 'no token in the output')
+    },
+  )
 }

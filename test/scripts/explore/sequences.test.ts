@@ -1,6 +1,7 @@
-// Stateful sequences (scripts/explore/sequences.ts) on the bundled mock: none differs on the clean mock;
-// a write fault (deactivate also locks) is found, shrunk to its shortest sequence, the target's answer
-// and the model's shown.
+// Stateful sequences (scripts/explore/sequences.ts) on the bundled mock: none differs on the clean mock,
+// every family's steps run there; write faults (deactivate also locks; a second revoke accepted; the old
+// token kept after a regenerate; a usage limit not updated; a deleted filed report kept) are found,
+// shrunk to their shortest sequence, the target's answer and the model's shown.
 import t from 'tap'
 import { startMockSide, startModel } from '../../../scripts/explore/model.ts'
 import { exploreSequences, runSequence, sequenceText, stepLine } from '../../../scripts/explore/sequences.ts'
@@ -26,10 +27,55 @@ async function against(fault: string | undefined) {
 
 t.test('the clean mock: no sequence differs', async (t) => {
   const sides = await against(undefined)
-  const r = await exploreSequences(sides, { seed: 1, runs: 40, tag: 'seq-clean', apis: { mas: true, hs: true } })
-  t.ok(r.runs >= 20, `${r.runs} sequences run`)
+  const r = await exploreSequences(sides, { seed: 1, runs: 25, tag: 'seq-clean', apis: { mas: true, hs: true } })
+  t.ok(r.runs >= 15, `${r.runs} sequences run`)
   t.equal(r.finding, undefined, r.finding ? sequenceText(r.finding) : 'none differs')
 })
+
+t.test('the clean mock: the new families run, and none differs', async (t) => {
+  const sides = await against(undefined)
+  const r = await exploreSequences(sides, {
+    seed: 2,
+    runs: 25,
+    tag: 'seq-clean-new',
+    apis: { mas: true, hs: true },
+    families: ['sessions', 'admin-writes', 'reports'],
+  })
+  t.equal(r.finding, undefined, r.finding ? sequenceText(r.finding) : 'none differs')
+  for (const op of [
+    'personal',
+    'finish',
+    'regtoken',
+    'email',
+    'link',
+    'file-report event_reports',
+    'file-report user_reports',
+    'filed event_reports',
+  ])
+    t.ok((r.ran[op] ?? 0) > 0, `${op}: ${r.ran[op] ?? 0} steps run on every side`)
+})
+
+const faultCases: [string, 'sessions' | 'admin-writes' | 'reports', RegExp][] = [
+  ['revoke-twice-200', 'sessions', /; revoke personal session p\d \(twice\)$/],
+  ['regenerate-keeps-old-token', 'sessions', /; regenerate personal session p\d$/],
+  ['registration-tokens-update-ignores-limit', 'admin-writes', /; update registration token t\d/],
+  // the deleted report, read again or still listed when a report of the same reason is filed
+  ['reports-delete-keeps-report', 'reports', /delete the filed event_reports r(\d); .*(the filed event_reports|report) r\1\b/],
+]
+for (const [fault, family, last] of faultCases)
+  t.test(`a write fault found by the new steps: ${fault}`, async (t) => {
+    const sides = await against(fault)
+    const hs = family === 'reports'
+    const r = await exploreSequences(sides, { seed: 1, runs: 40, tag: `seq-${fault}`, apis: { mas: !hs, hs }, families: [family] })
+    t.ok(r.finding, 'found')
+    if (!r.finding) return
+    const lines = r.finding.steps.map((s) => stepLine(s))
+    t.match(lines.join('; '), last, `shrunk to: ${lines.join('; ')}`)
+    t.ok(lines.length <= 4, `${lines.length} steps`)
+    t.not(r.finding.target, r.finding.model, `target ${r.finding.target}, model ${r.finding.model}`)
+    for (const tok of [sides.target.mas?.adminToken, sides.model.mas?.adminToken])
+      t.notOk(sequenceText(r.finding).includes(tok!), 'no token in the finding')
+  })
 
 t.test('a write fault: the shortest sequence that shows it', async (t) => {
   const sides = await against('users-deactivate-locks')
