@@ -4,7 +4,7 @@
 //
 // For each size (GiB) it makes a file of NULs without a newline (a log after a crash: a sparse file,
 // so that the disk is not the measure) and times the command's audit of it in this process with the
-// default number of threads (worker threads from 512 MiB) and with --jobs 1. Then a file with one
+// default number of threads (worker threads from 128 MiB) and with --jobs 1. Then a file with one
 // request line of about 7 MB of one-letter reason words between two canonical lines, with each
 // engine. Then requesters that share all but a prefix, at two counts, with each engine (time per
 // line should not grow with their number). Prints seconds (best of --runs) and MiB/s, and exits 1 when any audit takes more than

@@ -23,13 +23,13 @@ import { auditInWorkers } from './workers.ts'
 
 /**
  * Files below this size are audited in one thread: workers would not pay off. With the WebAssembly
- * engine one thread reads about 700 MB/s here, and on the 2-core CI machine two threads were
- * slower than one on 305 MiB (each core slows the other down, and a worker takes about 0.1 s to
- * start). Measured again with this thread auditing beside one worker, on a loaded machine: still
- * slower at 32, 96 and 305 MB (docs/benchmarks.md, 2026-11-27). The JavaScript engine is about
- * three times slower per line.
+ * engine one thread reads about 800 MB/s here, and a worker takes about 0.1 s to start. With this
+ * thread auditing beside one worker, on a calm 2-core machine (best of 5, in process), two threads
+ * against one: 0.34x at 16 MB, 0.66x at 64 MB, 1.10x at 128 MB, 1.42x at 305 MiB; on a machine whose
+ * cores are busy with other work, two threads lose at every size (docs/benchmarks.md, 2026-11-27).
+ * The JavaScript engine is about three times slower per line, so its threads pay off sooner.
  */
-export const PARALLEL_MIN_BYTES = { wasm: 512 * 1024 * 1024, js: 32 * 1024 * 1024 } as const
+export const PARALLEL_MIN_BYTES = { wasm: 128 * 1024 * 1024, js: 32 * 1024 * 1024 } as const
 const MAX_AUTO_JOBS = 4
 /** The number of threads auditFile uses for a file of `size` bytes. */
 export function defaultJobs(size: number, engine: AuditEngine = defaultEngine()): number {

@@ -20,7 +20,7 @@ options:
   --max-admin-actions N  list at most N admin actions (default 100; all are counted)
   --top N                requesters shown in the human summary (default 20; --json has all)
   --jobs N               split FILE across N threads (default: one per core, at most
-                         4, for files of 512 MiB or more, 32 MiB with --engine js; one thread
+                         4, for files of 128 MiB or more, 32 MiB with --engine js; one thread
                          below). Ignored for stdin and with --requester
   --engine E             wasm (default where it loads): canonical request lines are counted by a
                          WebAssembly scanner, every other line by the JavaScript one; js: all

@@ -55,7 +55,7 @@ export type AuditEngine = 'wasm' | 'js'
 export interface AuditFileOptions extends AuditOptions {
   /**
    * Threads: this one and jobs - 1 worker threads. Default: one per core (at most 4) for a regular
-   * file of 512 MiB or more (32 MiB with the JavaScript engine), one below. A --requester timeline
+   * file of 128 MiB or more (32 MiB with the JavaScript engine), one below. A --requester timeline
    * always runs in one thread.
    */
   jobs?: number
