@@ -11,6 +11,7 @@ import { contexts, current, endContextStore, isMatrix, runCleanups, runIn, type 
 import { Skip, WRITES_REASON, unmetNeed, type Need } from './needs.ts'
 import { checkState, lastResponse, responseFields, type CheckState } from './failure.ts'
 import { mapStrings, visible } from '../../lib/escape.ts'
+import { isLarge, shortened } from './bounded.ts'
 
 type Extra = Record<string, unknown>
 
@@ -87,17 +88,31 @@ class Checker implements Test {
   notOk(v: unknown, m?: string, e?: Extra): boolean {
     return this.emit(!v, (x) => this.tt.notOk(v, m ?? '', x), e)
   }
+  /** A comparison of large values, made here in full; tap is given its outcome and shortened values. */
+  private large(holds: boolean, f: unknown, w: unknown, compare: string, m: string | undefined, e: Extra | undefined): boolean {
+    const wanted = shortened(w)
+    return this.emit(
+      holds,
+      (x) => (holds ? this.tt.pass(m ?? '', x) : this.tt.fail(m ?? '', { ...x, found: shortened(f), wanted, compare })),
+      e,
+      wanted,
+    )
+  }
+
   equal(f: unknown, w: unknown, m?: string, e?: Extra): boolean {
+    if (isLarge(f) || isLarge(w)) return this.large(f === w, f, w, '===', m, e)
     return this.emit(f === w, (x) => this.tt.equal(f, w, m ?? '', x), e, w)
   }
   not(f: unknown, w: unknown, m?: string, e?: Extra): boolean {
     return this.emit(f !== w, (x) => this.tt.not(f, w, m ?? '', x), e, { not: w })
   }
   same(f: unknown, w: unknown, m?: string, e?: Extra): boolean {
+    if (isLarge(f) || isLarge(w)) return this.large(isDeepStrictEqual(f, w), f, w, 'deep equality', m, e)
     return this.emit(isDeepStrictEqual(f, w), (x) => this.tt.same(f, w, m ?? '', x), e, w)
   }
   match(f: unknown, p: unknown, m?: string, e?: Extra): boolean {
     const holds = p instanceof RegExp ? p.test(String(f)) : undefined
+    if (holds !== undefined && isLarge(f)) return this.large(holds, f, String(p), 'matches the pattern', m, e)
     return this.emit(holds, (x) => this.tt.match(f, p, m ?? '', x), e, String(p))
   }
   type(f: unknown, k: string | Function, m?: string, e?: Extra): boolean {
@@ -222,6 +237,11 @@ async function runCheck(tt: TapTest, def: CheckDef): Promise<void> {
         // The message only: a harness stack trace or file path says nothing about the target.
         c.fail(`the check could not complete: ${safeMessage(e)}`)
       }
+    } finally {
+      // A timer made during the check (a connection's keep-alive, a pacer's wait) keeps this state as
+      // its async store after the check: without this, each such state kept its last answer alive,
+      // a whole parsed page, and against pages of megabytes a worker ran out of heap.
+      delete state.last
     }
   })
 }

@@ -93,3 +93,17 @@ t.test('a body dripping one byte at a time: --deadline ends the run, naming wher
   )
   t.match(r.stdout + r.stderr, /not a pass: the run's deadline/, 'and says so in the summary')
 })
+
+t.test('pages of 4 MiB whose next link is new every time: the worker keeps no page past its check', async (t) => {
+  // A timer made during a check keeps the check's state as its async store; that state held its last
+  // answer, a whole parsed page, so a few checks later a worker ran out of its 96 MiB heap.
+  // (every admin file in one worker: before, it died of its heap in the tenth or so)
+  const r = await runAgainst(t, 'endless-next', ['--area', 'admin'])
+  t.equal(r.exitCode, 1, 'the target fails (exit 1)')
+  t.same(
+    r.report.suites.filter((s) => s.error).map((s) => `${s.file}: ${s.error}`),
+    [],
+    'no file crashed',
+  )
+  t.ok(r.report.counts.checks > 300, `${r.report.counts.checks} checks reported`)
+})
