@@ -95,7 +95,7 @@ export function recorded(text: string, figures: Figure[], date: string): string 
     '',
     '| id | figure | value | unit | date |',
     '|---|---|---|---|---|',
-    ...figures.map((f) => `| \`${f.id}\` | ${f.label.replace(/\|/g, '/')} | ${fmt(f.value)} | ${f.unit} | ${date} |`),
+    ...figures.map((f) => `| \`${f.id}\` | ${f.label.replace(/\|/g, '/')} | ${fmt(f.value)} | ${f.unit.trim()} | ${date} |`),
     '',
   ]
   const at = text.indexOf(HEADING)

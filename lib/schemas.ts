@@ -167,15 +167,49 @@ export function validateWith(
   return resultOf(fn, parsed, value)
 }
 
+/** Items of one array a validation looks at in one call (see resultOf). */
+export const VALIDATION_CHUNK = 1000
+
+/**
+ * The validators collect every error (allErrors), so a page of 80,000 invalid items gave ajv 300,000
+ * error objects at once: a suite worker's heap bound (decision 0004) was gone. A top-level array longer
+ * than VALIDATION_CHUNK is validated a chunk at a time, in the object it came in; the first chunk with
+ * an error is the last one checked, and errorCount is then a lower bound. Every item of a valid value is
+ * still checked. (A bound on the whole array, maxItems or uniqueItems across chunks, would be missed:
+ * no listing schema has one.)
+ */
 function resultOf(fn: ValidateFunction, parsed: ParsedRef, value: unknown): ValidationResult {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const big = Object.entries(value).find(([, v]) => Array.isArray(v) && v.length > VALIDATION_CHUNK)
+    if (big) {
+      const [key, items] = big as [string, unknown[]]
+      for (let i = 0; i < items.length; i += VALIDATION_CHUNK) {
+        const r = resultOfWhole(fn, parsed, { ...value, [key]: items.slice(i, i + VALIDATION_CHUNK) }, key, i)
+        if (!r.valid || i + VALIDATION_CHUNK >= items.length) return r
+      }
+    }
+  }
+  return resultOfWhole(fn, parsed, value)
+}
+
+function resultOfWhole(fn: ValidateFunction, parsed: ParsedRef, value: unknown, chunked?: string, offset = 0): ValidationResult {
   const ref = parsed.ref
   if (fn(value)) return { valid: true, errors: [], errorCount: 0, text: 'valid' }
   // The wrapper error of propertyNames repeats what the inner error (which names the key) says.
   const all = (fn.errors ?? []).filter((e) => e.keyword !== 'propertyNames')
   // ajv's list is dropped with the validator's next call; only the first few are described and kept
   fn.errors = null
+  // a chunk's item paths renumbered to the item's place in the whole array
+  const prefix = chunked === undefined ? undefined : `/${chunked.replace(/~/g, '~0').replace(/\//g, '~1')}/`
+  const place = (path: string) => {
+    if (prefix === undefined || !path.startsWith(prefix)) return path
+    const rest = path.slice(prefix.length)
+    const slash = rest.indexOf('/')
+    const n = Number(slash < 0 ? rest : rest.slice(0, slash))
+    return Number.isInteger(n) ? `${prefix}${n + offset}${slash < 0 ? '' : rest.slice(slash)}` : path
+  }
   const errors: SchemaError[] = all.slice(0, MAX_KEPT_ERRORS).map((e) => ({
-    instancePath: e.instancePath,
+    instancePath: place(e.instancePath),
     schemaPath: errorSchemaPath(e, parsed),
     message: describe(e),
   }))
