@@ -6,27 +6,14 @@
 // cross-origin fetch. Skips with the reason when chromium is absent; AC_REQUIRE_CHROMIUM=1 (CI) makes
 // its absence a failure.
 import t from 'tap'
-import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SEEDED_PASSWORD } from '../../mock/seed/mas/index.ts'
 import { startTestMock } from '../mock/admin/helpers.ts'
 import { seededUser } from '../mock/auth-service/oidc-helpers.ts'
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipChromium } from '../fixtures/chromium.ts'
 
-const CHROMIUM = process.env.AC_CHROMIUM ?? '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const required = process.env.AC_REQUIRE_CHROMIUM === '1'
-const absent = !existsSync(CHROMIUM) && `${CHROMIUM} not found (apt-get install -y chromium, or .ci/chromium.sh)`
-if (required && absent) t.fail(`AC_REQUIRE_CHROMIUM=1 but ${absent}`)
+requireChromium(t)
 
 /** The client application: `/` starts the sign-in, `/callback` finishes it and lists the users. */
 function clientPage(issuer: string): string {
@@ -63,7 +50,7 @@ async function finish() {
 </script></body></html>`
 }
 
-t.test('OpenID Connect sign-in in headless Chromium, then the admin API with the token', { skip: !required && absent }, async (t) => {
+t.test('OpenID Connect sign-in in headless Chromium, then the admin API with the token', { skip: skipChromium }, async (t) => {
   const tm = await startTestMock(t, { seed: 9, sessions: 30 })
   const mas = tm.world().mas
   const admin = seededUser(mas, true)
@@ -76,7 +63,7 @@ t.test('OpenID Connect sign-in in headless Chromium, then the admin API with the
   const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`
 
   const { chromium } = await import('playwright-core')
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   t.teardown(() => browser.close())
   const page = await browser.newPage()
   await page.goto(`${appUrl}/`)

@@ -2,7 +2,7 @@
 // characters, a bidi override and invalid UTF-8 (decoded as U+FFFD) all shown escaped, never as markup;
 // then a real run's report opened in Chromium.
 import t from 'tap'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -13,6 +13,7 @@ import { run } from '../../../scripts/explore/main.ts'
 import { startMock } from '../../../mock/site/server.ts'
 import { mockOptions } from '../../../mock/core/options.ts'
 import type { ExploreResult, Finding } from '../../../scripts/explore/engine.ts'
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipChromium } from '../../fixtures/chromium.ts'
 
 const hostile = '<script>alert(1)</script>\u0007\u001b[31m\u202e' + Buffer.from([0xff, 0xfe, 0x41]).toString('utf8')
 const finding: Finding = {
@@ -71,20 +72,7 @@ t.test('hostile bytes from the target are escaped', async (t) => {
 // that answers a report id with a 500 of markup, an image beacon, control characters and a huge body),
 // opened offline in Debian's chromium through playwright-core. Skips with the reason when chromium is
 // absent; AC_REQUIRE_CHROMIUM=1 (CI) makes its absence a failure.
-const CHROMIUM = process.env.AC_CHROMIUM ?? '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const required = process.env.AC_REQUIRE_CHROMIUM === '1'
-const absent = !existsSync(CHROMIUM) && `${CHROMIUM} not found (apt-get install -y chromium, or .ci/chromium.sh)`
-if (required && absent) t.fail(`AC_REQUIRE_CHROMIUM=1 but ${absent}`)
+requireChromium(t)
 
 /** A loopback proxy to the mock that answers a report id of more than five characters with hostile bytes. */
 async function hostileProxy(upstream: string): Promise<{ url: string; beacons: string[]; close(): Promise<void> }> {
@@ -124,7 +112,7 @@ const HOSTILE_BODY = (beacon: string) =>
 
 t.test(
   'explore --html in Chromium: grouped by operation and kind, hostile bytes escaped, nothing run or fetched',
-  { skip: !required && absent },
+  { skip: skipChromium },
   async (t) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ac-explore-html-'))
     t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -161,7 +149,7 @@ t.test(
     for (const tok of [m.options.hsAdminToken, m.options.hsUserToken]) t.notOk(html.includes(tok), 'no token in the page')
 
     const { chromium } = await import('playwright-core')
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     t.teardown(() => browser.close())
     const context = await browser.newContext({ offline: true, javaScriptEnabled: true })
     const page = await context.newPage()

@@ -3,30 +3,18 @@
 // its request and diagnostics, in one self-contained file that loads nothing else. Skips with the reason
 // when chromium is absent; AC_REQUIRE_CHROMIUM=1 (CI) makes its absence a failure.
 import t from 'tap'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { runCaptured } from '../helpers.ts'
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipChromium } from '../../../fixtures/chromium.ts'
 
-const CHROMIUM = process.env.AC_CHROMIUM ?? '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const required = process.env.AC_REQUIRE_CHROMIUM === '1'
-const absent = !existsSync(CHROMIUM) && `${CHROMIUM} not found (apt-get install -y chromium, or .ci/chromium.sh)`
-if (required && absent) t.fail(`AC_REQUIRE_CHROMIUM=1 but ${absent}`)
+requireChromium(t)
 
 const TOKEN_SHAPE = /\b(?:mat|mpt|syt)_[A-Za-z0-9_]{8,}/
 
-t.test('the HTML report of a failing run, in a browser', { skip: !required && absent }, async (t) => {
+t.test('the HTML report of a failing run, in a browser', { skip: skipChromium }, async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ac-html-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const file = path.join(dir, 'report.html')
@@ -51,7 +39,7 @@ t.test('the HTML report of a failing run, in a browser', { skip: !required && ab
   t.notOk(TOKEN_SHAPE.test(html), 'no token in the report')
 
   const { chromium } = await import('playwright-core')
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   t.teardown(() => browser.close())
   const page = await browser.newPage()
   const fetched: string[] = []
