@@ -143,6 +143,11 @@ export class HomeserverStore {
 
   /** Appends an event to the room's graph; auth events are chosen as the real server would for its type. */
   appendEvent(room: HsRoom, sender: string, type: string, content: Record<string, unknown>, ts: number, stateKey?: string): HsEvent {
+    // A room's first events take one millisecond each (createRoom), so a message sent within those
+    // milliseconds would be older than the event before it; a real server's clock never runs back
+    // along a room's timeline, and the event-context checks rely on it.
+    const last = room.lastEventId ? this.events.get(room.lastEventId)?.originServerTs : undefined
+    if (last !== undefined && ts < last) ts = last
     const counter = this.eventCounter
     const w: HsWrite = { t: 'hs.event', roomId: room.roomId, sender, type, content, ts, counter, eventId: this.peekEventId() }
     if (stateKey !== undefined) w.stateKey = stateKey

@@ -129,3 +129,20 @@ t.test('older releases: quoted names, negative limits and undecodable filters as
     'no such route before v1.28.0',
   )
 })
+
+t.test("a message sent right after a room's creation is not older than the room's first events", async (t) => {
+  // createRoom stamps its first events one millisecond apart; a message within those milliseconds
+  // took the clock's time and sat after a newer event (the deploy flow's flaky context check)
+  const r = await createRoom(hs, USER_TOKEN, { visibility: 'public', name: 'a room made now' })
+  const ev = await send(hs, USER_TOKEN, r, { msgtype: 'm.text', body: 'at once' })
+  const res = await get('?limit=20', ADMIN_TOKEN, ev, r)
+  t.equal(res.status, 200)
+  const ts = res.body.event.origin_server_ts as number
+  const before = res.body.events_before.map((e: { origin_server_ts: number }) => e.origin_server_ts) as number[]
+  t.ok(before.length >= 4, `${before.length} events before it`)
+  t.ok(
+    before.every((x, i) => x <= ts && (i === 0 || before[i - 1]! >= x)),
+    'every event before it is as old or older, newest first',
+    { before, ts },
+  )
+})
