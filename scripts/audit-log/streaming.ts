@@ -118,6 +118,11 @@ export class Auditor {
     t.lineNo = 0
   }
 
+  /** Is no line begun in an earlier push (so that the next push may start at a line's start)? */
+  holdsNoLine(): boolean {
+    return this.restBytes === 0 && this.skipping === KEEP
+  }
+
   /** Keeps the start of a line that goes on in the next push. */
   private carry(part: Buffer): void {
     if (this.skipping === CHUNK_START) return

@@ -64,3 +64,19 @@ t.test('deferred lines give the same audit as one pass, within the budget and pa
   const some = split(500).deferred
   t.ok(some > 0 && some < all, `a budget of 500 characters defers ${some} of the ${all} lines`)
 })
+
+t.test('a read that ends inside a line: the line is read again with the next read, the audit unchanged', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'audit-reread-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = path.join(dir, 'log')
+  // Over three reads of READ_SIZE, so that reads end inside lines of every kind the fixture has.
+  const text = readFileSync(FIXTURE, 'utf8')
+  const copies = Math.ceil((3.5 * READ_SIZE) / Buffer.byteLength(text))
+  writeFileSync(file, Array.from({ length: copies }, () => text).join('\n'))
+  const wasm = await auditFile(file, { jobs: 1, engine: 'wasm' })
+  const js = await auditFile(file, { jobs: 1, engine: 'js' })
+  t.ok(wasm.lines > 10_000 && wasm.requests > 0, `${wasm.lines} lines`)
+  t.same(wasm, js, 'the same audit from both engines')
+  // Line numbers of the malformed lines, read anywhere in the file, in one pass and in pieces.
+  t.same(await auditFile(file, { jobs: 2, engine: 'wasm', chunkBytes: READ_SIZE + 4099 }), js, 'chunks larger than a read')
+})
