@@ -322,15 +322,15 @@ export class RangeIndex<T extends Keyed> {
     const value = this.spec.value
     const n = items.length
     const keys = new Float64Array(n)
-    let order = new Uint32Array(n)
+    const positions = new Uint32Array(n)
     let m = 0
     for (let i = 0; i < n; i++) {
       const v = value(items[i]!)
       if (v === null) continue
       keys[m] = v + 0 // -0 as 0: the two are equal values
-      order[m++] = i
+      positions[m++] = i
     }
-    order = sortByValue(keys.subarray(0, m), order.subarray(0, m))
+    const order = sortByValue(keys.subarray(0, m), positions.subarray(0, m))
     const sorted: T[] = new Array(m)
     const values: number[] = new Array(m)
     for (let j = 0; j < m; j++) {
