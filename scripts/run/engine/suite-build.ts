@@ -6,7 +6,7 @@
 // each run builds into its own tap project; if esbuild fails, the sources run through tsx (slower,
 // same results).
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -80,6 +80,32 @@ function noReactElements(): Plugin {
         contents: 'export default (element) => String(element)\n',
         loader: 'js',
       }))
+    },
+  }
+}
+
+/** tap's plugins that the suites use: `t.teardown`, the assertions (`t.ok`, `t.equal`, `t.same`, …), the filter (`--grep`). */
+export const SUITE_TAP_PLUGINS = ['after', 'asserts', 'filter']
+
+/**
+ * esbuild plugin for the run's tap: its `Test` class gets only SUITE_TAP_PLUGINS (decision 0004). tap
+ * builds `Test` with every plugin of the project (fifteen: mocks, snapshots, fixtures, spawn, workers, …)
+ * and makes each of them for every subtest, that is for every check, behind a proxy that walks all of them
+ * on each property it has not seen; no check uses the others (`test/scripts/run/engine/suite-build.test.ts` holds the
+ * suites to this list). Their modules stay in the build, unused. Should tap's generated class no longer
+ * read as expected, it is left whole: slower, the same results.
+ */
+function fewerTapPlugins(): Plugin {
+  return {
+    name: 'fewer-tap-plugins',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]@tapjs[\\/]test[\\/]test-built[\\/]dist[\\/]esm[\\/]index\.js$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8')
+        const kept = SUITE_TAP_PLUGINS.map((n) => `Plugin_${n.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}.plugin`)
+        const list = /return \(plugins_ = \[([^\]]*)\]\);/.exec(text)
+        if (!list || !kept.every((k) => list[1]!.includes(k))) return undefined
+        return { contents: text.replace(list[0], `return (plugins_ = [${kept.join(', ')}]);`), loader: 'js' }
+      })
     },
   }
 }
@@ -176,7 +202,7 @@ export async function buildAll(outdir: string, pack?: { external: Plugin }): Pro
         stdin: { contents: "export { default } from 'tap'", resolveDir: ROOT },
         outfile: path.join(outdir, TAP_BUILD),
         banner: { js: REQUIRE_BANNER },
-        ...(pack ? { plugins: [noReactElements()] } : {}),
+        plugins: [fewerTapPlugins(), ...(pack ? [noReactElements()] : [])],
       }),
     ])
     const inputs = new Set<string>()
