@@ -47,6 +47,11 @@ export interface AuditState {
   /** The first admin actions of this state, in its order (line numbers within their chunk). */
   adminActions: Array<AdminActionEntry & { chunk: number }>
   adminActionCount: number
+  /**
+   * Lines left to the thread that merges (see deferTextChars): [chunk, chunkBase, line before it,
+   * text]. Read with replayDeferred before finishAudit.
+   */
+  deferred?: Array<[chunk: number, chunkBase: number, lineNo: number, text: string]>
 }
 
 export interface StateTime {

@@ -34,6 +34,16 @@ export function readLines(fd: number, own: Buffer, auditor: Auditor, start: numb
         return
       }
     }
+    // A full read ends inside a line: read that line again with the next read rather than keep its
+    // start, so that the module reads it too (a kept line is joined and read by JavaScript).
+    if (n === buf.length && auditor.holdsNoLine()) {
+      const last = buf.lastIndexOf(10, n - 1)
+      if (last >= n >> 1) {
+        auditor.push(buf.subarray(0, last + 1))
+        pos += last + 1
+        continue
+      }
+    }
     pos += n
     auditor.push(n === buf.length ? buf : buf.subarray(0, n))
   }

@@ -5,7 +5,7 @@
 
 import type { Readable } from 'node:stream'
 import { CHUNK_LINE_SPAN, finishAudit, DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState } from './finish.ts'
-import { createLineScanner, type AuditEngine, type LineScanner } from './scanners/index.ts'
+import { createLineScanner, type AuditEngine, type Deferred, type LineScanner } from './scanners/index.ts'
 import { Tally } from './tally.ts'
 import type { AuditOptions, AuditResult } from './types.ts'
 
@@ -118,6 +118,11 @@ export class Auditor {
     t.lineNo = 0
   }
 
+  /** Is no line begun in an earlier push (so that the next push may start at a line's start)? */
+  holdsNoLine(): boolean {
+    return this.restBytes === 0 && this.skipping === KEEP
+  }
+
   /** Keeps the start of a line that goes on in the next push. */
   private carry(part: Buffer): void {
     if (this.skipping === CHUNK_START) return
@@ -175,7 +180,45 @@ export class Auditor {
   state(): AuditState {
     this.endChunk()
     this.scanner.flush()
-    return this.tally.state(this.chunkLines.slice())
+    const st = this.tally.state(this.chunkLines.slice())
+    const deferred = this.scanner.takeDeferred()
+    if (deferred.length > 0) st.deferred = deferred
+    return st
+  }
+
+  /** Reads lines another thread kept unread (state.deferred), each at its own place. */
+  private replay(lines: Deferred): void {
+    const t = this.tally
+    for (const [chunk, chunkBase, lineNo, text] of lines) {
+      t.chunk = chunk
+      t.chunkBase = chunkBase
+      t.lineNo = lineNo
+      this.scanner.scanText(text)
+    }
+    // Their lines are counted by the states they come from (chunkLines).
+    t.lineNo = 0
+  }
+
+  /**
+   * The states with their deferred lines read: one state more, holding what those lines count, when
+   * any state has some (finishAudit merges states in any number and order).
+   */
+  static replayDeferred(states: AuditState[], opts: AuditOptions): AuditState[] {
+    if (!states.some((st) => st.deferred !== undefined)) return states
+    const { clientPrefix, maxMalformed, maxAdminActions } = opts
+    const reader = new Auditor({
+      engine: 'js',
+      ...(clientPrefix !== undefined ? { clientPrefix } : {}),
+      ...(maxMalformed !== undefined ? { maxMalformed } : {}),
+      ...(maxAdminActions !== undefined ? { maxAdminActions } : {}),
+    })
+    const out = states.map((st) => {
+      if (st.deferred === undefined) return st
+      reader.replay(st.deferred)
+      const { deferred: _, ...rest } = st
+      return rest
+    })
+    return [...out, reader.state()]
   }
 }
 

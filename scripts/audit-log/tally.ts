@@ -143,28 +143,55 @@ export class Tally {
     this.onTimeline?.(e)
   }
 
-  /** Adds what the WebAssembly side counted (its requesters by the same keys). */
+  /**
+   * Adds what the WebAssembly side counted. Its requesters and operations are kept as drained, not
+   * looked up in this tally's tables: state() lists them beside this tally's own, and finishAudit
+   * folds equal keys (looking up thousands of requesters here cost more than the module's count).
+   */
   addWasmCounts(w: WasmCounts): void {
     this.requests += w.totals[0]!
     this.v120 += w.totals[1]!
     this.pre120 += w.totals[2]!
     for (let i = 0; i < this.counts.length; i++) this.counts[i]! += w.totals[3 + i]!
     this.events += w.totals[3 + this.counts.length]!
-    for (const o of w.operations) this.operations.add(o.key, o.count)
-    const t = this.requesters
-    for (const q of w.requesters) {
-      const r = t.index(q.key)
-      t.requests[r]! += q.requests
-      if (q.last > t.last[r]!) t.last[r] = q.last
-      for (let i = 0; i < ACTIVITIES.length; i++) t.counts[r * ACTIVITIES.length + i]! += q.counts[i]!
-    }
+    if (w.requesterKeys.length > 0 || w.operationKeys.length > 0) this.wasmCounts.push(w)
   }
+  private readonly wasmCounts: WasmCounts[] = []
 
   /** The raw counters so far. */
   state(chunkLines: Array<[number, number]>): AuditState {
     const t = this.requesters
-    const n = t.keys.length
     const ops = this.operations
+    const A = ACTIVITIES.length
+    // This tally's requesters, then those of each drain of the module (a key may be in several).
+    let n = t.keys.length
+    let m = ops.keys.length
+    for (const w of this.wasmCounts) {
+      n += w.requesterKeys.length
+      m += w.operationKeys.length
+    }
+    const requesterKeys = t.keys.slice()
+    const requesterRequests = new Float64Array(n)
+    const requesterLast = new Float64Array(n)
+    const requesterCounts = new Float64Array(n * A)
+    requesterRequests.set(t.requests.subarray(0, t.keys.length))
+    requesterLast.set(t.last.subarray(0, t.keys.length))
+    requesterCounts.set(t.counts.subarray(0, t.keys.length * A))
+    const operationKeys = ops.keys.slice()
+    const operationCounts = new Float64Array(m)
+    operationCounts.set(ops.counts.subarray(0, ops.keys.length))
+    for (const w of this.wasmCounts) {
+      const s = w.stride
+      for (let k = 0; k < w.requesterKeys.length; k++) {
+        const r = requesterKeys.length
+        requesterKeys.push(w.requesterKeys[k]!)
+        requesterRequests[r] = w.requesterStats[k * s]!
+        requesterLast[r] = w.requesterStats[k * s + 1]!
+        for (let i = 0; i < A; i++) requesterCounts[r * A + i] = w.requesterStats[k * s + 2 + i]!
+      }
+      operationCounts.set(w.operationCounts, operationKeys.length)
+      operationKeys.push(...w.operationKeys)
+    }
     return {
       chunkLines,
       requests: this.requests,
@@ -175,12 +202,12 @@ export class Tally {
       v120: this.v120,
       pre120: this.pre120,
       counts: this.counts.slice(),
-      operationKeys: ops.keys.slice(),
-      operationCounts: ops.counts.slice(0, ops.keys.length),
-      requesterKeys: t.keys.slice(),
-      requesterRequests: t.requests.slice(0, n),
-      requesterLast: t.last.slice(0, n),
-      requesterCounts: t.counts.slice(0, n * ACTIVITIES.length),
+      operationKeys,
+      operationCounts,
+      requesterKeys,
+      requesterRequests,
+      requesterLast,
+      requesterCounts,
       firstTime: this.firstTime,
       lastTime: this.lastTime,
       adminActions: this.adminActions.slice(),

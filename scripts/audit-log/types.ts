@@ -48,6 +48,11 @@ export interface AuditOptions extends ClassifyOptions {
   engine?: AuditEngine
   /** Largest block of lines handed to the WebAssembly scanner at once (its heap stops at 1 GiB; tests use small ones). */
   wasmBlockBytes?: number
+  /**
+   * A worker thread's: up to this many characters of the lines the module declines are kept, not
+   * read, and handed back in the state (AuditState.deferred) for the thread that merges to read.
+   */
+  deferTextChars?: number
 }
 
 export type AuditEngine = 'wasm' | 'js'

@@ -183,7 +183,11 @@ export async function auditInWorkers(file: string, size: number, jobs: number, o
     })
     const mine = auditBesideWorkers(file, take, () => over, { ...setup.opts, onProgress: reporter(progress[n]!) })
     const [own, theirs] = await Promise.all([mine, running])
-    return finishAudit([own, ...theirs], opts.maxMalformed ?? DEFAULT_MAX_MALFORMED, opts.maxAdminActions ?? DEFAULT_MAX_ADMIN_ACTIONS)
+    return finishAudit(
+      Auditor.replayDeferred([own, ...theirs], setup.opts),
+      opts.maxMalformed ?? DEFAULT_MAX_MALFORMED,
+      opts.maxAdminActions ?? DEFAULT_MAX_ADMIN_ACTIONS,
+    )
   } finally {
     over = true
     await Promise.all(workers.map((w) => w.terminate()))
@@ -220,6 +224,13 @@ async function auditBesideWorkers(
 }
 
 const WORKER_OPTIONS = { eval: true } as const
+
+/**
+ * Characters of declined lines a worker leaves to this thread (about 2 MB at most, sent once with
+ * its state); past them it reads the rest itself, so a log the module declines throughout is still
+ * read by every thread.
+ */
+const DEFER_TEXT_CHARS = 1 << 20
 
 /** Runs one worker until no chunk is left, then collects its state; rejects on its first error. */
 function runWorker(
@@ -268,7 +279,11 @@ function runWorker(
  */
 export function serveAuditChunks(setup: WorkerSetup, port: MessagePort): void {
   provideScanModule(setup.wasm)
-  const auditor = new Auditor({ ...setup.opts, onProgress: ({ lines, bytes }) => port.postMessage({ type: 'progress', lines, bytes }) })
+  const auditor = new Auditor({
+    ...setup.opts,
+    deferTextChars: DEFER_TEXT_CHARS,
+    onProgress: ({ lines, bytes }) => port.postMessage({ type: 'progress', lines, bytes }),
+  })
   const buf = Buffer.allocUnsafe(READ_SIZE)
   let fd: number | undefined
   port.on('message', (job: ChunkJob | { type: 'finish' }) => {

@@ -32,4 +32,8 @@ t.test('streamSafe: \\uXXXX escapes that keep their meaning in YAML and JSON; ne
   t.equal(JSON.parse(streamSafe(json)).s, 'a\u2028\u202e\u0085b', 'a JSON text keeps its values')
   t.notMatch(streamSafe(json), /[\u2028\u202e\u0085]/u, 'with no raw character left')
   t.equal(streamSafe('plain\n'), 'plain\n')
+  // The edges of the printable-ASCII shortcut: DEL, a tab and CR are not printable; a space and '~' are.
+  t.equal(streamSafe('a\u007fb\tc\rd'), 'a\\u007fb\\u0009c\\u000dd')
+  t.equal(streamSafe(' ~\n'), ' ~\n')
+  t.equal(streamSafe('ascii, then soft\u00adhyphen'), 'ascii, then soft\\u00adhyphen', 'a format character past ASCII')
 })

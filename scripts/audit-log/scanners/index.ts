@@ -7,7 +7,7 @@ import { JsLineScanner } from './js-line-scanner.ts'
 import type { AuditEngine, LineScanner } from './line-scanner.ts'
 import { WasmLineScanner } from '../wasm/line-scanner.ts'
 
-export type { AuditEngine, LineScanner } from './line-scanner.ts'
+export type { AuditEngine, Deferred, LineScanner } from './line-scanner.ts'
 
 /** The engine an audit uses unless told otherwise. */
 export function defaultEngine(): AuditEngine {
@@ -17,7 +17,7 @@ export function defaultEngine(): AuditEngine {
 /** A scanner reporting into `tally`; asking for 'wasm' where the module cannot run is an error. */
 export function createLineScanner(
   tally: Tally,
-  opts: { engine?: AuditEngine | undefined; wasmBlockBytes?: number | undefined },
+  opts: { engine?: AuditEngine | undefined; wasmBlockBytes?: number | undefined; deferTextChars?: number | undefined },
 ): LineScanner {
   if (tally.match !== undefined || opts.engine === 'js') return new JsLineScanner(tally)
   const m = scanModule()
@@ -29,5 +29,5 @@ export function createLineScanner(
     }
     return new JsLineScanner(tally)
   }
-  return new WasmLineScanner(tally, m, opts.wasmBlockBytes)
+  return new WasmLineScanner(tally, m, opts.wasmBlockBytes, opts.deferTextChars)
 }

@@ -33,7 +33,12 @@ export interface LineScanner {
   scanText(text: string): void
   /** Hands what is counted elsewhere (the WebAssembly module's tables) over to the tally. */
   flush(): void
+  /** The lines kept unread so far (see AuditOptions.deferTextChars); forgets them. */
+  takeDeferred(): Deferred
 }
+
+/** Lines kept unread: [chunk, chunkBase, the line number before it, its text]. */
+export type Deferred = Array<[chunk: number, chunkBase: number, lineNo: number, text: string]>
 
 // Decoded blocks stay small enough for the young generation: big strings would each take fresh pages.
 const DECODE_BLOCK = 64 * 1024
@@ -65,6 +70,10 @@ export abstract class BaseLineScanner implements LineScanner {
   }
 
   flush(): void {}
+
+  takeDeferred(): Deferred {
+    return []
+  }
 
   scanText(text: string): void {
     const tally = this.tally

@@ -4,7 +4,7 @@
 import { CANONICAL_TIMESTAMP_LENGTH } from '../../../lib/requestlog.ts'
 import type { Tally } from '../tally.ts'
 import { WasmScanner, type WasmModule } from './module.ts'
-import { BaseLineScanner } from '../scanners/line-scanner.ts'
+import { BaseLineScanner, type Deferred } from '../scanners/line-scanner.ts'
 
 /** The module's heap stops at 1 GiB: one push is handed over in blocks of at most this. */
 export const WASM_BLOCK_BYTES = 64 * 1024 * 1024
@@ -14,10 +14,37 @@ export class WasmLineScanner extends BaseLineScanner {
   private readonly wasm: WasmScanner
   private readonly block: number
 
-  constructor(tally: Tally, module: WasmModule, blockBytes = WASM_BLOCK_BYTES) {
+  /** Characters of declined lines that may still be kept unread (see AuditOptions.deferTextChars). */
+  private deferBudget: number
+  private deferred: Deferred = []
+
+  constructor(tally: Tally, module: WasmModule, blockBytes = WASM_BLOCK_BYTES, deferTextChars = 0) {
     super(tally)
     this.wasm = new WasmScanner(module, tally.prefix)
     this.block = Math.max(blockBytes, 1)
+    this.deferBudget = deferTextChars
+  }
+
+  /**
+   * A worker keeps the few lines the module declines for the thread that merges, which reads them
+   * warm: reading them here first compiles the JavaScript grammar in this thread, which cost a
+   * worker more than its share of those lines (docs/benchmarks.md, 2026-11-27 (s12)).
+   */
+  override scanText(text: string): void {
+    if (this.deferBudget > 0 && text.length <= this.deferBudget && !text.includes('\n')) {
+      const t = this.tally
+      this.deferBudget -= text.length
+      this.deferred.push([t.chunk, t.chunkBase, t.lineNo, text])
+      t.lineNo++
+      return
+    }
+    super.scanText(text)
+  }
+
+  override takeDeferred(): Deferred {
+    const d = this.deferred
+    this.deferred = []
+    return d
   }
 
   override scanBytes(chunk: Buffer, start: number, end: number): Buffer {

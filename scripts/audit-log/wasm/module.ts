@@ -61,12 +61,19 @@ export function provideScanModule(m: WasmModule | null): void {
   cached = m
 }
 
-/** Counters drained from the module; requesters as printed, like the JavaScript tables. */
+/**
+ * Counters drained from the module, flat (no object per requester: thousands of small objects and
+ * typed arrays cost more than the counting). Requesters as printed, like the JavaScript tables.
+ */
 export interface WasmCounts {
   /** requests, v1.20 lines, pre-v1.20 lines, by classification code, then other events */
   totals: Float64Array
-  requesters: Array<{ key: string; requests: number; last: number; counts: Float64Array }>
-  operations: Array<{ key: string; count: number }>
+  requesterKeys: string[]
+  /** `stride` per requester: requests, latest line, then one counter per activity */
+  requesterStats: Float64Array
+  stride: number
+  operationKeys: string[]
+  operationCounts: Float64Array
 }
 
 /** One instance of the module: its own tables and input area. */
@@ -152,21 +159,29 @@ export class WasmScanner {
     const mem = x.memory.buffer
     const totals = new Float64Array(mem, x.totalsAddress(), this.totalsLength).slice()
     // The keys of table t, and its counters: one row of `stride` per key.
+    const bytes = Buffer.from(mem)
     const table = (t: number, stride: number) => {
       const n = x.keyCount(t)
-      const keys = Array.from({ length: n }, (_, k) => Buffer.from(mem, x.keyAddress(t, k), x.keyLength(t, k)).toString('latin1'))
+      const keys = new Array<string>(n)
+      for (let k = 0; k < n; k++) {
+        const at = x.keyAddress(t, k)
+        keys[k] = bytes.toString('latin1', at, at + x.keyLength(t, k))
+      }
       // A copy: reset() below zeroes the module's.
       return { keys, stats: new Float64Array(mem, x.statsAddress(t), n * stride).slice() }
     }
     const r = table(REQUESTERS, this.stride)
-    const requesters = r.keys.map((key, k) => {
-      const o = k * this.stride
-      return { key, requests: r.stats[o]!, last: r.stats[o + 1]!, counts: r.stats.subarray(o + 2, o + this.stride) }
-    })
     const op = table(OPERATIONS, 1)
-    const operations = op.keys.map((key, k) => ({ key, count: op.stats[k]! }))
+    const counts: WasmCounts = {
+      totals,
+      requesterKeys: r.keys,
+      requesterStats: r.stats,
+      stride: this.stride,
+      operationKeys: op.keys,
+      operationCounts: op.stats,
+    }
     x.reset()
-    return { totals, requesters, operations }
+    return counts
   }
 }
 

@@ -6,7 +6,7 @@
 // each run builds into its own tap project; if esbuild fails, the sources run through tsx (slower,
 // same results).
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -90,7 +90,8 @@ function noReactElements(): Plugin {
  * instance, looked up from its subtests), which a short-lived tap process never notices; a suite worker
  * runs every file in one process, so each check's test, its parser and the diagnostics of its failures
  * stayed for the whole run (decision 0004: about 20 MiB of a worker's heap against hostile targets). They
- * only set and get: a WeakMap keeps a test's entry exactly as long as the test itself.
+ * only set and get: a WeakMap keeps a test's entry exactly as long as the test itself. (With
+ * fewerTapPlugins none of the five is made; this holds when tap's class is left whole.)
  */
 export function tapTestsWeaklyHeld(): Plugin {
   return {
@@ -104,6 +105,32 @@ export function tapTestsWeaklyHeld(): Plugin {
           resolveDir: path.dirname(args.path),
         }),
       )
+    },
+  }
+}
+
+/** tap's plugins that the suites use: `t.teardown`, the assertions (`t.ok`, `t.equal`, `t.same`, …), the filter (`--grep`). */
+export const SUITE_TAP_PLUGINS = ['after', 'asserts', 'filter']
+
+/**
+ * esbuild plugin for the run's tap: its `Test` class gets only SUITE_TAP_PLUGINS (decision 0004). tap
+ * builds `Test` with every plugin of the project (fifteen: mocks, snapshots, fixtures, spawn, workers, …)
+ * and makes each of them for every subtest, that is for every check, behind a proxy that walks all of them
+ * on each property it has not seen; no check uses the others (`test/scripts/run/engine/suite-build.test.ts` holds the
+ * suites to this list). Their modules stay in the build, unused. Should tap's generated class no longer
+ * read as expected, it is left whole: slower, the same results.
+ */
+function fewerTapPlugins(): Plugin {
+  return {
+    name: 'fewer-tap-plugins',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]@tapjs[\\/]test[\\/]test-built[\\/]dist[\\/]esm[\\/]index\.js$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8')
+        const kept = SUITE_TAP_PLUGINS.map((n) => `Plugin_${n.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}.plugin`)
+        const list = /return \(plugins_ = \[([^\]]*)\]\);/.exec(text)
+        if (!list || !kept.every((k) => list[1]!.includes(k))) return undefined
+        return { contents: text.replace(list[0], `return (plugins_ = [${kept.join(', ')}]);`), loader: 'js' }
+      })
     },
   }
 }
@@ -200,7 +227,7 @@ export async function buildAll(outdir: string, pack?: { external: Plugin }): Pro
         stdin: { contents: "export { default } from 'tap'", resolveDir: ROOT },
         outfile: path.join(outdir, TAP_BUILD),
         banner: { js: REQUIRE_BANNER },
-        plugins: [tapTestsWeaklyHeld(), ...(pack ? [noReactElements()] : [])],
+        plugins: [fewerTapPlugins(), tapTestsWeaklyHeld(), ...(pack ? [noReactElements()] : [])],
       }),
     ])
     const inputs = new Set<string>()

@@ -143,8 +143,14 @@ export function parse(p: usize): usize {
     if (!isReason(c)) return 0
   }
   q++
-  // User-Agent without escapes, then '" ['
+  // User-Agent, its quotes and backslashes escaped as the service writes them (\" and \\; the
+  // audit does not read the agent, and any other escape is left to the scanner), then '" ['
   q = skipAgent(q)
+  while (load<u8>(q) == 0x5c) {
+    const e = load<u8>(q + 1)
+    if (e != 0x22 && e != 0x5c) return 0
+    q = skipAgent(q + 2)
+  }
   if (load<u8>(q) != 0x22 || load<u16>(q + 1) != 0x5b20 /* ' [' */) return 0
   q += 3
   // stats: 'polls: N, cpu: X.Xms, ' then the v1.20 'db: X.Xms, elapsed: X.Xms, queries: N,

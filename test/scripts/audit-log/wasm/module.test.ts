@@ -44,8 +44,8 @@ function viaWasm(line: string): Read | 'event' | null {
     activity: ACTIVITIES[code >> 1]!,
     ok: (code & 1) === 1,
     format: c.totals[1] === 1 ? 'v1.20' : 'pre-v1.20',
-    requester: c.requesters[0]!.key,
-    operation: c.operations[0]?.key,
+    requester: c.requesterKeys[0]!,
+    operation: c.operationKeys[0],
   }
 }
 
@@ -328,7 +328,7 @@ t.test('requesters sharing all but a prefix: the module probes its table a few t
     const probes = s.probes() - before
     const c = s.drain()
     t.equal(s.declined.length, 0, 'every line on the fast path')
-    t.equal(c.requesters.length, n, `${n} requesters kept apart`)
+    t.equal(c.requesterKeys.length, n, `${n} requesters kept apart`)
     return probes
   }
   const small = probesFor(10_000)

@@ -18,7 +18,8 @@ import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { cachedBuild, prepareSuites, PROBE_BUILT } from '../../../../scripts/run/engine/suite-build.ts'
+import { spawnSync } from 'node:child_process'
+import { cachedBuild, prepareSuites, PROBE_BUILT, SUITE_TAP_PLUGINS, TAP_BUILD } from '../../../../scripts/run/engine/suite-build.ts'
 import { claimOrder, suiteFiles, waitsOnPurpose } from '../../../../scripts/run/engine/suite-files.ts'
 import { AREA_NAMES } from '../../../../lib/areas.ts'
 
@@ -122,4 +123,40 @@ t.test('a file marked in its header only: the marker deeper in a file does not c
   t.ok(waitsOnPurpose(root, 'a.suite.ts'))
   t.notOk(waitsOnPurpose(root, 'b.suite.ts'))
   t.notOk(waitsOnPurpose(root, 'c.suite.ts'))
+})
+
+/** What a tap module (a URL) gives a test: its plugins' count and, for each name, whether `t[name]` is a function. */
+function tapMethods(url: string, names: string[]): { plugins: number; has: Record<string, boolean> } {
+  const code = `const { default: t } = await import(${JSON.stringify(url)}); process.stderr.write(JSON.stringify({ plugins: t.plugins.length, has: Object.fromEntries(${JSON.stringify(names)}.map((n) => [n, typeof t[n] === 'function'])) }))`
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 60_000 })
+  return JSON.parse(r.stderr) as { plugins: number; has: Record<string, boolean> }
+}
+
+t.test("the run's tap has only the plugins the suites use, and the suites use no other", async (t) => {
+  const dir = await cachedBuild()
+  // tap's own list of what its plugins and its core give a test
+  const names = ['after', 'afterEach', 'before', 'beforeEach', 'chdir', 'teardown', 'only', 'ok', 'notOk', 'equal', 'not', 'same']
+    .concat(['match', 'type', 'pass', 'fail', 'comment', 'plan', 'test', 'mockRequire', 'mockImport', 'createMock', 'intercept'])
+    .concat(['captureFn', 'capture', 'testdir', 'fixture', 'matchSnapshot', 'resolveMatchSnapshot', 'stdin', 'spawn', 'worker'])
+  const built = tapMethods(pathToFileURL(path.join(dir, TAP_BUILD)).href, names)
+  const full = tapMethods('tap', names)
+  t.equal(built.plugins, SUITE_TAP_PLUGINS.length, `the built tap makes ${SUITE_TAP_PLUGINS.join(', ')} for each test`)
+  t.ok(full.plugins > built.plugins, `tap from node_modules makes ${full.plugins}`)
+  for (const n of ['teardown', 'ok', 'notOk', 'equal', 'not', 'same', 'match', 'type', 'pass', 'fail', 'comment', 'plan', 'test'])
+    t.ok(built.has[n], `t.${n} is there`)
+  const gone = names.filter((n) => full.has[n] && !built.has[n])
+  t.ok(gone.includes('mockImport') && gone.includes('matchSnapshot'), `gone: ${gone.join(', ')}`)
+  const uses: string[] = []
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name)
+      if (e.isDirectory()) walk(full)
+      else if (/\.(ts|mts)$/.test(e.name)) {
+        const m = readFileSync(full, 'utf8').match(new RegExp(`\\.(${gone.join('|')})\\(`, 'g'))
+        if (m) uses.push(`${path.relative(ROOT, full)}: ${m.join(' ')}`)
+      }
+    }
+  }
+  walk(path.join(ROOT, 'suites'))
+  t.same(uses, [], "no suite calls a method of a plugin the run's tap leaves out")
 })
