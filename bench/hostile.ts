@@ -7,6 +7,10 @@
 //
 //   npx tsx bench/hostile.ts [KIND...] [--deadline S]
 //
+// The run command and the suites are built (or found built) before the first case, as the first run after
+// a change of the sources does: the figure is the run's, not that one-off build's (an installed package
+// never builds).
+//
 // Targets: every case ≤ 256 MiB and done within its deadline plus a minute; no suite file crashed (a
 // worker dying of heap exhaustion is exactly what the bounds prevent), exit code 1 (the target is broken;
 // not 2 or a crash). The runs pass `--deadline 120` (a run against slow-drip otherwise waits out the
@@ -21,6 +25,8 @@ import type { RunReport } from '../scripts/run/index.ts'
 import { HOSTILE_KINDS, hostileTarget, type HostileKind } from '../test/fixtures/hostile/server.ts'
 import { sampleTreeRss } from './tree-rss.ts'
 import { QUICK, reportFigure } from './figures.ts'
+import { builtRunFile } from '../scripts/built-cli.mjs'
+import { prepareSuites } from '../scripts/run/engine/suite-build.ts'
 
 const BIN = fileURLToPath(new URL('../bin/admin-conformance.mjs', import.meta.url))
 const MiB = 1024 * 1024
@@ -111,6 +117,8 @@ async function one(kind: HostileKind, dir: string): Promise<Row> {
 const dir = mkdtempSync(path.join(tmpdir(), 'ac-bench-hostile-'))
 const rows: Row[] = []
 try {
+  await builtRunFile()
+  await prepareSuites(mkdtempSync(path.join(dir, 'build-')), {}, process.stderr)
   for (const kind of kinds) {
     const r = await one(kind, dir)
     rows.push(r)

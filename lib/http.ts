@@ -33,6 +33,9 @@ export const MAX_JSON_DEPTH = 64
  * (walks, memos, its last response) is not up to 8 MiB of string per answer. JSON is parsed from all of it.
  */
 export const MAX_TEXT_KEPT = 256 * 1024
+/** A body of unannounced length starts in a buffer of this size, doubled as it grows (readCapped). */
+const INITIAL_BODY_BYTES = 64 * 1024
+const EMPTY = Buffer.alloc(0)
 export const TEXT_HEAD_BYTES = 16 * 1024
 
 /** A mutating request was refused because the run is read-only. Suites turn it into a skip. */
@@ -457,7 +460,10 @@ export class HttpClient {
         bodyTimeout: timeoutMs,
         signal: opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout,
       })
-      const { body: raw, bytes } = await this.readCapped(res, method, shownUrl, cap, timeout)
+      const read = await this.readCapped(res, method, shownUrl, cap, timeout)
+      const bytes = read.bytes
+      let raw: Buffer | undefined = read.body
+      read.body = EMPTY
       // A body that is not UTF-8 is no JSON and not decoded whole (decoding 4 MiB of binary took 0.7 s).
       const utf8 = isUtf8(raw)
       const whole = utf8 ? raw.toString('utf8') : ''
@@ -466,6 +472,9 @@ export class HttpClient {
         utf8 && raw.length <= MAX_TEXT_KEPT
           ? whole
           : `${raw.subarray(0, TEXT_HEAD_BYTES).toString('utf8')}${raw.length > TEXT_HEAD_BYTES ? `… (${raw.length - TEXT_HEAD_BYTES} more bytes not kept${utf8 ? '' : '; not UTF-8'})` : ''}`
+      const cut = text !== whole && raw.length > TEXT_HEAD_BYTES
+      // the bytes are not needed past here: not alive while the text is parsed (decision 0004)
+      raw = undefined
       const h: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) {
         if (v === undefined) continue
@@ -481,7 +490,7 @@ export class HttpClient {
         bytes,
         durationMs: performance.now() - started,
       }
-      if (text !== whole && raw.length > TEXT_HEAD_BYTES) out.textCut = true
+      if (cut) out.textCut = true
       if (whole !== '' && /^\s*[[{"0-9tfn-]/.test(whole)) {
         if (jsonDeeperThan(whole, MAX_JSON_DEPTH)) out.notParsed = `nested deeper than ${MAX_JSON_DEPTH} levels: not parsed as JSON`
         else
@@ -540,22 +549,31 @@ export class HttpClient {
     const announced = Number(res.headers['content-length'])
     if (Number.isFinite(announced) && announced > cap)
       tooLarge(announced, `the server announced ${announced} bytes (${formatBytes(announced)})`)
-    const chunks: Buffer[] = []
+    // The body's bytes go into one buffer as they come, each chunk garbage at once (decision 0004: a
+    // list of chunks concatenated at the end held a 4 MiB answer twice): of the announced length, else
+    // grown by doubling up to the cap.
+    let buf = Buffer.allocUnsafe(Number.isSafeInteger(announced) && announced >= 0 ? announced : INITIAL_BODY_BYTES)
     let size = 0
     const stop = () => res.body.destroy(Object.assign(new Error('the request took too long'), { name: 'TimeoutError' }))
     timeout.addEventListener('abort', stop, { once: true })
     try {
       if (timeout.aborted) stop()
       for await (const chunk of res.body) {
-        size += (chunk as Buffer).length
-        if (size > cap) tooLarge(size, `stopped after reading ${size} bytes`)
-        chunks.push(chunk as Buffer)
+        const c = chunk as Buffer
+        if (size + c.length > cap) tooLarge(size + c.length, `stopped after reading ${size + c.length} bytes`)
+        if (size + c.length > buf.length) {
+          const grown = Buffer.allocUnsafe(Math.min(cap, Math.max(size + c.length, buf.length * 2)))
+          buf.copy(grown, 0, 0, size)
+          buf = grown
+        }
+        c.copy(buf, size)
+        size += c.length
       }
     } finally {
       timeout.removeEventListener('abort', stop)
     }
-    const raw = Buffer.concat(chunks, size)
-    chunks.length = 0
+    // (a server that sent less than it announced: the bytes it sent)
+    const raw = size === buf.length ? buf : buf.subarray(0, size)
     const encoding = String(res.headers['content-encoding'] ?? '')
       .trim()
       .toLowerCase()

@@ -183,6 +183,32 @@ t.test('the default cap is a few MiB and answers under it pass', async (t) => {
   t.throws(() => client({ maxResponseBytes: 0 }), RangeError)
 })
 
+t.test('a body is read whole into one buffer, its length announced or not, sent in pieces or at once', async (t) => {
+  // (one buffer of the announced length, else grown by doubling: lib/http.ts readCapped)
+  const text = JSON.stringify({ data: Array.from({ length: 20_000 }, (_, i) => `é${i}`) })
+  const bytes = Buffer.from(text)
+  const s = await serve((req, res) => {
+    const announced = req.url === '/announced'
+    res.writeHead(200, { 'content-type': 'application/json', ...(announced ? { 'content-length': String(bytes.length) } : {}) })
+    // in pieces of 1,000 bytes, cutting through the two-byte characters
+    for (let at = 0; at < bytes.length; at += 1000) res.write(bytes.subarray(at, at + 1000))
+    res.end()
+  })
+  t.teardown(s.close)
+  const c = client()
+  t.teardown(() => c.close())
+  for (const path of ['/announced', '/chunked']) {
+    const res = await c.request(s.base, path)
+    t.equal(res.bytes, bytes.length, `${path}: every byte counted`)
+    t.same(res.json, JSON.parse(text), `${path}: the same JSON`)
+    t.equal(res.text, text, `${path}: the same text`)
+  }
+  // a body past the cap in a stream of unannounced length still stops at the cap
+  const capped = client({ maxResponseBytes: 100_000 })
+  t.teardown(() => capped.close())
+  await t.rejects(capped.request(s.base, '/chunked'), ResponseTooLarge)
+})
+
 t.test('budget, rate and meter', async (t) => {
   const s = await serve((req, res) => {
     const slow = req.url?.startsWith('/slow')

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { readFile } from 'node:fs/promises'
 import type { Plugin } from 'esbuild'
 import { OUT_MARK, REQUIRE_BANNER, ROOT, cacheKey, packagesExternalBut, relocate, sourceUrls } from '../../built-cli.mjs'
 import { packageCacheDir, prebuiltDir } from '../../../lib/package-paths.mjs'
@@ -80,6 +81,30 @@ function noReactElements(): Plugin {
         contents: 'export default (element) => String(element)\n',
         loader: 'js',
       }))
+    },
+  }
+}
+
+/**
+ * esbuild plugin: five of tap's plugins keep every test ever made in a static Map (a test's plugin
+ * instance, looked up from its subtests), which a short-lived tap process never notices; a suite worker
+ * runs every file in one process, so each check's test, its parser and the diagnostics of its failures
+ * stayed for the whole run (decision 0004: about 20 MiB of a worker's heap against hostile targets). They
+ * only set and get: a WeakMap keeps a test's entry exactly as long as the test itself. (With
+ * fewerTapPlugins none of the five is made; this holds when tap's class is left whole.)
+ */
+export function tapTestsWeaklyHeld(): Plugin {
+  return {
+    name: 'tap-tests-weakly-held',
+    setup(b) {
+      b.onLoad(
+        { filter: /[\\/]@tapjs[\\/](after-each|before-each|fixture|mock|snapshot)[\\/]dist[\\/](esm|commonjs)[\\/]index\.js$/ },
+        async (args) => ({
+          contents: (await readFile(args.path, 'utf8')).replace(/static #refs = new Map\(\);/g, 'static #refs = new WeakMap();'),
+          loader: 'js',
+          resolveDir: path.dirname(args.path),
+        }),
+      )
     },
   }
 }
@@ -202,7 +227,7 @@ export async function buildAll(outdir: string, pack?: { external: Plugin }): Pro
         stdin: { contents: "export { default } from 'tap'", resolveDir: ROOT },
         outfile: path.join(outdir, TAP_BUILD),
         banner: { js: REQUIRE_BANNER },
-        plugins: [fewerTapPlugins(), ...(pack ? [noReactElements()] : [])],
+        plugins: [fewerTapPlugins(), tapTestsWeaklyHeld(), ...(pack ? [noReactElements()] : [])],
       }),
     ])
     const inputs = new Set<string>()

@@ -192,4 +192,8 @@ for (const i of order) {
   })
   clearInterval(alive)
   if (fd !== undefined) closeSync(fd)
+  // tap's root lists every failed result of the process, diagnostics included, for reporters that this
+  // worker never runs (its TAP goes to the runner): emptied after each file so that a long run does not
+  // keep them all (decision 0004)
+  for (const list of Object.values(tap.lists ?? {})) if (Array.isArray(list)) list.length = 0
 }

@@ -14,10 +14,10 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { spawnSync } from 'node:child_process'
 import { cachedBuild, prepareSuites, PROBE_BUILT, SUITE_TAP_PLUGINS, TAP_BUILD } from '../../../../scripts/run/engine/suite-build.ts'
 import { claimOrder, suiteFiles, waitsOnPurpose } from '../../../../scripts/run/engine/suite-files.ts'
 import { AREA_NAMES } from '../../../../lib/areas.ts'
@@ -81,6 +81,22 @@ t.test("a run's suites: its project links to the build; names map both ways", as
   t.match(readFileSync(path.join(project, '.taprc'), 'utf8'), /--import=file:.*probe\.mjs/, "tap's runner preloads the built probe")
   const tsx = await prepareSuites(mkdtempSync(path.join(tmpdir(), 'ac-suite-project-')), { AC_RUN_LOADER: 'tsx' }, { write: () => true })
   t.equal(tsx.mode, 'tsx', 'AC_RUN_LOADER=tsx: the sources')
+})
+
+t.test("the built tap keeps no finished test: a worker's memory does not grow with the checks it ran", async (t) => {
+  // (tap's plugins kept every test in a static Map: 20 of 20 alive after they ended, decision 0004)
+  const p = await prepareSuites(mkdtempSync(path.join(tmpdir(), 'ac-suite-project-')), {}, { write: () => true })
+  t.equal(p.mode, 'bundle')
+  const script = `
+    const { default: tap } = await import(${JSON.stringify(p.tapUrl)})
+    const refs = []
+    for (let i = 0; i < 20; i++) await tap.test('file ' + i, async (t) => { refs.push(new WeakRef(t)); t.ok(true) })
+    await new Promise((r) => setTimeout(r, 50))
+    globalThis.gc(); await new Promise((r) => setTimeout(r, 10)); globalThis.gc()
+    process.stderr.write(JSON.stringify({ made: refs.length, alive: refs.filter((r) => r.deref() !== undefined).length }))`
+  const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' })
+  t.equal(r.status, 0, r.stderr)
+  t.same(JSON.parse(r.stderr.slice(r.stderr.indexOf('{'))), { made: 20, alive: 0 }, 'the 20 finished tests collected')
 })
 
 t.test('files that wait on purpose say so; with several workers the first runs them first, the others last', async (t) => {
