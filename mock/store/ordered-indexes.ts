@@ -1,5 +1,7 @@
 // The pieces of OrderedCollection (./ordered.ts): id-ordered arrays searched by binary search, the
 // bucket index (key → id-ordered items) and the range index (items ordered by a numeric value).
+import { endianness } from 'node:os'
+
 export interface Keyed {
   readonly id: string
 }
@@ -378,23 +380,27 @@ export class RangeIndex<T extends Keyed> {
  * of each value's IEEE 754 bits turned into an unsigned order (sign bit flipped for positives, all
  * bits for negatives). A pass whose digit is the same for every value is skipped.
  */
+const LO = endianness() === 'LE' ? 0 : 1
+const HI = 1 - LO
+
 function sortByValue(keys: Float64Array, order: Uint32Array): Uint32Array {
   const m = order.length
   const words = new Uint32Array(keys.buffer, keys.byteOffset, m * 2)
-  // little-endian hosts (every one Node runs on): the high word of value i is words[2i + 1]
+  // the low and high 32 bits of value i are words[2i + LO] and words[2i + HI] (LO is 0 on a
+  // little-endian host, 1 on a big-endian one such as s390x)
   for (let i = 0; i < m; i++) {
-    const hi = words[2 * i + 1]!
+    const hi = words[2 * i + HI]!
     if (hi & 0x80000000) {
-      words[2 * i + 1] = ~hi >>> 0
-      words[2 * i] = ~words[2 * i]! >>> 0
-    } else words[2 * i + 1] = (hi | 0x80000000) >>> 0
+      words[2 * i + HI] = ~hi >>> 0
+      words[2 * i + LO] = ~words[2 * i + LO]! >>> 0
+    } else words[2 * i + HI] = (hi | 0x80000000) >>> 0
   }
   let src = new Uint32Array(m)
   for (let i = 0; i < m; i++) src[i] = i
   let dst = new Uint32Array(m)
   const counts = new Uint32Array(65536)
   for (let pass = 0; pass < 4; pass++) {
-    const word = pass >> 1
+    const word = pass >> 1 ? HI : LO
     const shift = (pass & 1) * 16
     counts.fill(0)
     for (let i = 0; i < m; i++) counts[(words[2 * i + word]! >>> shift) & 0xffff]!++
