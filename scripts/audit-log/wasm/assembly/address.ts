@@ -22,12 +22,12 @@ import { digit, isDigit } from './bytes'
   if (colon == 0) {
     // IPv4: digits and three dots; octets of 1 to 3 digits, no leading zero, at most 255.
     if ((dig | dot) != t || popcnt(dot) != 3) return false
-    // The octets between the dots, unrolled (about 45 instructions fewer per address than a loop).
+    // The octets between the dots, unrolled and without branches (see octet).
     const d1 = <u32>ctz(dot)
     const r1 = dot & (dot - 1)
     const d2 = <u32>ctz(r1)
     const d3 = <u32>ctz(r1 & (r1 - 1))
-    return octet(s, d1) && octet(s + d1 + 1, d2 - d1 - 1) && octet(s + d2 + 1, d3 - d2 - 1) && octet(s + d3 + 1, n - d3 - 1)
+    return octet(s, d1) & octet(s + d1 + 1, d2 - d1 - 1) & octet(s + d2 + 1, d3 - d2 - 1) & octet(s + d3 + 1, n - d3 - 1)
   }
   if (dot != 0) return ipv6(s, e)
   // IPv6: hex groups of 1 to 4 between colons; one '::' at most, which stands for one group or more.
@@ -60,13 +60,16 @@ import { digit, isDigit } from './bytes'
   return compressed ? groups <= 7 : groups == 8
 }
 
-/** An octet of len digits at o (its bytes are digits): 1 to 3 of them, no leading zero, at most 255. */
+/**
+ * An octet of len digits at o (its bytes are digits): 1 to 3 of them, no leading zero, at most 255.
+ * Without branches: octet lengths vary from address to address, and a mispredicted branch costs
+ * more than reading three bytes (the reads past a short octet stay in the line or its slack).
+ */
 @inline function octet(o: usize, len: u32): bool {
-  if (len - 1 >= 3) return false
-  if (len == 1) return true
-  if (load<u8>(o) == 0x30) return false
+  const first = <u32>load<u8>(o)
   // Three digits compare as their bytes in order: at most '255'.
-  return len == 2 || ((<u32>load<u8>(o) << 16) | (<u32>load<u8>(o + 1) << 8) | <u32>load<u8>(o + 2)) <= 0x323535
+  const three = (first << 16) | (<u32>load<u8>(o + 1) << 8) | <u32>load<u8>(o + 2)
+  return (len - 1 < 3) & ((len < 2) | (first != 0x30)) & ((len != 3) | (three <= 0x323535))
 }
 
 /** The bit masks of two 16-byte comparisons, as one 32-bit mask. */
