@@ -132,36 +132,61 @@ function operationCounts(states: AuditState[]): Record<string, number> {
 
 /** Folds user:<id>(<name>) into user:<id>, keeping the username of the latest request. */
 function requesterSummaries(states: AuditState[]): Record<string, RequesterSummary> {
-  // Plain arrays: a small typed array costs microseconds to allocate, which thousands of requesters feel.
-  const folded = new Map<string, { requests: number; counts: number[]; username?: string; nameLast: number }>()
+  // One flat array of counters for all folded keys, indexed by a map: this runs once per audit,
+  // cold, where an object and an array per requester cost tens of milliseconds for thousands of
+  // them (docs/benchmarks.md, 2026-11-27 (s13)).
   const A = ACTIVITIES.length
+  let total = 0
+  for (const st of states) total += st.requesterKeys.length
+  const index = new Map<string, number>()
+  const keys: string[] = []
+  const usernames: Array<string | undefined> = []
+  const requests = new Float64Array(total)
+  const counts = new Float64Array(total * A)
+  const nameLast = new Float64Array(total).fill(-1)
   for (const st of states) {
-    for (let r = 0; r < st.requesterKeys.length; r++) {
-      const printed = st.requesterKeys[r]!
+    const printedKeys = st.requesterKeys
+    for (let r = 0; r < printedKeys.length; r++) {
+      const printed = printedKeys[r]!
       const key = requesterKey(printed)
-      let f = folded.get(key)
+      let f = index.get(key)
       if (f === undefined) {
-        f = { requests: 0, counts: new Array<number>(A).fill(0), nameLast: -1 }
-        folded.set(key, f)
+        f = keys.length
+        index.set(key, f)
+        keys.push(key)
+        usernames.push(undefined)
       }
-      f.requests += st.requesterRequests[r]!
-      for (let i = 0; i < A; i++) f.counts[i]! += st.requesterCounts[r * A + i]!
+      requests[f]! += st.requesterRequests[r]!
+      addRow(counts, f * A, st.requesterCounts, r * A, A)
       const last = st.requesterLast[r]!
-      if (key.length !== printed.length && last > f.nameLast) {
-        f.username = printed.slice(key.length + 1, -1)
-        f.nameLast = last
+      if (key.length !== printed.length && last > nameLast[f]!) {
+        usernames[f] = printed.slice(key.length + 1, -1)
+        nameLast[f] = last
       }
     }
   }
+  const order = Array.from({ length: keys.length }, (_, i) => i)
+  order.sort((a, b) => requests[b]! - requests[a]! || (keys[a]! < keys[b]! ? -1 : 1))
   const requesters: Record<string, RequesterSummary> = {}
-  for (const [key, f] of [...folded].sort((a, b) => b[1].requests - a[1].requests || (a[0] < b[0] ? -1 : 1))) {
+  for (const f of order) {
     const perActivity: Partial<Record<ActivityName, number>> = {}
-    for (let i = 0; i < A; i++) if (f.counts[i]! > 0) perActivity[ACTIVITIES[i]!] = f.counts[i]!
-    const s: RequesterSummary = { requester: key, requests: f.requests, activities: perActivity }
-    if (f.username !== undefined) s.username = f.username
-    requesters[key] = s
+    const at = f * A
+    for (let i = 0; i < A; i++) if (counts[at + i]! > 0) perActivity[ACTIVITIES[i]!] = counts[at + i]!
+    const s: RequesterSummary = { requester: keys[f]!, requests: requests[f]!, activities: perActivity }
+    const username = usernames[f]
+    if (username !== undefined) s.username = username
+    requesters[keys[f]!] = s
   }
   return requesters
+}
+
+/**
+ * dst[to..to+n) += src[from..from+n). A function of its own: the optimizing compiler takes it after
+ * a few hundred calls, where the same loop inlined above stayed in the interpreter for the single
+ * call of requesterSummaries (about 7 µs per requester, cold).
+ */
+function addRow(dst: Float64Array, to: number, src: Float64Array, from: number, n: number): void {
+  for (let i = 0; i < n; i++) dst[to + i]! += src[from + i]!
 }
 
 function timeRange(states: AuditState[]): AuditResult['timeRange'] {

@@ -76,6 +76,14 @@ export function wasmConstantsSource(): string {
   for (const [k, v] of strings) {
     if (v.length > 24) throw new Error(`${k}: the scanner's literals hold at most 24 bytes, ${JSON.stringify(v)} has ${v.length}`)
     lines.push(`export const ${k}: string = ${JSON.stringify(v)}`)
+    // The same literal as its length and three little-endian 8-byte words, zero past its end: the
+    // module compares with them as immediates (no load of the literal per comparison).
+    const w = [0, 8, 16].map((o) => {
+      let x = 0n
+      for (let i = Math.min(v.length, o + 8) - 1; i >= o; i--) x = (x << 8n) | BigInt(v.charCodeAt(i))
+      return '0x' + x.toString(16)
+    })
+    lines.push(`export const ${k}_N: i32 = ${v.length}, ${k}_W0: u64 = ${w[0]}, ${k}_W1: u64 = ${w[1]}, ${k}_W2: u64 = ${w[2]}`)
   }
   return lines.join('\n') + '\n'
 }

@@ -17,41 +17,80 @@ export const A_OTHER: i32 = 35
 export const ACTIVITIES: i32 = 36
 
 export const S_RESPONSE: string = " http.server.response "
+export const S_RESPONSE_N: i32 = 22, S_RESPONSE_W0: u64 = 0x65732e7074746820, S_RESPONSE_W1: u64 = 0x7365722e72657672, S_RESPONSE_W2: u64 = 0x2065736e6f70
 export const S_HTTP: string = " HTTP/"
+export const S_HTTP_N: i32 = 6, S_HTTP_W0: u64 = 0x2f5054544820, S_HTTP_W1: u64 = 0x0, S_HTTP_W2: u64 = 0x0
 export const S_OTHER: string = "_OTHER"
+export const S_OTHER_N: i32 = 6, S_OTHER_W0: u64 = 0x524548544f5f, S_OTHER_W1: u64 = 0x0, S_OTHER_W2: u64 = 0x0
 export const S_POLLS: string = "polls: "
+export const S_POLLS_N: i32 = 7, S_POLLS_W0: u64 = 0x203a736c6c6f70, S_POLLS_W1: u64 = 0x0, S_POLLS_W2: u64 = 0x0
 export const S_CPU: string = ", cpu: "
+export const S_CPU_N: i32 = 7, S_CPU_W0: u64 = 0x203a757063202c, S_CPU_W1: u64 = 0x0, S_CPU_W2: u64 = 0x0
 export const S_DB: string = ", db: "
+export const S_DB_N: i32 = 6, S_DB_W0: u64 = 0x203a6264202c, S_DB_W1: u64 = 0x0, S_DB_W2: u64 = 0x0
 export const S_ELAPSED: string = ", elapsed: "
+export const S_ELAPSED_N: i32 = 11, S_ELAPSED_W0: u64 = 0x657370616c65202c, S_ELAPSED_W1: u64 = 0x203a64, S_ELAPSED_W2: u64 = 0x0
 export const S_QUERIES: string = ", queries: "
+export const S_QUERIES_N: i32 = 11, S_QUERIES_W0: u64 = 0x656972657571202c, S_QUERIES_W1: u64 = 0x203a73, S_QUERIES_W2: u64 = 0x0
 export const S_FETCHED: string = ", fetched: "
+export const S_FETCHED_N: i32 = 11, S_FETCHED_W0: u64 = 0x656863746566202c, S_FETCHED_W1: u64 = 0x203a64, S_FETCHED_W2: u64 = 0x0
 export const S_REQUESTER: string = " requester="
+export const S_REQUESTER_N: i32 = 11, S_REQUESTER_W0: u64 = 0x7473657571657220, S_REQUESTER_W1: u64 = 0x3d7265, S_REQUESTER_W2: u64 = 0x0
 export const S_USER: string = "user:"
+export const S_USER_N: i32 = 5, S_USER_W0: u64 = 0x3a72657375, S_USER_W1: u64 = 0x0, S_USER_W2: u64 = 0x0
 export const S_CLIENT: string = "oauth2-client:"
+export const S_CLIENT_N: i32 = 14, S_CLIENT_W0: u64 = 0x632d32687475616f, S_CLIENT_W1: u64 = 0x3a746e65696c, S_CLIENT_W2: u64 = 0x0
 export const S_HOMESERVER: string = "homeserver"
+export const S_HOMESERVER_N: i32 = 10, S_HOMESERVER_W0: u64 = 0x76726573656d6f68, S_HOMESERVER_W1: u64 = 0x7265, S_HOMESERVER_W2: u64 = 0x0
 export const S_ADDRESS: string = " client.address="
+export const S_ADDRESS_N: i32 = 16, S_ADDRESS_W0: u64 = 0x2e746e65696c6320, S_ADDRESS_W1: u64 = 0x3d73736572646461, S_ADDRESS_W2: u64 = 0x0
 export const S_OPTYPE: string = " graphql.operation.type="
+export const S_OPTYPE_N: i32 = 24, S_OPTYPE_W0: u64 = 0x6c71687061726720, S_OPTYPE_W1: u64 = 0x6974617265706f2e, S_OPTYPE_W2: u64 = 0x3d657079742e6e6f
 export const S_QUERY: string = "query"
+export const S_QUERY_N: i32 = 5, S_QUERY_W0: u64 = 0x7972657571, S_QUERY_W1: u64 = 0x0, S_QUERY_W2: u64 = 0x0
 export const S_MUTATION: string = "mutation"
+export const S_MUTATION_N: i32 = 8, S_MUTATION_W0: u64 = 0x6e6f69746174756d, S_MUTATION_W1: u64 = 0x0, S_MUTATION_W2: u64 = 0x0
 export const S_SUBSCRIPTION: string = "subscription"
+export const S_SUBSCRIPTION_N: i32 = 12, S_SUBSCRIPTION_W0: u64 = 0x7069726373627573, S_SUBSCRIPTION_W1: u64 = 0x6e6f6974, S_SUBSCRIPTION_W2: u64 = 0x0
 export const S_OPNAME: string = " graphql.operation.name="
+export const S_OPNAME_N: i32 = 24, S_OPNAME_W0: u64 = 0x6c71687061726720, S_OPNAME_W1: u64 = 0x6974617265706f2e, S_OPNAME_W2: u64 = 0x3d656d616e2e6e6f
 export const S_TRACE: string = " trace.id="
+export const S_TRACE_N: i32 = 10, S_TRACE_W0: u64 = 0x692e656361727420, S_TRACE_W1: u64 = 0x3d64, S_TRACE_W2: u64 = 0x0
 export const P_LOGIN: string = "/login"
+export const P_LOGIN_N: i32 = 6, P_LOGIN_W0: u64 = 0x6e69676f6c2f, P_LOGIN_W1: u64 = 0x0, P_LOGIN_W2: u64 = 0x0
 export const P_LOGOUT: string = "/logout"
+export const P_LOGOUT_N: i32 = 7, P_LOGOUT_W0: u64 = 0x74756f676f6c2f, P_LOGOUT_W1: u64 = 0x0, P_LOGOUT_W2: u64 = 0x0
 export const P_TOKEN: string = "/oauth2/token"
+export const P_TOKEN_N: i32 = 13, P_TOKEN_W0: u64 = 0x2f32687475616f2f, P_TOKEN_W1: u64 = 0x6e656b6f74, P_TOKEN_W2: u64 = 0x0
 export const P_REVOKE: string = "/oauth2/revoke"
+export const P_REVOKE_N: i32 = 14, P_REVOKE_W0: u64 = 0x2f32687475616f2f, P_REVOKE_W1: u64 = 0x656b6f766572, P_REVOKE_W2: u64 = 0x0
 export const P_INTROSPECT: string = "/oauth2/introspect"
+export const P_INTROSPECT_N: i32 = 18, P_INTROSPECT_W0: u64 = 0x2f32687475616f2f, P_INTROSPECT_W1: u64 = 0x6570736f72746e69, P_INTROSPECT_W2: u64 = 0x7463
 export const P_AUTHORIZE: string = "/authorize"
+export const P_AUTHORIZE_N: i32 = 10, P_AUTHORIZE_W0: u64 = 0x69726f687475612f, P_AUTHORIZE_W1: u64 = 0x657a, P_AUTHORIZE_W2: u64 = 0x0
 export const P_GRAPHQL: string = "/graphql"
+export const P_GRAPHQL_N: i32 = 8, P_GRAPHQL_W0: u64 = 0x6c7168706172672f, P_GRAPHQL_W1: u64 = 0x0, P_GRAPHQL_W2: u64 = 0x0
 export const P_UPSTREAM: string = "/upstream/link/"
+export const P_UPSTREAM_N: i32 = 15, P_UPSTREAM_W0: u64 = 0x616572747370752f, P_UPSTREAM_W1: u64 = 0x2f6b6e696c2f6d, P_UPSTREAM_W2: u64 = 0x0
 export const P_CLIENT: string = "/client/"
+export const P_CLIENT_N: i32 = 8, P_CLIENT_W0: u64 = 0x2f746e65696c632f, P_CLIENT_W1: u64 = 0x0, P_CLIENT_W2: u64 = 0x0
 export const P_CLIENT_LOGIN: string = "/login"
+export const P_CLIENT_LOGIN_N: i32 = 6, P_CLIENT_LOGIN_W0: u64 = 0x6e69676f6c2f, P_CLIENT_LOGIN_W1: u64 = 0x0, P_CLIENT_LOGIN_W2: u64 = 0x0
 export const P_CLIENT_LOGOUT: string = "/logout"
+export const P_CLIENT_LOGOUT_N: i32 = 7, P_CLIENT_LOGOUT_W0: u64 = 0x74756f676f6c2f, P_CLIENT_LOGOUT_W1: u64 = 0x0, P_CLIENT_LOGOUT_W2: u64 = 0x0
 export const P_LOGOUT_ALL: string = "/logout/all"
+export const P_LOGOUT_ALL_N: i32 = 11, P_LOGOUT_ALL_W0: u64 = 0x2f74756f676f6c2f, P_LOGOUT_ALL_W1: u64 = 0x6c6c61, P_LOGOUT_ALL_W2: u64 = 0x0
 export const P_REGISTER: string = "/register/steps/"
+export const P_REGISTER_N: i32 = 16, P_REGISTER_W0: u64 = 0x657473696765722f, P_REGISTER_W1: u64 = 0x2f73706574732f72, P_REGISTER_W2: u64 = 0x0
 export const P_FINISH: string = "/finish"
+export const P_FINISH_N: i32 = 7, P_FINISH_W0: u64 = 0x6873696e69662f, P_FINISH_W1: u64 = 0x0, P_FINISH_W2: u64 = 0x0
 export const P_ADMIN_API: string = "/api/admin/"
+export const P_ADMIN_API_N: i32 = 11, P_ADMIN_API_W0: u64 = 0x6d64612f6970612f, P_ADMIN_API_W1: u64 = 0x2f6e69, P_ADMIN_API_W2: u64 = 0x0
 export const P_ADMIN_HS: string = "/_synapse/admin/"
+export const P_ADMIN_HS_N: i32 = 16, P_ADMIN_HS_W0: u64 = 0x7370616e79735f2f, P_ADMIN_HS_W1: u64 = 0x2f6e696d64612f65, P_ADMIN_HS_W2: u64 = 0x0
 export const S_NONE: string = "(none)"
+export const S_NONE_N: i32 = 6, S_NONE_W0: u64 = 0x29656e6f6e28, S_NONE_W1: u64 = 0x0, S_NONE_W2: u64 = 0x0
 export const S_UNKNOWN: string = "(unknown)"
+export const S_UNKNOWN_N: i32 = 9, S_UNKNOWN_W0: u64 = 0x6e776f6e6b6e7528, S_UNKNOWN_W1: u64 = 0x29, S_UNKNOWN_W2: u64 = 0x0
 export const S_UNNAMED: string = "(unnamed)"
+export const S_UNNAMED_N: i32 = 9, S_UNNAMED_W0: u64 = 0x64656d616e6e7528, S_UNNAMED_W1: u64 = 0x29, S_UNNAMED_W2: u64 = 0x0

@@ -6,35 +6,15 @@
 // moving position, the hot loop of the module, and splitting it would add calls per line.
 
 import { address } from './address'
-import { at, digit, digitRun, isReason, isUpper, litLen, lit, millis, number, notHex16, skipAgent, skipName, skipPrint, skipTok, timestampShape, value2 } from './bytes'
-import {
-  S_ADDRESS, S_CLIENT, S_CPU, S_DB, S_ELAPSED, S_FETCHED, S_HOMESERVER, S_HTTP, S_MUTATION, S_OPNAME, S_OPTYPE, S_OTHER,
-  S_POLLS, S_QUERIES, S_QUERY, S_REQUESTER, S_RESPONSE, S_SUBSCRIPTION, S_TRACE, S_USER,
+import { at, digit, digitRun, is, isReason, litLen, lit, millis, number, notHex16, skipAgent, skipName, skipUpper, skipPrint, skipTok, shape16, TS_DIGITS_0, TS_DIGITS_1, TS_PUNCT_0, TS_PUNCT_1, value2 } from './bytes'
+import { S_RESPONSE,
+  S_RESPONSE_N, S_RESPONSE_W0, S_RESPONSE_W1, S_RESPONSE_W2, S_HTTP_N, S_HTTP_W0, S_HTTP_W1, S_HTTP_W2, S_OTHER_N, S_OTHER_W0, S_OTHER_W1, S_OTHER_W2, S_POLLS_N, S_POLLS_W0, S_POLLS_W1, S_POLLS_W2, S_CPU_N, S_CPU_W0, S_CPU_W1, S_CPU_W2, S_DB_N, S_DB_W0, S_DB_W1, S_DB_W2, S_ELAPSED_N, S_ELAPSED_W0, S_ELAPSED_W1, S_ELAPSED_W2, S_QUERIES_N, S_QUERIES_W0, S_QUERIES_W1, S_QUERIES_W2, S_FETCHED_N, S_FETCHED_W0, S_FETCHED_W1, S_FETCHED_W2, S_REQUESTER_N, S_REQUESTER_W0, S_REQUESTER_W1, S_REQUESTER_W2, S_USER_N, S_USER_W0, S_USER_W1, S_USER_W2, S_CLIENT_N, S_CLIENT_W0, S_CLIENT_W1, S_CLIENT_W2, S_HOMESERVER_N, S_HOMESERVER_W0, S_HOMESERVER_W1, S_HOMESERVER_W2, S_ADDRESS_N, S_ADDRESS_W0, S_ADDRESS_W1, S_ADDRESS_W2, S_OPTYPE_N, S_OPTYPE_W0, S_OPTYPE_W1, S_OPTYPE_W2, S_QUERY_N, S_QUERY_W0, S_QUERY_W1, S_QUERY_W2, S_MUTATION_N, S_MUTATION_W0, S_MUTATION_W1, S_MUTATION_W2, S_SUBSCRIPTION_N, S_SUBSCRIPTION_W0, S_SUBSCRIPTION_W1, S_SUBSCRIPTION_W2, S_OPNAME_N, S_OPNAME_W0, S_OPNAME_W1, S_OPNAME_W2, S_TRACE_N, S_TRACE_W0, S_TRACE_W1, S_TRACE_W2,
 } from './constants.gen'
 
-// Literals, compared 8 bytes at a time.
-const L_RESPONSE = lit(S_RESPONSE)
-// The name alone (S_RESPONSE is it between spaces), for a line that ends after it.
+// Literals are compared as immediates (`is` with the words of constants.gen.ts); only event()'s
+// name check takes one from memory: the name alone (S_RESPONSE is it between spaces), for a line
+// that ends after it.
 const L_RESPONSE_NAME = lit(S_RESPONSE.substring(0, S_RESPONSE.length - 1))
-const L_HTTP = lit(S_HTTP)
-const L_POLLS = lit(S_POLLS)
-const L_CPU = lit(S_CPU)
-const L_DB = lit(S_DB)
-const L_ELAPSED = lit(S_ELAPSED)
-const L_QUERIES = lit(S_QUERIES)
-const L_FETCHED = lit(S_FETCHED)
-const L_REQUESTER = lit(S_REQUESTER)
-const L_USER = lit(S_USER)
-const L_CLIENT = lit(S_CLIENT)
-const L_HOMESERVER = lit(S_HOMESERVER)
-const L_ADDRESS = lit(S_ADDRESS)
-const L_OPTYPE = lit(S_OPTYPE)
-const L_QUERY = lit(S_QUERY)
-const L_MUTATION = lit(S_MUTATION)
-const L_SUBSCRIPTION = lit(S_SUBSCRIPTION)
-const L_OPNAME = lit(S_OPNAME)
-const L_TRACE = lit(S_TRACE)
-const L_OTHER = lit(S_OTHER)
 
 // Results of the last parse.
 export let pathStart: usize = 0
@@ -47,9 +27,19 @@ export let reqLen: u32 = 0 // 0: no requester
 export let opStart: usize = 0
 export let opLen: u32 = 0 // 0: no operation name
 
+// The first 16 bytes ('YYYY-MM-DDTHH:MM') of the last timestamp whose first 16 bytes passed: the
+// lines of a log share their minute, and a line of the same minute needs only its seconds and
+// fraction checked. (0xff bytes: no timestamp matches before the first.)
+let lastMinute: v128 = i8x16(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+
 /** 'YYYY-MM-DDTHH:MM:SS.ffffffZ ' at p: digits and punctuation 16 bytes at a time, then the ranges. */
 @inline function timestamp(p: usize): bool {
-  return timestampShape(p) && !(value2(p + 5) - 1 >= 12 || value2(p + 8) - 1 >= 31 || value2(p + 11) >= 24 || value2(p + 14) >= 60 || value2(p + 17) > 60)
+  const v0 = v128.load(p)
+  if (i8x16.bitmask(i8x16.eq(v0, lastMinute)) != 0xffff) {
+    if (shape16(v0, TS_DIGITS_0, TS_PUNCT_0) != 0xffff || value2(p + 5) - 1 >= 12 || value2(p + 8) - 1 >= 31 || value2(p + 11) >= 24 || value2(p + 14) >= 60) return false
+    lastMinute = v0
+  }
+  return (shape16(v128.load(p, 16), TS_DIGITS_1, TS_PUNCT_1) & 0x0fff) == 0x0fff && value2(p + 17) <= 60
 }
 
 /**
@@ -76,6 +66,11 @@ export function event(p: usize): usize {
   return load<u8>(q) == 10 ? q : 0
 }
 
+/** 'a.b" ' as a little-endian word (an HTTP version and what follows it). */
+@inline function version(a: u64, b: u64): u64 {
+  return a | (<u64>0x2e << 8) | (b << 16) | (<u64>0x2022 << 24)
+}
+
 /** Parses the line at p; its '\n' when it is canonical, else 0. */
 export function parse(p: usize): usize {
   if (!timestamp(p)) return 0
@@ -85,11 +80,11 @@ export function parse(p: usize): usize {
   if (load<u8>(p + 28) == 0x20) {
     if (lv != 0x4f464e49 /* INFO */ && lv != 0x4e524157 /* WARN */) return 0
   } else if (load<u8>(p + 28) != 0x45 || lv != 0x524f5252 /* RROR */) return 0
-  if (!at(p + 33, L_RESPONSE)) return 0
-  let q = p + 33 + litLen(L_RESPONSE)
+  if (!is(p + 33, S_RESPONSE_N, S_RESPONSE_W0, S_RESPONSE_W1, S_RESPONSE_W2)) return 0
+  let q = p + 33 + S_RESPONSE_N
   // [A-Z_]+-\d{1,15} - "
   let s = q
-  while (isUpper(load<u8>(q))) q++
+  q = skipUpper(q)
   if (q == s || load<u8>(q) != 0x2d) return 0
   q++
   const idLen = digitRun(q)
@@ -98,10 +93,12 @@ export function parse(p: usize): usize {
   q += 4
   // method
   s = q
-  while (isUpper(load<u8>(q))) q++
+  q = skipUpper(q)
   if (q == s || load<u8>(q) != 0x20) return 0
   const mlen = q - s
-  method = mlen == 3 && load<u8>(s) == 0x47 && load<u16>(s + 1) == 0x5445 /* GET */ ? 1 : mlen == 4 && load<u32>(s) == 0x54534f50 /* POST */ ? 2 : 0
+  // (without branches: GET and POST alternate)
+  const mw = load<u32>(s)
+  method = <i32>((mlen == 3) & ((mw & 0xffffff) == 0x544547)) /* GET */ | (<i32>((mlen == 4) & (mw == 0x54534f50)) /* POST */ << 1)
   q++
   // path: token bytes
   s = q
@@ -110,15 +107,17 @@ export function parse(p: usize): usize {
   pathStart = s
   pathLen = <u32>(q - s)
   // ' HTTP/' (1.1|2.0|1.0|3.0|0.9|_OTHER) '" '
-  if (!at(q, L_HTTP)) return 0
+  if (!is(q, S_HTTP_N, S_HTTP_W0, S_HTTP_W1, S_HTTP_W2)) return 0
   q += 6
   const a = load<u8>(q)
   if (a == 0x5f) {
-    if (!at(q, L_OTHER)) return 0
+    if (!is(q, S_OTHER_N, S_OTHER_W0, S_OTHER_W1, S_OTHER_W2)) return 0
     q += 6
   } else {
-    const b = load<u8>(q + 2)
-    if (load<u8>(q + 1) != 0x2e || !((a == 0x31 && (b == 0x31 || b == 0x30)) || ((a == 0x32 || a == 0x33) && b == 0x30) || (a == 0x30 && b == 0x39))) return 0
+    // 1.1, 1.0, 2.0, 3.0 or 0.9 and the '" ' after it: one word against five, without branches
+    // (the version changes from line to line, and mispredicted branches cost more than compares).
+    const v = load<u64>(q) & 0xffffffffff
+    if (!((v == version(0x31, 0x31)) | (v == version(0x31, 0x30)) | (v == version(0x32, 0x30)) | (v == version(0x33, 0x30)) | (v == version(0x30, 0x39)))) return 0
     q += 3
   }
   if (load<u16>(q) != 0x2022 /* '" ' */) return 0
@@ -135,7 +134,8 @@ export function parse(p: usize): usize {
   // reason words: ([!#-~]+ )+ then '"'
   if (!isReason(load<u8>(q))) return 0
   for (;;) {
-    while (isReason(load<u8>(q))) q++
+    // (a reason byte is a token byte: [!#-~])
+    q = skipTok(q)
     if (load<u8>(q) != 0x20) return 0
     q++
     const c = load<u8>(q)
@@ -155,25 +155,25 @@ export function parse(p: usize): usize {
   q += 3
   // stats: 'polls: N, cpu: X.Xms, ' then the v1.20 'db: X.Xms, elapsed: X.Xms, queries: N,
   // fetched: N' or the older 'elapsed: X.Xms', then ']'
-  if (!at(q, L_POLLS)) return 0
-  q = number(q + litLen(L_POLLS), L_CPU)
+  if (!is(q, S_POLLS_N, S_POLLS_W0, S_POLLS_W1, S_POLLS_W2)) return 0
+  q = number(q + S_POLLS_N, S_CPU_N, S_CPU_W0, S_CPU_W1, S_CPU_W2)
   if (q == 0) return 0
   q = millis(q)
   if (q == 0) return 0
-  if (at(q, L_DB)) {
+  if (is(q, S_DB_N, S_DB_W0, S_DB_W1, S_DB_W2)) {
     v120 = true
-    q = millis(q + litLen(L_DB))
-    if (q == 0 || !at(q, L_ELAPSED)) return 0
-    q = millis(q + litLen(L_ELAPSED))
-    if (q == 0 || !at(q, L_QUERIES)) return 0
-    q = number(q + litLen(L_QUERIES), L_FETCHED)
+    q = millis(q + S_DB_N)
+    if (q == 0 || !is(q, S_ELAPSED_N, S_ELAPSED_W0, S_ELAPSED_W1, S_ELAPSED_W2)) return 0
+    q = millis(q + S_ELAPSED_N)
+    if (q == 0 || !is(q, S_QUERIES_N, S_QUERIES_W0, S_QUERIES_W1, S_QUERIES_W2)) return 0
+    q = number(q + S_QUERIES_N, S_FETCHED_N, S_FETCHED_W0, S_FETCHED_W1, S_FETCHED_W2)
     if (q == 0) return 0
     const fetched = digitRun(q)
     if (fetched - 1 >= 15) return 0
     q += fetched
-  } else if (at(q, L_ELAPSED)) {
+  } else if (is(q, S_ELAPSED_N, S_ELAPSED_W0, S_ELAPSED_W1, S_ELAPSED_W2)) {
     v120 = false
-    q = millis(q + litLen(L_ELAPSED))
+    q = millis(q + S_ELAPSED_N)
     if (q == 0) return 0
   } else return 0
   if (load<u8>(q) != 0x5d) return 0
@@ -181,15 +181,15 @@ export function parse(p: usize): usize {
 }
 
 /** The optional fields in their order, then the line's end: its '\n', or 0. */
-export function fields(q: usize): usize {
+@inline export function fields(q: usize): usize {
   reqLen = 0
   opLen = 0
   if (load<u8>(q) == 10) return q
-  if (at(q, L_REQUESTER)) {
-    q += litLen(L_REQUESTER)
+  if (is(q, S_REQUESTER_N, S_REQUESTER_W0, S_REQUESTER_W1, S_REQUESTER_W2)) {
+    q += S_REQUESTER_N
     const s = q
-    if (at(q, L_USER)) {
-      q += litLen(L_USER)
+    if (is(q, S_USER_N, S_USER_W0, S_USER_W1, S_USER_W2)) {
+      q += S_USER_N
       const id = q
       q = skipName(q)
       if (q == id) return 0
@@ -200,35 +200,35 @@ export function fields(q: usize): usize {
         if (q == name || load<u8>(q) != 0x29) return 0
         q++
       }
-    } else if (at(q, L_CLIENT)) {
-      q += litLen(L_CLIENT)
+    } else if (is(q, S_CLIENT_N, S_CLIENT_W0, S_CLIENT_W1, S_CLIENT_W2)) {
+      q += S_CLIENT_N
       const id = q
       q = skipTok(q)
       if (q == id) return 0
-    } else if (at(q, L_HOMESERVER)) {
-      q += litLen(L_HOMESERVER)
+    } else if (is(q, S_HOMESERVER_N, S_HOMESERVER_W0, S_HOMESERVER_W1, S_HOMESERVER_W2)) {
+      q += S_HOMESERVER_N
     } else return 0
     reqStart = s
     reqLen = <u32>(q - s)
     if (load<u8>(q) == 10) return q
   }
-  if (at(q, L_ADDRESS)) {
-    q += litLen(L_ADDRESS)
+  if (is(q, S_ADDRESS_N, S_ADDRESS_W0, S_ADDRESS_W1, S_ADDRESS_W2)) {
+    q += S_ADDRESS_N
     const s = q
     q = skipTok(q)
     if (!address(s, q)) return 0
     if (load<u8>(q) == 10) return q
   }
-  if (at(q, L_OPTYPE)) {
-    q += litLen(L_OPTYPE)
-    if (at(q, L_QUERY)) q += litLen(L_QUERY)
-    else if (at(q, L_MUTATION)) q += litLen(L_MUTATION)
-    else if (at(q, L_SUBSCRIPTION)) q += litLen(L_SUBSCRIPTION)
+  if (is(q, S_OPTYPE_N, S_OPTYPE_W0, S_OPTYPE_W1, S_OPTYPE_W2)) {
+    q += S_OPTYPE_N
+    if (is(q, S_QUERY_N, S_QUERY_W0, S_QUERY_W1, S_QUERY_W2)) q += S_QUERY_N
+    else if (is(q, S_MUTATION_N, S_MUTATION_W0, S_MUTATION_W1, S_MUTATION_W2)) q += S_MUTATION_N
+    else if (is(q, S_SUBSCRIPTION_N, S_SUBSCRIPTION_W0, S_SUBSCRIPTION_W1, S_SUBSCRIPTION_W2)) q += S_SUBSCRIPTION_N
     else return 0
     if (load<u8>(q) == 10) return q
   }
-  if (at(q, L_OPNAME)) {
-    q += litLen(L_OPNAME)
+  if (is(q, S_OPNAME_N, S_OPNAME_W0, S_OPNAME_W1, S_OPNAME_W2)) {
+    q += S_OPNAME_N
     const s = q
     q = skipTok(q)
     if (q == s) return 0
@@ -236,8 +236,8 @@ export function fields(q: usize): usize {
     opLen = <u32>(q - s)
     if (load<u8>(q) == 10) return q
   }
-  if (at(q, L_TRACE)) {
-    q += litLen(L_TRACE)
+  if (is(q, S_TRACE_N, S_TRACE_W0, S_TRACE_W1, S_TRACE_W2)) {
+    q += S_TRACE_N
     if (notHex16(q) != 0 || notHex16(q + 16) != 0) return 0
     q += 32
   }
