@@ -1,4 +1,4 @@
-// A CommonJS module loaded with V8's code cache (decision 0004, decision XXXX): node 20 keeps no compile
+// A CommonJS module loaded with V8's code cache (decision 0004, decision 0014): node 20 keeps no compile
 // cache of its own, so each suite worker parsed and compiled the 1.3 MB of precompiled validators again,
 // and again each validator it called. Here the module is compiled as a vm.Script with the cached data
 // that an earlier process made after using it (its lazily compiled functions included); V8 checks that

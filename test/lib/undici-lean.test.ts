@@ -1,5 +1,5 @@
 // undici's Agent and request() without its main module (lib/undici-lean.mjs): the same answers as
-// undici's own request(), the same refusals, and lib/http.ts (the suites' and the runner's client) and
+// undici's own request(), and lib/http.ts (the suites' and the runner's client) and
 // the mock's clients no longer load undici's main module.
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
@@ -26,22 +26,17 @@ t.test('request(): the same as undici`s, with a dispatcher or the global one', a
   })
   for (const [url, opts] of [
     [`${origin}/a/b?c=1&d`, { dispatcher: agent }],
-    [origin, { path: 'no-slash?x=1', dispatcher: agent }],
     [new URL(`${origin}/url-object`), { dispatcher: agent }],
-    [`${origin}/put`, { body: 'payload', dispatcher: agent }],
+    [`${origin}/put`, { method: 'PUT', body: 'payload', dispatcher: agent }],
     [`${origin}/global`, {}],
-  ] as [string | URL, { path?: string; dispatcher?: Agent; body?: string }][]) {
-    // (undici's types leave out `path`, which its request() takes)
+  ] as [string | URL, { method?: string; dispatcher?: Agent; body?: string }][]) {
     const lean = await request(url, opts as never)
     const own = await undici.request(url, opts as never)
     const [a, b] = [await lean.body.text(), await own.body.text()]
     t.equal(lean.statusCode, own.statusCode)
-    t.equal(a, b, `${String(url)} ${JSON.stringify(opts.path ?? '')}: ${a}`)
+    t.equal(a, b, `${String(url)}: ${a}`)
   }
-  t.throws(() => request('', {}), { code: 'UND_ERR_INVALID_ARG', message: 'invalid url' })
-  t.throws(() => request(origin, 'x' as never), { message: 'invalid opts' })
-  t.throws(() => request(origin, { path: 1 } as never), { message: 'invalid opts.path' })
-  t.throws(() => request(origin, { agent } as never), { message: /unsupported opts.agent/ })
+  t.throws(() => request('not a url', {}), TypeError, 'a URL it cannot parse is refused before any request')
 })
 
 t.test("the project's clients do not load undici's main module", async (t) => {

@@ -112,7 +112,7 @@ t.test(`every command works for ${other ? 'nobody' : 'this user'}, the install r
     [],
     'no validator compiled at run time: the shipped ones (dist/validators/) fit the installed ajv',
   )
-  // (the package's folder is read-only: V8's code cache of the shipped validators goes to the user's cache, decision XXXX)
+  // (the package's folder is read-only: V8's code cache of the shipped validators goes to the user's cache, decision 0014)
   t.match(compiled.join(' '), /^[0-9a-f]+\.cjs\.[0-9a-f]{8}\.v8cache/, "the shipped validators' code cache is in the user's cache")
   const grep = as(['run', '--grep', 'no-such-check-anywhere'])
   t.match(
