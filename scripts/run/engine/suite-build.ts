@@ -137,7 +137,7 @@ function fewerTapPlugins(): Plugin {
 
 /**
  * esbuild plugin for the run's tap: a parser whose `inProcessChildren` is set passes the lines of its
- * subtests through as they come, without parsing them again (decision XXXX). tap gives every test a
+ * subtests through as they come, without parsing them again (decision 0015). tap gives every test a
  * parser of its own and pipes each subtest's output, already parsed by the subtest's parser, into its
  * parent's, whose child parser parses it again, and so on up to the root: each assertion of a check was
  * parsed three times in a worker. A parent needs none of it: its own test points say whether each
