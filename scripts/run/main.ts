@@ -169,7 +169,8 @@ async function runSteps(st: RunState, keep: (c: () => Promise<void>) => void, on
     io.stderr.write(redact(`preflight failed:\n${pf.problems.map((p) => `  ${p}`).join('\n')}\n`, secrets))
     return { exitCode: EXIT.unreachable }
   }
-  target.versions = { mas: pf.masVersion, hs: pf.hsVersion }
+  // every worker's target: the version suites assert that each worker sees what the preflight printed
+  for (const t of new Set([target, ...workerTargets])) t.versions = { mas: pf.masVersion, hs: pf.hsVersion }
   const introspection = opts.faultMatrix ? {} : await registerIntrospectionClient(target, sel.areas)
   if (introspection.warning) warnings.push(introspection.warning)
   // the client's secret joins the secrets every output is redacted of
