@@ -141,7 +141,11 @@ function takeChunk(control: Int32Array, starts: number[]): ChunkJob | undefined 
 
 type WorkerMessage = { type: 'state'; state: AuditState } | { type: 'error'; message: string }
 
-/** tsx's API for the loader bootstrap; '' where tsx is not installed (a packed package: its worker is built). */
+/**
+ * tsx's API for the loader bootstrap; '' where tsx is not installed (a packed package: its worker is
+ * built). Asked only without the bundle: under tsx a resolution goes through its hooks' thread (2–3 ms
+ * before the worker could start).
+ */
 function tsxApiUrl(): string {
   try {
     return import.meta.resolve('tsx/esm/api')
@@ -162,7 +166,7 @@ export async function auditInWorkers(file: string, size: number, jobs: number, o
   const shared = report !== undefined ? new SharedArrayBuffer(n * 2 * 8) : null
   const setup: Omit<WorkerSetup, 'slot'> = {
     moduleUrl: import.meta.url,
-    tsxUrl: tsxApiUrl(),
+    tsxUrl: '',
     file,
     opts: {
       ...(opts.clientPrefix !== undefined ? { clientPrefix: opts.clientPrefix } : {}),
@@ -200,7 +204,7 @@ export async function auditInWorkers(file: string, size: number, jobs: number, o
         Array.from({ length: n }, (_, slot) =>
           Atomics.load(control, STOP) !== 0 || Atomics.load(control, NEXT) >= count
             ? new Auditor(setup.opts).state()
-            : runWorker(workers, script, { ...setup, slot }),
+            : runWorker(workers, script, { ...setup, ...(script === null ? { tsxUrl: tsxApiUrl() } : {}), slot }),
         ),
       )
     })
