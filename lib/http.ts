@@ -12,7 +12,7 @@
 //   (requests per base URL, per-endpoint timing) the runner reports from.
 import { isUtf8 } from 'node:buffer'
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
-import { Agent, request as undiciRequest } from 'undici'
+import { Agent, request as undiciRequest } from './undici-lean.mjs'
 import { Pacer, SharedBudget } from './http-limits.ts'
 import { redact, REDACTED } from './redact.ts'
 

@@ -21,6 +21,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Ajv2020, Options, ValidateFunction } from 'ajv/dist/2020.js'
 import { packageCacheDir, prebuiltDir } from './package-paths.mjs'
+import { requireCached } from './code-cache.ts'
 
 export type JsonSchema = { [key: string]: unknown }
 
@@ -382,7 +383,10 @@ let precompiled: Record<string, ValidateFunction> | null | undefined
  */
 export function loadPrecompiled(file = precompiledFile()): Record<string, ValidateFunction> | undefined {
   try {
-    const mod = require(file) as PrecompiledModule
+    // With V8's code cache, kept in the validators' cache folder (a packed package's own folder is
+    // read-only); another module (tests) without.
+    const cacheDir = file === precompiledFile() ? PRECOMPILED_DIR : undefined
+    const mod = requireCached(file, cacheDir).exports as PrecompiledModule
     if (mod.fingerprint !== fingerprint || typeof mod.create !== 'function') return undefined
     return mod.create(schemaAt)
   } catch {

@@ -116,7 +116,8 @@ export function writePrecompiled(dir?: string): string {
   const now = Date.now()
   for (const name of readdirSync(dir)) {
     const old = path.join(dir, name)
-    if (old === file || !/^[0-9a-f]+\.cjs$/.test(name)) continue
+    // (and the V8 code caches of older modules, lib/code-cache.ts)
+    if (old === file || name.startsWith(`${path.basename(file)}.`) || !/^[0-9a-f]+\.cjs(\.[0-9a-f]{8}\.v8cache)?$/.test(name)) continue
     try {
       if (now - statSync(old).mtimeMs > OLD_MODULE_MS) rmSync(old, { force: true })
     } catch {

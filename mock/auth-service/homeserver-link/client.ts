@@ -2,7 +2,7 @@
 // real service's `matrix.endpoint`, authenticated with `matrix.secret` as a Bearer token). Bodies as
 // Synapse 1.160.0 reads them (synapse/rest/synapse/mas/ in its package): every call names the user by
 // localpart. The secret goes in the header only: never in a message, a log line or an error.
-import { request } from 'undici'
+import { request } from '../../../lib/undici-lean.mjs'
 
 /** One call: its path under /_synapse/mas/ and its JSON body. */
 export type Provisioning =

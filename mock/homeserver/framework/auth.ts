@@ -3,7 +3,7 @@
 // and, when the mock stands in for a homeserver that delegates auth to the auth service
 // (options.hsDelegateUrl), unknown tokens are introspected there. Admin endpoints then require a
 // server admin. Everything is checked before any parameter, as on the real server.
-import { Agent, request } from 'undici'
+import { Agent, request } from '../../../lib/undici-lean.mjs'
 import { hsError, type Ctx, type Reply } from '../../core/context.ts'
 import type { MockOptions } from '../../core/options.ts'
 import type { HsUser } from '../../store/homeserver/index.ts'
