@@ -135,6 +135,53 @@ function fewerTapPlugins(): Plugin {
   }
 }
 
+/**
+ * esbuild plugin for the run's tap: a parser whose `inProcessChildren` is set passes the lines of its
+ * subtests through as they come, without parsing them again (decision XXXX). tap gives every test a
+ * parser of its own and pipes each subtest's output, already parsed by the subtest's parser, into its
+ * parent's, whose child parser parses it again, and so on up to the root: each assertion of a check was
+ * parsed three times in a worker. A parent needs none of it: its own test points say whether each
+ * subtest passed. The worker sets the flag (../workers/suite-worker.mjs); the lines out are the same (the
+ * child's parse re-emitted each line with four spaces more). Should tap-parser no longer read as
+ * expected, it is left whole: slower, the same results.
+ */
+export function tapChildrenPassedThrough(): Plugin {
+  const edits: [RegExp, string][] = [
+    // a subtest's line goes out as it is (a version line dropped, as the child's parse drops it)
+    [
+      /(parseIndent\(line, indent\) \{\n(?:\s*\/\/.*\n)*\s*if \(this\.#child && line\.substring\(0, 4\) === ' {4}'\) \{\n)/,
+      "$1            if (this.#child.passThrough) {\n                if (!lineTypes.version.test(line.substring(4)))\n                    this.emit('line', line);\n                return;\n            }\n",
+    ],
+    // a child made for a subtest of a parser that holds in-process tests passes its lines through
+    [
+      /(\n(\s*)this\.#child\.on\('complete', results => \{\n)/,
+      '\n$2if (this.inProcessChildren && this.preserveWhitespace && !maybeBuffered)\n$2    this.#child.passThrough = true;$1',
+    ],
+    [
+      /(\n {4}parse\(line\) \{\n)/,
+      "$1        if (this.passThrough) {\n            if (!lineTypes.version.test(line))\n                this.emit('line', line);\n            return;\n        }\n",
+    ],
+    // its end says nothing (no synthetic plan, no count comment): its lines came from a test that said it
+    [
+      /(\n {4}end\(chunk, encoding, cb\) \{\n)/,
+      "$1        if (this.passThrough) {\n            if (!this.results) {\n                this.results = new FinalResults(false, this);\n                this.emit('complete', this.results);\n                this.emit('finish');\n                this.emit('close');\n            }\n            const done = typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : cb;\n            if (done)\n                process.nextTick(done);\n            return this;\n        }\n",
+    ],
+  ]
+  return {
+    name: 'tap-children-passed-through',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]tap-parser[\\/]dist[\\/]esm[\\/]index\.js$/ }, (args) => {
+        let text = readFileSync(args.path, 'utf8')
+        for (const [re, by] of edits) {
+          if (!re.test(text)) return undefined
+          text = text.replace(re, by)
+        }
+        return { contents: text, loader: 'js', resolveDir: path.dirname(args.path) }
+      })
+    },
+  }
+}
+
 /** Every module of lib/, for the shared build (types.gen.ts holds types only). */
 function libModules(): string[] {
   const out: string[] = []
@@ -227,7 +274,7 @@ export async function buildAll(outdir: string, pack?: { external: Plugin }): Pro
         stdin: { contents: "export { default } from 'tap'", resolveDir: ROOT },
         outfile: path.join(outdir, TAP_BUILD),
         banner: { js: REQUIRE_BANNER },
-        plugins: [fewerTapPlugins(), tapTestsWeaklyHeld(), ...(pack ? [noReactElements()] : [])],
+        plugins: [fewerTapPlugins(), tapTestsWeaklyHeld(), tapChildrenPassedThrough(), ...(pack ? [noReactElements()] : [])],
       }),
     ])
     const inputs = new Set<string>()

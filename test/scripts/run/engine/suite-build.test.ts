@@ -159,3 +159,33 @@ t.test("the run's tap has only the plugins the suites use, and the suites use no
   walk(path.join(ROOT, 'suites'))
   t.same(uses, [], "no suite calls a method of a plugin the run's tap leaves out")
 })
+
+/** The TAP that a tree of tests in a worker's shape prints with the run's tap, subtests' lines passed through or parsed again. */
+function workerShapedTap(url: string, passThrough: boolean): string {
+  const code = `const { default: tap } = await import(${JSON.stringify(url)})
+if (${passThrough}) Object.getPrototypeOf(tap.parser).inProcessChildren = true
+await tap.test('suites/x/a.suite.ts', async (t) => {
+  await t.test('a check that passes', async (t) => { t.equal(1, 1, 'one'); t.comment('a comment'); t.ok(true, 'two') })
+  await t.test('a check that fails', async (t) => { t.equal(1, 2, 'a failure with diagnostics'); t.same({ a: [1] }, { a: [2] }, 'another') })
+  await t.test('a check with a deviation', async (t) => { t.ok(false, 'known', { todo: 'deviation: x' }); t.pass('skipped one', { skip: 'no target' }) })
+  await t.test('a group', async (t) => { await t.test('inside it', async (t) => { t.ok(true, 'deep'); t.ok(false, 'deep failure') }) })
+  await t.test('a check that throws', async () => { throw new Error('thrown in a check') })
+})
+await tap.test('suites/x/b.suite.ts', async (t) => { await t.test('empty', async () => {}); t.ok(true, 'at the file level') })
+`
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 60_000 })
+  // tap's times and the root's closing counts (which the runner drops: ../../../../scripts/run/workers/tap-merge.ts) differ
+  return r.stdout.replace(/ ?# time=[\d.]+ms/g, '').replace(/\n# \{ total: .*\n/, '\n')
+}
+
+t.test("the run's tap passes a subtest's lines up unparsed, and prints the same TAP", async (t) => {
+  const dir = await cachedBuild()
+  const url = pathToFileURL(path.join(dir, TAP_BUILD)).href
+  t.match(readFileSync(fileURLToPath(url), 'utf8'), /this\.#child\.passThrough = true/, "tap-parser's child made to pass lines through")
+  const parsed = workerShapedTap(url, false)
+  const passed = workerShapedTap(url, true)
+  t.match(parsed, /not ok 1 - a failure with diagnostics\n {10}---\n {10}compare: ===\n/, 'the failures carry their diagnostics')
+  t.match(parsed, /# TODO deviation: x/, 'a todo is there')
+  t.match(parsed, /thrown in a check/, 'a thrown error is there')
+  t.equal(passed, parsed, 'the same lines, whether the parents parse their subtests or not')
+})
