@@ -1,19 +1,18 @@
 // Files: read with large synchronous reads, and shared among worker threads in chunks
 //
-// A regular file is cut into chunks of CHUNK_BYTES; a chunk holds the lines that start in it (the
-// reader skips a partial first line and reads past the chunk's end to finish its last one), so the
-// cuts need no look at the file. Workers take the next chunk whenever they finish one: a thread
-// the machine runs slower (a busy core, a starved virtual CPU) simply does fewer chunks, where equal
-// halves would wait for the slowest. Results are merged in chunk order (line numbers are shifted by
-// the lines of the chunks before). Timelines need the global order as they are produced, so a
-// --requester audit always runs in one thread.
+// A regular file is cut into chunks of CHUNK_BYTES, smaller towards its end (chunkStarts); a chunk
+// holds the lines that start in it (the reader skips a partial first line and reads past the
+// chunk's end to finish its last one), so the cuts need no look at the file. Threads take the next
+// chunk whenever they finish one: a thread the machine runs slower (a busy core, a starved virtual
+// CPU) simply does fewer chunks, where equal halves would wait for the slowest. Results are merged
+// in chunk order (line numbers are shifted by the lines of the chunks before). Timelines need the
+// global order as they are produced, so a --requester audit always runs in one thread.
 //
 // Workers run plain JavaScript: the auditor and the grammar are bundled once per process with
 // esbuild (the compiler tsx itself runs on), which takes tens of milliseconds, where registering
 // the TypeScript loader in each worker took up to seconds. So big files use every core by default.
 
-import { open } from 'node:fs/promises'
-import { closeSync, openSync } from 'node:fs'
+import { closeSync, fstatSync, openSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { READ_SIZE, readLines } from './read-lines.ts'
 import { defaultEngine, type AuditEngine } from './scanners/index.ts'
@@ -38,14 +37,16 @@ export function defaultJobs(size: number, engine: AuditEngine = defaultEngine())
 
 /** Audits one regular file; with jobs > 1 (and no timeline asked for) in worker threads. */
 export async function auditFile(file: string, opts: AuditFileOptions = {}): Promise<AuditResult> {
-  const handle = await open(file, 'r')
+  // Synchronous: three round trips through libuv's thread pool cost a few milliseconds before the
+  // worker could be started.
+  const fd = openSync(file, 'r')
   let size: number
   try {
-    const st = await handle.stat()
+    const st = fstatSync(fd)
     if (st.isDirectory()) throw Object.assign(new Error(`${file} is a directory`), { code: 'EISDIR' })
     size = st.isFile() ? st.size : 0
   } finally {
-    await handle.close()
+    closeSync(fd)
   }
   let jobs = Math.min(opts.jobs ?? defaultJobs(size, opts.engine), Math.max(availableParallelism(), 1) * 2, 64)
   if (opts.requester !== undefined || size === 0) jobs = 1

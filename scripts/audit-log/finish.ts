@@ -11,6 +11,9 @@ export const DEFAULT_MAX_ADMIN_ACTIONS = 1000
 /** Requesters remember their latest line as chunk * CHUNK_LINE_SPAN + line (exact in a double). */
 export const CHUNK_LINE_SPAN = 2 ** 32
 
+/** Numbers per requester in AuditState.requesterStats: requests, latest line, then one per activity. */
+export const REQUESTER_STRIDE = 2 + ACTIVITIES.length
+
 export interface StateMalformed {
   chunk: number
   /** 1-based, within the chunk */
@@ -37,10 +40,11 @@ export interface AuditState {
   operationKeys: string[]
   operationCounts: Float64Array
   requesterKeys: string[]
-  requesterRequests: Float64Array
-  requesterLast: Float64Array
-  /** [requester * ACTIVITIES.length + activity] */
-  requesterCounts: Float64Array
+  /**
+   * REQUESTER_STRIDE per requester: its requests, its latest line (chunk * CHUNK_LINE_SPAN + line),
+   * then one counter per activity. The module's layout, so that its rows are copied in one go.
+   */
+  requesterStats: Float64Array
   /** The first and the last timestamped line of this state, by chunk * CHUNK_LINE_SPAN + line. */
   firstTime: StateTime | null
   lastTime: StateTime | null
@@ -136,6 +140,7 @@ function requesterSummaries(states: AuditState[]): Record<string, RequesterSumma
   // cold, where an object and an array per requester cost tens of milliseconds for thousands of
   // them (docs/benchmarks.md, 2026-11-27 (s13)).
   const A = ACTIVITIES.length
+  const S = REQUESTER_STRIDE
   let total = 0
   for (const st of states) total += st.requesterKeys.length
   const index = new Map<string, number>()
@@ -146,6 +151,7 @@ function requesterSummaries(states: AuditState[]): Record<string, RequesterSumma
   const nameLast = new Float64Array(total).fill(-1)
   for (const st of states) {
     const printedKeys = st.requesterKeys
+    const stats = st.requesterStats
     for (let r = 0; r < printedKeys.length; r++) {
       const printed = printedKeys[r]!
       const key = requesterKey(printed)
@@ -156,9 +162,9 @@ function requesterSummaries(states: AuditState[]): Record<string, RequesterSumma
         keys.push(key)
         usernames.push(undefined)
       }
-      requests[f]! += st.requesterRequests[r]!
-      addRow(counts, f * A, st.requesterCounts, r * A, A)
-      const last = st.requesterLast[r]!
+      requests[f]! += stats[r * S]!
+      addRow(counts, f * A, stats, r * S + 2, A)
+      const last = stats[r * S + 1]!
       if (key.length !== printed.length && last > nameLast[f]!) {
         usernames[f] = printed.slice(key.length + 1, -1)
         nameLast[f] = last

@@ -13,7 +13,14 @@ import {
 } from './activities.ts'
 import { adminTarget } from './admin-actions.ts'
 import { classifyCode, DEFAULT_CLIENT_PREFIX, normalizePrefix } from './classify.ts'
-import { DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState, type StateMalformed, type StateTime } from './finish.ts'
+import {
+  DEFAULT_MAX_ADMIN_ACTIONS,
+  DEFAULT_MAX_MALFORMED,
+  REQUESTER_STRIDE,
+  type AuditState,
+  type StateMalformed,
+  type StateTime,
+} from './finish.ts'
 import { OperationTable, RequesterTable } from './key-index.ts'
 import { requesterKey, requesterSelector } from './requesters.ts'
 import type { AdminActionEntry, AuditOptions, TimelineEntry } from './types.ts'
@@ -163,35 +170,36 @@ export class Tally {
     const t = this.requesters
     const ops = this.operations
     const A = ACTIVITIES.length
+    const S = REQUESTER_STRIDE
     // This tally's requesters, then those of each drain of the module (a key may be in several).
-    let n = t.keys.length
+    // The module's rows have this layout already: each drain is one copy (a loop per requester
+    // ran cold, once per thread, at the end of the audit, when nothing else can run).
+    const own = t.keys.length
+    let n = own
     let m = ops.keys.length
     for (const w of this.wasmCounts) {
       n += w.requesterKeys.length
       m += w.operationKeys.length
     }
-    const requesterKeys = t.keys.slice()
-    const requesterRequests = new Float64Array(n)
-    const requesterLast = new Float64Array(n)
-    const requesterCounts = new Float64Array(n * A)
-    requesterRequests.set(t.requests.subarray(0, t.keys.length))
-    requesterLast.set(t.last.subarray(0, t.keys.length))
-    requesterCounts.set(t.counts.subarray(0, t.keys.length * A))
-    const operationKeys = ops.keys.slice()
+    const requesterStats = new Float64Array(n * S)
+    for (let r = 0; r < own; r++) {
+      requesterStats[r * S] = t.requests[r]!
+      requesterStats[r * S + 1] = t.last[r]!
+      requesterStats.set(t.counts.subarray(r * A, r * A + A), r * S + 2)
+    }
     const operationCounts = new Float64Array(m)
     operationCounts.set(ops.counts.subarray(0, ops.keys.length))
+    let r = own
+    let o = ops.keys.length
     for (const w of this.wasmCounts) {
-      const s = w.stride
-      for (let k = 0; k < w.requesterKeys.length; k++) {
-        const r = requesterKeys.length
-        requesterKeys.push(w.requesterKeys[k]!)
-        requesterRequests[r] = w.requesterStats[k * s]!
-        requesterLast[r] = w.requesterStats[k * s + 1]!
-        for (let i = 0; i < A; i++) requesterCounts[r * A + i] = w.requesterStats[k * s + 2 + i]!
-      }
-      operationCounts.set(w.operationCounts, operationKeys.length)
-      operationKeys.push(...w.operationKeys)
+      if (w.stride !== S) throw new Error(`the module's requester rows hold ${w.stride} numbers, the auditor's ${S}`)
+      requesterStats.set(w.requesterStats, r * S)
+      r += w.requesterKeys.length
+      operationCounts.set(w.operationCounts, o)
+      o += w.operationKeys.length
     }
+    const requesterKeys = t.keys.concat(...this.wasmCounts.map((w) => w.requesterKeys))
+    const operationKeys = ops.keys.concat(...this.wasmCounts.map((w) => w.operationKeys))
     return {
       chunkLines,
       requests: this.requests,
@@ -205,9 +213,7 @@ export class Tally {
       operationKeys,
       operationCounts,
       requesterKeys,
-      requesterRequests,
-      requesterLast,
-      requesterCounts,
+      requesterStats,
       firstTime: this.firstTime,
       lastTime: this.lastTime,
       adminActions: this.adminActions.slice(),

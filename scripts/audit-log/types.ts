@@ -64,6 +64,6 @@ export interface AuditFileOptions extends AuditOptions {
    * always runs in one thread.
    */
   jobs?: number
-  /** Chunk size for the workers (tests use small ones to put many cuts inside lines). */
+  /** Largest chunk for the threads, the last ones smaller (chunkStarts; tests use small ones to put many cuts inside lines). */
   chunkBytes?: number
 }

@@ -1,5 +1,10 @@
 // Worker threads for big files (see files.ts): each takes the next chunk of the file when it
 // finishes one, into its own Auditor, and sends back that Auditor's state; finishAudit merges them.
+//
+// The threads take chunks from a counter in shared memory, not by messages: a worker that had to
+// wait for this thread to look at its messages (between two chunks of its own) sat idle for up to
+// a chunk, and the worker's progress goes into shared memory too. A worker sends one message, its
+// state, as soon as no chunk is left (docs/benchmarks.md, 2026-11-27 (s13): the second thread).
 
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -7,7 +12,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker, type MessagePort } from 'node:worker_threads'
 import { finishAudit, DEFAULT_MAX_ADMIN_ACTIONS, DEFAULT_MAX_MALFORMED, type AuditState } from './finish.ts'
-import { auditChunk, CHUNK_BYTES, READ_SIZE, type ChunkJob } from './read-lines.ts'
+import { auditChunk, chunkJob, chunkStarts, READ_SIZE, type ChunkJob } from './read-lines.ts'
 import type { AuditEngine } from './scanners/index.ts'
 import { Auditor } from './streaming.ts'
 import type { AuditFileOptions, AuditOptions, AuditResult } from './types.ts'
@@ -114,16 +119,33 @@ interface WorkerSetup {
   opts: { clientPrefix?: string; maxMalformed?: number; maxAdminActions?: number; engine?: AuditEngine }
   /** The compiled WebAssembly module (the bundled worker cannot find its file); null: JavaScript only. */
   wasm: WasmModule | null
+  /** Where each chunk starts (chunkStarts). */
+  starts: number[]
+  /** Int32Array over it: [the next chunk to take, stop (set by a failure)] (see takeChunk). */
+  control: SharedArrayBuffer
+  /** Float64Array over it: lines and bytes read so far, two per worker; null: no progress asked for. */
+  progress: SharedArrayBuffer | null
+  /** This worker's place in `progress`. */
+  slot: number
 }
 
-type Progress = { lines: number; bytes: number }
-type WorkerMessage =
-  | ({ type: 'progress' } & Progress)
-  | { type: 'chunk-done'; chunk: number }
-  | { type: 'state'; state: AuditState }
-  | { type: 'error'; message: string }
+const NEXT = 0
+const STOP = 1
 
-/** tsx's API for the loader bootstrap; '' where tsx is not installed (a packed package: its worker is built). */
+/** The next chunk nobody took yet, or undefined when none is left or the run stops. */
+function takeChunk(control: Int32Array, starts: number[]): ChunkJob | undefined {
+  if (Atomics.load(control, STOP) !== 0) return undefined
+  const chunk = Atomics.add(control, NEXT, 1)
+  return chunk < starts.length ? chunkJob(starts, chunk) : undefined
+}
+
+type WorkerMessage = { type: 'state'; state: AuditState } | { type: 'error'; message: string }
+
+/**
+ * tsx's API for the loader bootstrap; '' where tsx is not installed (a packed package: its worker is
+ * built). Asked only without the bundle: under tsx a resolution goes through its hooks' thread (2–3 ms
+ * before the worker could start).
+ */
 function tsxApiUrl(): string {
   try {
     return import.meta.resolve('tsx/esm/api')
@@ -134,17 +156,17 @@ function tsxApiUrl(): string {
 
 export async function auditInWorkers(file: string, size: number, jobs: number, opts: AuditFileOptions): Promise<AuditResult> {
   const report = opts.onProgress
-  const chunkBytes = Math.max(opts.chunkBytes ?? CHUNK_BYTES, 1)
-  const count = Math.max(Math.ceil(size / chunkBytes), 1)
-  let next = 0
-  const take = (): ChunkJob | undefined => {
-    if (next >= count) return undefined
-    const chunk = next++
-    return { type: 'chunk', chunk, start: chunk * chunkBytes, end: chunk === count - 1 ? Infinity : (chunk + 1) * chunkBytes }
-  }
-  const setup: WorkerSetup = {
+  const starts = chunkStarts(size, jobs, opts.chunkBytes)
+  const count = starts.length
+  const control = new Int32Array(new SharedArrayBuffer(8))
+  const take = () => takeChunk(control, starts)
+  // This thread audits too, from the first chunk to the last: `jobs` threads are this one and
+  // jobs - 1 workers (one worker fewer to start, and no thread idle while the others work).
+  const n = Math.max(Math.min(jobs, count) - 1, 1)
+  const shared = report !== undefined ? new SharedArrayBuffer(n * 2 * 8) : null
+  const setup: Omit<WorkerSetup, 'slot'> = {
     moduleUrl: import.meta.url,
-    tsxUrl: tsxApiUrl(),
+    tsxUrl: '',
     file,
     opts: {
       ...(opts.clientPrefix !== undefined ? { clientPrefix: opts.clientPrefix } : {}),
@@ -153,35 +175,41 @@ export async function auditInWorkers(file: string, size: number, jobs: number, o
       ...(opts.engine !== undefined ? { engine: opts.engine } : {}),
     },
     wasm: opts.engine === 'js' ? null : scanModule(),
+    starts,
+    control: control.buffer as SharedArrayBuffer,
+    progress: shared,
   }
-  // This thread audits too, from the first chunk to the last: `jobs` threads are this one and
-  // jobs - 1 workers (one worker fewer to start, and no thread idle while the others work).
-  const n = Math.max(Math.min(jobs, count) - 1, 1)
-  // Progress of each worker, and last that of this thread.
-  const progress = Array.from({ length: n + 1 }, () => ({ lines: 0, bytes: 0 }))
-  const reporter = (mine: Progress) => (p: Progress) => {
-    mine.lines = p.lines
-    mine.bytes = p.bytes
-    report?.({ lines: progress.reduce((a, x) => a + x.lines, 0), bytes: progress.reduce((a, x) => a + x.bytes, 0), total: size })
-  }
+  // The workers' progress (two cells each) and this thread's, summed whenever this thread reports.
+  const theirProgress = shared !== null ? new Float64Array(shared) : null
+  const onProgress =
+    report !== undefined
+      ? (p: { lines: number; bytes: number }) => {
+          let { lines, bytes } = p
+          for (let i = 0; theirProgress !== null && i < theirProgress.length; i += 2) {
+            lines += theirProgress[i]!
+            bytes += theirProgress[i + 1]!
+          }
+          report({ lines, bytes, total: size })
+        }
+      : undefined
   const workers: Worker[] = []
-  // Set when this run ends (also by a failed worker): this thread then takes no more chunks.
-  let over = false
+  // Set when this run ends (also by a failed worker): no thread takes more chunks.
+  const stop = () => Atomics.store(control, STOP, 1)
+  let started = false
   try {
     // No worker starts once every chunk is taken (a file this thread read while the bundle was built).
-    const running = bundledWorkerSoon().then((script) =>
-      Promise.all(
-        progress
-          .slice(0, n)
-          .map((mine) =>
-            over || next >= count ? new Auditor(setup.opts).state() : runWorker(workers, script, setup, take, reporter(mine)),
-          ),
-      ),
-    )
-    running.catch(() => {
-      over = true
+    const running = bundledWorkerSoon().then((script) => {
+      started = true
+      return Promise.all(
+        Array.from({ length: n }, (_, slot) =>
+          Atomics.load(control, STOP) !== 0 || Atomics.load(control, NEXT) >= count
+            ? new Auditor(setup.opts).state()
+            : runWorker(workers, script, { ...setup, ...(script === null ? { tsxUrl: tsxApiUrl() } : {}), slot }),
+        ),
+      )
     })
-    const mine = auditBesideWorkers(file, take, () => over, { ...setup.opts, onProgress: reporter(progress[n]!) })
+    running.catch(stop)
+    const mine = auditBesideWorkers(file, take, () => started, { ...setup.opts, ...(onProgress ? { onProgress } : {}) })
     const [own, theirs] = await Promise.all([mine, running])
     return finishAudit(
       Auditor.replayDeferred([own, ...theirs], setup.opts),
@@ -189,33 +217,35 @@ export async function auditInWorkers(file: string, size: number, jobs: number, o
       opts.maxAdminActions ?? DEFAULT_MAX_ADMIN_ACTIONS,
     )
   } finally {
-    over = true
-    await Promise.all(workers.map((w) => w.terminate()))
+    stop()
+    // A worker that sent its state is ending by itself: the teardown of its thread (about 10 ms)
+    // need not hold up the result. One still running (a failed run) is stopped all the same.
+    for (const w of workers) void w.terminate()
   }
 }
 
 /**
- * Audits chunks on this thread, one at a time, until none is left or `stop` says so; its state
- * then. Between chunks it lets the workers' messages in (each worker has a chunk queued besides
- * the one it reads, so it never waits for this thread to finish one).
+ * Audits chunks on this thread, one at a time, until none is left; its state then. Until the
+ * workers are started it lets the event loop run between chunks (the worker's script may be
+ * built by esbuild in its own process, whose answer comes in as an event); after that the
+ * threads share nothing but the chunk counter, and this thread reads on without a pause.
  */
 async function auditBesideWorkers(
   file: string,
   take: () => ChunkJob | undefined,
-  stop: () => boolean,
+  started: () => boolean,
   opts: AuditOptions,
 ): Promise<AuditState> {
   const auditor = new Auditor(opts)
   const fd = openSync(file, 'r')
   try {
     const buf = Buffer.allocUnsafe(READ_SIZE)
-    // Let the workers start first: their start-up runs on other threads.
-    await new Promise((resolve) => setImmediate(resolve))
-    while (!stop()) {
-      const job = take()
-      if (job === undefined) break
+    // Let the workers start first (a microtask away when their script is at hand): their start-up
+    // runs on other threads.
+    await null
+    for (let job = take(); job !== undefined; job = take()) {
       auditChunk(fd, buf, auditor, job)
-      await new Promise((resolve) => setImmediate(resolve))
+      if (!started()) await new Promise((resolve) => setImmediate(resolve))
     }
     return auditor.state()
   } finally {
@@ -233,15 +263,15 @@ const WORKER_OPTIONS = { eval: true } as const
 const DEFER_TEXT_CHARS = 1 << 20
 
 /** Runs one worker until no chunk is left, then collects its state; rejects on its first error. */
-function runWorker(
-  workers: Worker[],
-  script: string | null,
-  setup: WorkerSetup,
-  take: () => ChunkJob | undefined,
-  onProgress: (p: Progress) => void,
-): Promise<AuditState> {
+function runWorker(workers: Worker[], script: string | null, setup: WorkerSetup): Promise<AuditState> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(script ?? WORKER_BOOTSTRAP, { ...WORKER_OPTIONS, workerData: setup })
+    const worker = new Worker(script ?? WORKER_BOOTSTRAP, {
+      ...WORKER_OPTIONS,
+      // The bundle needs none of this process's options: under tsx they made the worker load the
+      // TypeScript loader too (about 5 ms more before it reads).
+      ...(script !== null ? { execArgv: [] } : {}),
+      workerData: setup,
+    })
     workers.push(worker)
     let settled = false
     const fail = (err: Error) => {
@@ -249,21 +279,8 @@ function runWorker(
       settled = true
       reject(err)
     }
-    let finishing = false
-    const give = () => {
-      if (finishing) return
-      const job = take()
-      if (job === undefined) finishing = true
-      worker.postMessage(job ?? { type: 'finish' })
-    }
-    // Messages posted before the worker listens wait in its port, so the first chunks go now: two,
-    // so that a finished chunk is followed by the next at once, not when this thread looks.
-    give()
-    give()
     worker.on('message', (m: WorkerMessage) => {
-      if (m.type === 'progress') onProgress(m)
-      else if (m.type === 'chunk-done') give()
-      else if (m.type === 'state') {
+      if (m.type === 'state') {
         settled = true
         resolve(m.state)
       } else fail(new Error(m.message))
@@ -274,32 +291,43 @@ function runWorker(
 }
 
 /**
- * Entry point of a worker thread (see WORKER_BOOTSTRAP): audits the chunks it is sent, one at a
- * time and in increasing order, into one Auditor, and sends back its state when told to finish.
+ * Entry point of a worker thread (see WORKER_BOOTSTRAP): audits chunks into one Auditor, taking
+ * them from the shared counter (so in increasing order) until none is left, then sends back its
+ * state. On a failure it stops the run (no thread takes another chunk) and sends its message.
  */
 export function serveAuditChunks(setup: WorkerSetup, port: MessagePort): void {
-  provideScanModule(setup.wasm)
-  const auditor = new Auditor({
-    ...setup.opts,
-    deferTextChars: DEFER_TEXT_CHARS,
-    onProgress: ({ lines, bytes }) => port.postMessage({ type: 'progress', lines, bytes }),
-  })
-  const buf = Buffer.allocUnsafe(READ_SIZE)
+  const control = new Int32Array(setup.control)
   let fd: number | undefined
-  port.on('message', (job: ChunkJob | { type: 'finish' }) => {
-    try {
-      if (job.type === 'finish') {
-        if (fd !== undefined) closeSync(fd)
-        port.postMessage({ type: 'state', state: auditor.state() })
-        port.close()
-        return
-      }
+  try {
+    provideScanModule(setup.wasm)
+    const progress = setup.progress !== null ? new Float64Array(setup.progress) : null
+    const at = setup.slot * 2
+    const auditor = new Auditor({
+      ...setup.opts,
+      deferTextChars: DEFER_TEXT_CHARS,
+      ...(progress !== null
+        ? {
+            onProgress: ({ lines, bytes }) => {
+              progress[at] = lines
+              progress[at + 1] = bytes
+            },
+          }
+        : {}),
+    })
+    const buf = Buffer.allocUnsafe(READ_SIZE)
+    for (let job = takeChunk(control, setup.starts); job !== undefined; job = takeChunk(control, setup.starts)) {
       fd ??= openSync(setup.file, 'r')
       auditChunk(fd, buf, auditor, job)
-      port.postMessage({ type: 'chunk-done', chunk: job.chunk })
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException
-      port.postMessage({ type: 'error', message: e.code !== undefined ? `${e.code}: ${e.message}` : String(e.stack ?? e) })
     }
-  })
+    const state = auditor.state()
+    // The counters' own buffers go over as they are, not copied.
+    const moved = [state.counts, state.operationCounts, state.requesterStats].map((a) => a.buffer as ArrayBuffer)
+    port.postMessage({ type: 'state', state }, moved)
+  } catch (err) {
+    Atomics.store(control, STOP, 1)
+    const e = err as NodeJS.ErrnoException
+    port.postMessage({ type: 'error', message: e.code !== undefined ? `${e.code}: ${e.message}` : String(e.stack ?? e) })
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
 }
