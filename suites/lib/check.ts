@@ -56,8 +56,13 @@ class Checker implements Test {
     readonly state: CheckState,
   ) {}
 
-  /** Extra fields of an assertion: the failure context (request, response, curl, rule); no harness stack. */
-  private extra(user: Extra | undefined, expected?: unknown): Extra {
+  /**
+   * Extra fields of an assertion: the failure context (request, response, curl, rule); no harness stack.
+   * tap shows them only for a failure (or when asked, `diagnostic: true`): for an assertion known to hold,
+   * the context (a curl line and excerpts of the answer, redacted and escaped) is not made at all.
+   */
+  private extra(user: Extra | undefined, expected: unknown, holds: boolean | undefined): Extra {
+    if (holds === true && user?.diagnostic !== true) return { ...user, at: null }
     const out: Extra = { ...responseFields(lastResponse()), ...(user ?? {}) }
     if (expected !== undefined && !('expected' in out)) out.expected = expected
     out.at = null
@@ -73,7 +78,7 @@ class Checker implements Test {
   private emit(holds: boolean | undefined, emitIt: (extra: Extra) => boolean, user: Extra | undefined, expected?: unknown): boolean {
     this.flush()
     this.real++
-    const extra = this.extra(user, expected)
+    const extra = this.extra(user, expected, holds)
     if (this.deviation && holds === false) {
       const reason = `deviation: ${this.deviation.reason}`
       if (strict()) extra.rule = `${extra.rule ? `${String(extra.rule)}; ` : ''}known ${reason} (AC_STRICT=1: counted as a failure)`
@@ -274,15 +279,14 @@ function ensureTeardown(): void {
 }
 
 /**
- * A worker runs many files, each with its own copy of this framework and so its own two stores
- * (AsyncLocalStorage): every store still enabled copies itself onto each new promise of the process,
- * so in the twelfth file of a worker each promise paid for 24 stores (decision 0004: this copying was
- * 2-3% of a worker's CPU). Disabled once the file's checks and clean-ups are over; a later run() would
- * enable a store again.
+ * A worker runs many files, each with its own copy of this framework and so its own context store
+ * (AsyncLocalStorage, in the fault matrix only): every store still enabled copies itself onto each new
+ * promise of the process, so in the twelfth file of a worker each promise paid for twelve stores
+ * (decision 0004). Disabled once the file's checks and clean-ups are over; a later run() would enable it
+ * again.
  */
 function endCheckStores(): void {
   endContextStore()
-  checkState.disable()
 }
 
 // In the matrix, checks are collected while the suite file is evaluated and then run per target.

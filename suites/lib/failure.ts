@@ -3,7 +3,6 @@
 // rule of the interface (or the release) it comes from, and a curl command that replays the request with
 // the token taken from an environment variable. The fields are named request, status, response,
 // expected, rule and curl (the runner's human and HTML reports print them).
-import { AsyncLocalStorage } from 'node:async_hooks'
 import type { HttpResponse } from '../../lib/http.ts'
 import { current } from './context.ts'
 import { visible } from '../../lib/escape.ts'
@@ -29,13 +28,34 @@ export interface CheckState {
   rule?: string
   last?: HttpResponse
 }
-export const checkState = new AsyncLocalStorage<CheckState>()
 
-/** Remember how a response was asked for (the requests layer calls this for every answer). */
-export function remember(res: HttpResponse, info: RequestInfo): void {
+let running: CheckState | undefined
+/**
+ * The running check's state, for the length of the check. A suite process runs one check at a time (tap
+ * runs a file's subtests in turn, a worker one file after another), so a variable is enough; an
+ * AsyncLocalStorage would switch on V8's promise hooks, and every promise of the process would pay for
+ * them (decision 0016). A check that tap abandoned (its time limit) and that ends later leaves the next
+ * check's state alone.
+ */
+export const checkState = {
+  getStore: (): CheckState | undefined => running,
+  async run<T>(state: CheckState, fn: () => Promise<T>): Promise<T> {
+    running = state
+    try {
+      return await fn()
+    } finally {
+      if (running === state) running = undefined
+    }
+  },
+}
+
+/**
+ * Remember how a response was asked for (the requests layer calls this for every answer), as the last
+ * answer of `asker`, the check that sent the request (its state when the request went out).
+ */
+export function remember(res: HttpResponse, info: RequestInfo, asker: CheckState | undefined): void {
   requests.set(res, info)
-  const s = checkState.getStore()
-  if (s) s.last = res
+  if (asker) asker.last = res
 }
 
 export function lastResponse(): HttpResponse | undefined {

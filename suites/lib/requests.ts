@@ -5,7 +5,7 @@ import type { HttpResponse, Query } from '../../lib/http.ts'
 import { MOCK_CONTROL_HEADER } from '../../lib/target.ts'
 import { client, target } from './context.ts'
 import { Skip, TOKEN_IN_URL_REASON } from './needs.ts'
-import { remember, type TokenRef } from './failure.ts'
+import { checkState, remember, type TokenRef } from './failure.ts'
 
 export const MAS_API = '/api/admin/v1'
 
@@ -76,6 +76,7 @@ async function send(
   as: As,
 ): Promise<HttpResponse> {
   refuseTokenInUrl(opts.query, path, inQuery, token)
+  const asker = checkState.getStore()
   let query = opts.query
   const shownUrl = client.url(base, path, query)
   if (inQuery && token) query = [...queryPairs(query), ['access_token', token]]
@@ -90,7 +91,7 @@ async function send(
   const headers: Record<string, string> = { ...opts.headers }
   if (opts.body !== undefined) headers['content-type'] ??= 'application/json'
   const body = opts.body !== undefined ? JSON.stringify(opts.body) : opts.rawBody
-  remember(res, { method: method.toUpperCase(), url: shownUrl, headers, body, token: tokenRef(side, as, token, inQuery) })
+  remember(res, { method: method.toUpperCase(), url: shownUrl, headers, body, token: tokenRef(side, as, token, inQuery) }, asker)
   return res
 }
 

@@ -182,6 +182,31 @@ export function tapChildrenPassedThrough(): Plugin {
   }
 }
 
+/**
+ * esbuild plugin for the run's tap: its tests' domains hold no async hooks (decision 0016). tap gives every
+ * test a domain (async-hook-domain) that follows each async resource made inside it, so that an error
+ * thrown outside the test's promises (a timer's callback, a rejection nobody awaited) fails that test and
+ * not the process; its hooks follow every promise too, and in a worker they were about a sixth of the
+ * run's CPU. The worker routes such errors itself, to the test running when they arrive
+ * (../workers/suite-worker.mjs), and the domains here only keep their handler.
+ */
+export function tapWithoutAsyncHooks(): Plugin {
+  return {
+    name: 'tap-without-async-hooks',
+    setup(b) {
+      b.onResolve({ filter: /^async-hook-domain$/ }, () => ({ path: 'async-hook-domain', namespace: 'ac-tap-domain' }))
+      b.onLoad({ filter: /.*/, namespace: 'ac-tap-domain' }, () => ({
+        contents:
+          'export class Domain {\n' +
+          '  constructor(onerror) { this.onerror = onerror; this.destroyed = false }\n' +
+          '  destroy() { this.destroyed = true }\n' +
+          '}\n',
+        loader: 'js',
+      }))
+    },
+  }
+}
+
 /** Every module of lib/, for the shared build (types.gen.ts holds types only). */
 function libModules(): string[] {
   const out: string[] = []
@@ -274,7 +299,13 @@ export async function buildAll(outdir: string, pack?: { external: Plugin }): Pro
         stdin: { contents: "export { default } from 'tap'", resolveDir: ROOT },
         outfile: path.join(outdir, TAP_BUILD),
         banner: { js: REQUIRE_BANNER },
-        plugins: [fewerTapPlugins(), tapTestsWeaklyHeld(), tapChildrenPassedThrough(), ...(pack ? [noReactElements()] : [])],
+        plugins: [
+          fewerTapPlugins(),
+          tapTestsWeaklyHeld(),
+          tapChildrenPassedThrough(),
+          tapWithoutAsyncHooks(),
+          ...(pack ? [noReactElements()] : []),
+        ],
       }),
     ])
     const inputs = new Set<string>()

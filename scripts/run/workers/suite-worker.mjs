@@ -134,16 +134,21 @@ function claim(i) {
   }
 }
 
+/** The tests under way, the file's first and the innermost last (followTests). */
+const running = []
+
 /**
- * Which check runs now, left in the file's claim (`check`: the names from the file down, ' > ' between,
- * ended by a NUL): tap prints a subtest's first line only once it has output, so a worker that dies
- * inside a check (heap exhaustion, a kill at the time limit) would leave the runner unable to say which
- * check it was in. One write at the start of the file it keeps open, no truncation: a shorter name leaves
- * the tail of a longer one after its NUL, which the runner ignores (a whole-file write per check, two
- * per check, was the biggest cost of a worker's own: about half a second of CPU per run).
+ * Follows the tests of `t` and below as they run: `running` says which test is under way, and which check
+ * runs now is left in the file's claim (`fd`: the names from the file down, ' > ' between, ended by a
+ * NUL). tap prints a subtest's first line only once it has output, so a worker that dies inside a check
+ * (heap exhaustion, a kill at the time limit) would leave the runner unable to say which check it was in.
+ * One write at the start of the file it keeps open, no truncation: a shorter name leaves the tail of a
+ * longer one after its NUL, which the runner ignores (a whole-file write per check, two per check, was
+ * the biggest cost of a worker's own: about half a second of CPU per run).
  */
-function noteChecks(t, fd, chain) {
+function followTests(t, fd, chain) {
   const note = (names) => {
+    if (fd === undefined) return
     try {
       writeSync(fd, names.join(' > ') + '\0', 0)
     } catch {
@@ -158,7 +163,8 @@ function noteChecks(t, fd, chain) {
     rest[at] = async (tt) => {
       const names = [...chain, name]
       note(names)
-      noteChecks(tt, fd, names)
+      followTests(tt, fd, names)
+      enter(tt)
       try {
         return await fn(tt)
       } finally {
@@ -168,6 +174,33 @@ function noteChecks(t, fd, chain) {
     return test(name, ...rest)
   }
 }
+
+/** `t` is under way from its start to its end (a test's end comes after its subtests, its function's before). */
+function enter(t) {
+  running.push(t)
+  t.on('end', () => leave(t))
+}
+
+function leave(t) {
+  const i = running.lastIndexOf(t)
+  if (i !== -1) running.splice(i, 1)
+}
+
+// An error thrown outside every test's promises (a timer's callback, a rejection nobody awaited) fails the
+// innermost test under way when it arrives, else tap's root, and the process goes on. tap's own domains
+// found the test that made the callback with async hooks, which cost every promise of the process; the
+// run's tap goes without them (decision 0016; ../engine/suite-build.ts, tapWithoutAsyncHooks).
+function routeError(er, type) {
+  const e = er !== null && typeof er === 'object' ? er : { error: er }
+  try {
+    e.tapCaught = type
+  } catch {
+    // a frozen error is failed as it is
+  }
+  ;(running.at(-1) ?? tap).threw(e)
+}
+process.on('uncaughtException', (er) => routeError(er, 'uncaughtException'))
+process.on('unhandledRejection', (er) => routeError(er, 'unhandledRejection'))
 
 /** The claim's `check` file, open for the notes; undefined when there is no claim folder. */
 function openCheck(i) {
@@ -186,7 +219,8 @@ for (const i of order) {
   const alive = setInterval(() => {}, 1 << 30)
   const fd = claims ? openCheck(i) : undefined
   await tap.test(files[i], { timeout }, async (t) => {
-    if (fd !== undefined) noteChecks(t, fd, [])
+    followTests(t, fd, [])
+    enter(t)
     globalThis.__acSuiteTap = t
     // The suites' framework picks its area from the main file's folder.
     process.argv[1] = file
@@ -194,6 +228,7 @@ for (const i of order) {
     // The fault matrix registers its per-target groups on the next turn of the event loop.
     await new Promise((resolve) => setImmediate(resolve))
   })
+  running.length = 0
   clearInterval(alive)
   if (fd !== undefined) closeSync(fd)
   // tap's root lists every failed result of the process, diagnostics included, for reporters that this

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { SuiteWorkers, runWorkers } from '../../../../scripts/run/workers/workers.ts'
 import { TapMerge } from '../../../../scripts/run/workers/tap-merge.ts'
+import { prepareSuites } from '../../../../scripts/run/engine/suite-build.ts'
 import type { TapNode } from '../../../../scripts/run/results/tap-tree.ts'
 
 const NOOP_PROBE = 'data:text/javascript,'
@@ -26,15 +27,20 @@ function project(files: Record<string, string>): string {
 
 const passing = (name: string) => `t.test('${name}: one', async (t) => t.pass('fine'))\nt.test('${name}: two', async (t) => t.pass('fine'))`
 
-async function runIn(dir: string, files: string[], o: { jobs?: number; timeoutS?: number; grep?: string } = {}) {
+async function runIn(
+  dir: string,
+  files: string[],
+  o: { jobs?: number; timeoutS?: number; grep?: string; tapUrl?: string; env?: Record<string, string> } = {},
+) {
   const seen: TapNode[] = []
   const run = await runWorkers({
     project: dir,
     files,
-    env: { ...process.env, FORCE_COLOR: '0' },
+    env: { ...process.env, FORCE_COLOR: '0', ...o.env },
     jobs: o.jobs ?? 2,
     timeoutS: o.timeoutS ?? 30,
     ...(o.grep ? { grep: o.grep } : {}),
+    ...(o.tapUrl ? { tapUrl: o.tapUrl } : {}),
     matrix: false,
     secrets: ['sekrit-token-value'],
     onFile: (n) => seen.push(n),
@@ -109,6 +115,43 @@ t.test('a file that throws, exits or hangs is reported as itself; the others sti
   t.match(JSON.stringify(waits), /timeout|expired/, 'as timed out')
   t.equal(byName.get('suites/a/after.suite.mjs')?.result?.ok, true, 'the file after them passes in a new worker')
 })
+
+t.test(
+  "with the run's tap, no async hooks: an error outside a check's promises fails the test under way, and the run goes on",
+  async (t) => {
+    const { tapUrl } = await prepareSuites(mkdtempSync(path.join(tmpdir(), 'ac-suite-project-')), {}, { write: () => true })
+    const files = ['suites/a/strays.suite.mjs', 'suites/a/next.suite.mjs']
+    const wait = (ms: number) => `await new Promise((r) => setTimeout(r, ${ms}))`
+    const dir = project({
+      'suites/a/strays.suite.mjs': [
+        "import { executionAsyncId } from 'node:async_hooks'",
+        `t.test('strays: timer throws', async (tt) => { tt.pass('before'); setTimeout(() => { throw new Error('thrown in a timer') }, 5); ${wait(100)} })`,
+        `t.test('strays: rejection nobody awaited', async (tt) => { tt.pass('before'); Promise.reject(new Error('rejected, never awaited')); ${wait(100)} })`,
+        "t.test('strays: after them', async (tt) => tt.pass('fine'))",
+        // (with async hooks on, each promise gets an id of its own, which a continuation runs under)
+        "t.test('strays: promises', async (tt) => { await null; const a = executionAsyncId(); await null; tt.equal(executionAsyncId(), a, 'no async hook follows them') })",
+        `t.test('strays: leaves a timer', async (tt) => { tt.pass('done'); setTimeout(() => { throw new Error('thrown after its check') }, 20) })`,
+        `t.test('strays: waits', async (tt) => { ${wait(200)}; tt.pass('waited') })`,
+      ].join('\n'),
+      'suites/a/next.suite.mjs': passing('next'),
+    })
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    // (NODE_OPTIONS emptied: tap's coverage, preloaded into the processes it starts, follows promises with its own hooks)
+    const { byName } = await runIn(dir, files, { jobs: 1, tapUrl, env: { NODE_OPTIONS: '' } })
+    const strays = byName.get('suites/a/strays.suite.mjs')!
+    const check = (name: string) => strays.children.find((c) => c.name === name)
+    t.equal(check('strays: timer throws')?.result?.ok, false, "a timer's throw fails the check under way")
+    t.match(JSON.stringify(check('strays: timer throws')), /thrown in a timer/, 'with its message')
+    t.equal(check('strays: rejection nobody awaited')?.result?.ok, false, 'so does a rejection nobody awaited')
+    t.match(JSON.stringify(check('strays: rejection nobody awaited')), /rejected, never awaited/, 'with its message')
+    t.equal(check('strays: after them')?.result?.ok, true, 'the next check runs and passes')
+    t.equal(check('strays: promises')?.result?.ok, true, "no async hook follows a check's promises")
+    // (without async hooks, an error from a check that has ended fails the test under way when it arrives)
+    t.equal(strays.result?.ok, false, 'the file fails')
+    t.match(JSON.stringify(strays), /thrown after its check/, 'an error after its check ended is not lost')
+    t.equal(byName.get('suites/a/next.suite.mjs')?.result?.ok, true, 'the next file runs in the same worker and passes')
+  },
+)
 
 t.test("a file's leftovers (its top-level comments) stay with the file", async (t) => {
   const files = ['suites/a/leaves.suite.mjs']
