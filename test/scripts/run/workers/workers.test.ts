@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { SuiteWorkers, runWorkers } from '../../../../scripts/run/workers/workers.ts'
+import {
+  BUNDLED_MAX_OPT,
+  BUNDLED_SEMI_SPACE_MIB,
+  SuiteWorkers,
+  runWorkers,
+  workerV8Flags,
+} from '../../../../scripts/run/workers/workers.ts'
 import { TapMerge } from '../../../../scripts/run/workers/tap-merge.ts'
 import { prepareSuites } from '../../../../scripts/run/engine/suite-build.ts'
 import type { TapNode } from '../../../../scripts/run/results/tap-tree.ts'
@@ -299,3 +305,19 @@ t.test('the merge: blocks kept whole and renumbered, a worker that died mid-file
     ].join('\n'),
   )
 })
+
+t.test(
+  "the workers' V8 flags: against the bundled mock no optimizing compiler, against a real target the defaults but a small heap",
+  async (t) => {
+    const bundled = workerV8Flags(false, true)
+    t.ok(bundled.includes(BUNDLED_MAX_OPT), 'the bundled mock: the baseline compiler at most (decision 0017)')
+    t.ok(bundled.includes(`--max-semi-space-size=${BUNDLED_SEMI_SPACE_MIB}`), 'and its young generation')
+    const real = workerV8Flags(false, false)
+    t.notOk(
+      real.some((f) => f.startsWith('--max-opt')),
+      'a real target: every compiler',
+    )
+    t.ok(real.includes('--liftoff-only'), 'and WebAssembly by the baseline compiler (memory)')
+    t.same(workerV8Flags(true, true), [], "the fault matrix: V8's defaults")
+  },
+)
