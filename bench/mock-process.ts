@@ -12,13 +12,19 @@ export interface MockTokens {
   HS_USER_TOKEN: string
 }
 
-/** Start the mock with these sizes and tokens; resolves with its URL once it prints it (--quiet prints only the URL). */
+/**
+ * Start the mock with these sizes (undefined: the mock's defaults, those of the run's bundled mock) and
+ * tokens; resolves with its URL once it prints it (--quiet prints only the URL). `logFile`: its request
+ * log ('none' by default).
+ */
 export async function startMock(
-  sessions: number,
-  reports: number,
-  tokens: MockTokens,
+  sessions: number | undefined,
+  reports: number | undefined,
+  tokens: Partial<MockTokens>,
+  logFile = 'none',
 ): Promise<{ url: string; child: ChildProcess; seedS: number }> {
   const t0 = performance.now()
+  const flag = (name: string, v: string | number | undefined) => (v === undefined ? [] : [name, String(v)])
   const child = spawn(
     process.execPath,
     [
@@ -29,19 +35,13 @@ export async function startMock(
       '0',
       '--quiet',
       '--log-file',
-      'none',
-      '--sessions',
-      String(sessions),
-      '--reports',
-      String(reports),
-      '--admin-token',
-      tokens.MAS_ADMIN_TOKEN,
-      '--user-token',
-      tokens.MAS_USER_TOKEN,
-      '--hs-admin-token',
-      tokens.HS_ADMIN_TOKEN,
-      '--hs-user-token',
-      tokens.HS_USER_TOKEN,
+      logFile,
+      ...flag('--sessions', sessions),
+      ...flag('--reports', reports),
+      ...flag('--admin-token', tokens.MAS_ADMIN_TOKEN),
+      ...flag('--user-token', tokens.MAS_USER_TOKEN),
+      ...flag('--hs-admin-token', tokens.HS_ADMIN_TOKEN),
+      ...flag('--hs-user-token', tokens.HS_USER_TOKEN),
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   )
