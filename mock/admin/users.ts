@@ -79,9 +79,33 @@ function statusTest(ctx: Ctx, status: (typeof USER_STATUSES)[number]): (u: User)
 /** a user with an active OAuth 2.0 session (of `client`, when given) */
 function activeOAuth2(ctx: Ctx, client?: string): (u: User) => boolean {
   const oauth2 = ctx.world.mas.oauth2
-  return client === undefined
-    ? (u) => oauth2.bucketSize('userStatus', `${u.id}|active`) > 0
-    : (u) => oauth2.bucketSize('userClientStatus', `${u.id}|${client}|active`) > 0
+  if (client === undefined) {
+    const ids = usersWithActive(oauth2)
+    return (u) => ids.has(u.id)
+  }
+  return (u) => oauth2.bucketSize('userClientStatus', `${u.id}|${client}|active`) > 0
+}
+
+// The users with an active session of a kind, derived from its sessions' `userStatus` index once per
+// write of the sessions (their generation): a filtered listing checks every user, and at 1,000,000
+// sessions looking up 85,000 users' buckets took about 100 ms a request.
+const ACTIVE_SUFFIX = '|active'
+const activeUsers = new WeakMap<object, { generation: number; ids: Set<string> }>()
+
+function usersWithActive(sessions: {
+  generation: number
+  bucketKeys(index: 'userStatus'): Iterable<string>
+  bucketSize(index: 'userStatus', key: string): number
+}): Set<string> {
+  let e = activeUsers.get(sessions)
+  if (e === undefined || e.generation !== sessions.generation) {
+    const ids = new Set<string>()
+    for (const k of sessions.bucketKeys('userStatus'))
+      if (k.endsWith(ACTIVE_SUFFIX) && sessions.bucketSize('userStatus', k) > 0) ids.add(k.slice(0, -ACTIVE_SUFFIX.length))
+    e = { generation: sessions.generation, ids }
+    activeUsers.set(sessions, e)
+  }
+  return e.ids
 }
 
 // The filters in the service's order; one a release does not have yet is an unknown key to it, which
@@ -120,7 +144,10 @@ const FILTERS = listFilters([
   {
     key: 'filter[has-active-compat-session]',
     kind: 'holds',
-    holds: (ctx) => (u: User) => ctx.world.mas.compat.bucketSize('userStatus', `${u.id}|active`) > 0,
+    holds: (ctx) => {
+      const ids = usersWithActive(ctx.world.mas.compat)
+      return (u: User) => ids.has(u.id)
+    },
     since: 'users-filter-sessions',
   },
 ])

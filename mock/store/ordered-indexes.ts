@@ -145,6 +145,11 @@ export class BucketIndex<T extends Keyed> {
     return b === undefined ? 0 : Array.isArray(b) ? b.length : 1
   }
 
+  /** every key that has (or had) a bucket; its size says whether it is empty */
+  keys(): IterableIterator<string> {
+    return this.buckets.keys()
+  }
+
   /** the newest item of the bucket */
   last(key: string): T | undefined {
     const b = this.buckets.get(key)

@@ -129,6 +129,11 @@ export class OrderedCollection<T extends Keyed, I extends string = string, R ext
     return this.indexes.get(index)?.size(key) ?? 0
   }
 
+  /** every key of an index that has (or had) a bucket: O(buckets) */
+  bucketKeys(index: I): Iterable<string> {
+    return this.indexes.get(index)?.keys() ?? []
+  }
+
   /** the newest item of a bucket */
   bucketLast(index: I, key: string): T | undefined {
     return this.indexes.get(index)?.last(key)

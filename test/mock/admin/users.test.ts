@@ -140,6 +140,10 @@ t.test('deactivate ends the sessions, reactivate does not unlock', async (t) => 
         mas.oauth2.all().some((s) => s.userId === x.id && s.finishedAt === null),
     )!
   t.ok(u, 'a user with active sessions')
+  // (the filters derive their users once per write of the sessions: asked before and after the write)
+  const withActive = async (kind: string) => ids(await tm.all(`${API}/users?filter[has-active-${kind}-session]=true`, 50))
+  t.ok((await withActive('oauth2')).includes(u.id), 'listed with an active OAuth 2.0 session')
+  t.ok((await withActive('compat')).includes(u.id), 'listed with an active compat session')
   const noCt = await tm.req('POST', `${API}/users/${u.id}/deactivate`, { headers: { authorization: `Bearer ${tm.admin}` } })
   t.equal(noCt.status, 200, 'no body, no Content-Type: accepted')
   t.equal(noCt.body.links.self, `${API}/users/${u.id}/deactivate`)
@@ -158,6 +162,8 @@ t.test('deactivate ends the sessions, reactivate does not unlock', async (t) => 
     mas.personal.all().some((s) => (s.actorUserId === u.id || s.ownerUserId === u.id) && s.revokedAt === null),
     'personal sessions revoked',
   )
+  t.notOk((await withActive('oauth2')).includes(u.id), 'no longer listed with an active OAuth 2.0 session')
+  t.notOk((await withActive('compat')).includes(u.id), 'no longer listed with an active compat session')
   const again = await tm.post(`${API}/users/${u.id}/deactivate`, { skip_erase: true })
   t.same([again.status, again.body.data.attributes.deactivated_at], [200, at.deactivated_at], 'deactivating again keeps the time')
   const badBody = await tm.post(`${API}/users/${u.id}/deactivate`, undefined, { raw: '{', headers: { 'content-type': 'application/json' } })
