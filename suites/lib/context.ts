@@ -106,7 +106,7 @@ export function cleanup(fn: () => Promise<void> | void): void {
 /** Run and forget the clean-ups of a context, newest first; a failed clean-up must not hide results. */
 export async function runCleanups(ctx: Context): Promise<void> {
   const list = ctx.cleanups.splice(0).reverse()
-  await als.run(ctx, async () => {
+  await runIn(ctx, async () => {
     for (const fn of list) {
       try {
         await fn()
