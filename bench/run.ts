@@ -134,11 +134,16 @@ export async function replay(requests: Recorded[]): Promise<ReplayResult> {
 
 /** CPU (user + system, every thread) of a running process so far. Linux only (/proc); NaN elsewhere. */
 function processCpuMs(pid: number | undefined): number {
+  // utime, stime: the process's own clock ticks
+  return statTicksMs(`/proc/${pid}/stat`, 11, 12)
+}
+
+/** Two fields of a /proc stat file (after the command's name), clock ticks summed, in ms; NaN when unreadable. */
+function statTicksMs(file: string, a: number, b: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(file, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // fields[11], fields[12]: utime, stime (clock ticks)
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+    return ((Number(fields[a]) + Number(fields[b])) * 1000) / 100
   } catch {
     return Number.NaN
   }
@@ -150,17 +155,11 @@ let lastChildrenCpu = 0
  * process it waited for (the suite workers, esbuild). Linux only (/proc); NaN elsewhere.
  */
 function childrenCpuMs(): number {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // fields[13], fields[14]: cutime, cstime (clock ticks of waited-for children)
-    const ms = ((Number(fields[13]) + Number(fields[14])) * 1000) / 100
-    const delta = ms - lastChildrenCpu
-    lastChildrenCpu = ms
-    return delta
-  } catch {
-    return Number.NaN
-  }
+  // cutime, cstime: clock ticks of waited-for children
+  const ms = statTicksMs('/proc/self/stat', 13, 14)
+  const delta = ms - lastChildrenCpu
+  lastChildrenCpu = ms
+  return delta
 }
 
 function median(xs: number[]): number {
